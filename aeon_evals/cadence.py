@@ -1,0 +1,119 @@
+"""Expected cadence of a skill: the longest gap between consecutive fire times of its cron."""
+
+from __future__ import annotations
+
+import functools
+from datetime import date, datetime, timedelta
+
+from croniter import croniter
+
+FALLBACK_DAYS = 14.0  # workflow_dispatch, reactive, unregistered, unparseable
+_WINDOW_DAYS = 8 * 366  # covers leap years and every weekday/day-of-month alignment
+_EPOCH = date(2024, 1, 1)
+
+
+class CronError(ValueError):
+    """Not a 5-field cron expression that GitHub Actions would accept."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _fields(expr: str) -> tuple[list[int], list[int], set[int], set[int], set[int], bool, bool]:
+    parts = expr.split()
+    if len(parts) != 5:
+        raise CronError(f"{expr!r} has {len(parts)} fields; a cron schedule has 5 (minute hour day month weekday)")
+    if not croniter.is_valid(expr):
+        raise CronError(f"{expr!r} is not a valid cron expression")
+    expanded = croniter(expr).expanded
+    full = (range(60), range(24), range(1, 32), range(1, 13), range(7))
+
+    def values(i: int) -> list[int]:
+        raw = expanded[i]
+        if "*" in raw:
+            return list(full[i])
+        return [int(v) for v in raw if str(v).isdigit()]
+
+    minutes, hours = sorted(values(0)), sorted(values(1))
+    doms, months = set(values(2)), set(values(3))
+    dows = {d % 7 for d in values(4)}
+    dom_star = parts[2].startswith("*")
+    dow_star = parts[4].startswith("*")
+    return minutes, hours, doms, months, dows, dom_star, dow_star
+
+
+def validate(expr: str) -> None:
+    """Raise CronError when `expr` is not a usable 5-field cron expression."""
+    _fields(expr)
+
+
+@functools.lru_cache(maxsize=4096)
+def cron_gap_days(expr: str) -> float:
+    """Longest gap, in days, between two consecutive fire times (`0 8 * * 1,3` → 5.0).
+
+    Minutes and hours do not depend on the day, so the gap is found from the set of fire days
+    over eight years and the first/last fire time within a day; exact and cheap for any cron.
+    """
+    minutes, hours, doms, months, dows, dom_star, dow_star = _fields(expr)
+    times = [h * 60 + m for h in hours for m in minutes]
+    in_day = max((b - a for a, b in zip(times, times[1:], strict=False)), default=0)
+    first, last = times[0], times[-1]
+
+    def fires(day: date) -> bool:
+        if day.month not in months:
+            return False
+        dom_ok = day.day in doms
+        dow_ok = (day.isoweekday() % 7) in dows
+        if dom_star or dow_star:  # Vixie cron: both restricted → either matches
+            return dom_ok and dow_ok
+        return dom_ok or dow_ok
+
+    fire_days = [i for i in range(_WINDOW_DAYS) if fires(_EPOCH + timedelta(days=i))]
+    if not fire_days:
+        raise CronError(f"{expr!r} never fires")
+    gaps = [(b - a) * 1440 - last + first for a, b in zip(fire_days, fire_days[1:], strict=False)]
+    if len(fire_days) == 1:
+        gaps.append(_WINDOW_DAYS * 1440)
+    return max([in_day, *gaps]) / 1440.0
+
+
+def previous_fire(expr: str, now: datetime) -> datetime | None:
+    """The last time `expr` fired at or before `now` (None when it is not a cron)."""
+    try:
+        validate(expr)
+    except CronError:
+        return None
+    result: datetime = croniter(expr, now + timedelta(seconds=1)).get_prev(datetime)
+    return result
+
+
+def parse_cadence(value: object) -> float | None:
+    """An `expected_cadence` value → days: a number of days, `"7d"`, `"12h"`, `daily`, `weekly`, or a cron."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if value > 0 else None
+    if not isinstance(value, str):
+        return None
+    text = value.strip().lower()
+    named = {"hourly": 1 / 24, "daily": 1.0, "weekly": 7.0, "monthly": 31.0}
+    if text in named:
+        return named[text]
+    for suffix, scale in (("d", 1.0), ("h", 1 / 24), ("w", 7.0)):
+        if text.endswith(suffix) and text[:-1].replace(".", "", 1).isdigit():
+            days = float(text[:-1]) * scale
+            return days if days > 0 else None
+    try:
+        return cron_gap_days(value.strip())
+    except CronError:
+        return None
+
+
+def expected_cadence_days(schedule: str | None, override: float | None) -> tuple[float, str]:
+    """(days, how it was decided) for a skill; the fallback is 14 days."""
+    if override is not None:
+        return override, "expected_cadence"
+    if schedule:
+        try:
+            return cron_gap_days(schedule.strip()), f"cron {schedule.strip()}"
+        except CronError:
+            pass
+    return FALLBACK_DAYS, "fallback"

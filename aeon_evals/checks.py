@@ -1,0 +1,302 @@
+"""Checks a–g of SPEC §4 for one skill: latest output, empty/stale, words, patterns, numbers, quality."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from aeon_evals import cadence
+from aeon_evals.errors import PathOutsideRoot
+from aeon_evals.manifest import Problem
+from aeon_evals.model import Cause, CronState, OutputFile, Registration, SkillResult, Spec, Status
+from aeon_evals.outputs import Body, OutputError, Outputs, name_date
+from aeon_evals.patterns import PatternError, compile_pattern
+from aeon_evals.state import Health
+
+QUALITY_FAIL = 2.5
+QUALITY_NOTE = 3.5
+_HEADING = re.compile(rb"(?m)^(#{1,6})[ \t]+([^\r\n]*)")
+_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the checks know about a skill besides its spec."""
+
+    registration: Registration | None
+    cron: CronState | None
+    health: Health | None
+    now: datetime
+    today: date
+
+
+# --- pure content checks -------------------------------------------------------------------
+
+
+def _section_matcher(section: str) -> tuple[int | None, object]:
+    stripped = section.strip()
+    if stripped.startswith("#"):
+        level = len(stripped) - len(stripped.lstrip("#"))
+        title = stripped[level:].strip().lower()
+        return level, title
+    return None, compile_pattern(stripped)
+
+
+def _starts_section(level: int, title: bytes, line: bytes, want_level: int | None, want: object) -> bool:
+    if want_level is None:
+        return want.search(line) is not None  # type: ignore[attr-defined]
+    if level != want_level:
+        return False
+    text = title.decode("utf-8", errors="replace").strip().lower()
+    assert isinstance(want, str)
+    if not text.startswith(want):
+        return False
+    rest = text[len(want) :]
+    return not rest or not (rest[0].isalnum() or rest[0] in "-_")
+
+
+def extract_sections(blocks: Iterable[bytes], section: str) -> Iterator[bytes]:
+    """Only the lines of the sections headed by `section` (a heading like `### token-alert`,
+    or a pattern matched against heading lines), each from its heading to the next heading of
+    the same or a higher level."""
+    want_level, want = _section_matcher(section)
+    inside: int | None = None  # level of the section we are in
+    for block in blocks:
+        pos = 0
+        for m in _HEADING.finditer(block):
+            level = len(m.group(1))
+            line = block[m.start() : m.end()]
+            if _starts_section(level, m.group(2), line, want_level, want):
+                if inside is not None:
+                    yield block[pos : m.start()]
+                inside, pos = level, m.start()
+            elif inside is not None and level <= inside:
+                yield block[pos : m.start()]
+                inside = None
+        if inside is not None:
+            yield block[pos:]
+
+
+def _parse_number(text: str) -> float | None:
+    found = _NUMBER.search(text)
+    if not found:
+        return None
+    try:
+        return float(found.group(0).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def check_content(spec: Spec, blocks: Iterable[bytes]) -> tuple[list[Cause], int, int]:
+    """Checks c–f over the content, streamed once. Returns (causes, words, bytes seen)."""
+    words = 0
+    seen = 0
+    required = {p: compile_pattern(p) for p in spec.required_patterns}
+    missing = dict(required)
+    forbidden = [(p, compile_pattern(p)) for p in spec.forbidden_patterns]
+    hits: dict[str, bytes] = {}
+    numeric: dict[str, bytes | None] = {c.label: None for c in spec.numeric_checks}
+    numeric_rx = {c.label: compile_pattern(c.pattern) for c in spec.numeric_checks}
+    for block in blocks:
+        seen += len(block)
+        words += len(block.split())
+        for source, rx in list(missing.items()):
+            if rx.search(block):
+                del missing[source]
+        for source, rx in forbidden:
+            if source not in hits and (m := rx.search(block)):
+                hits[source] = m.group(0)[:80]
+        for label, rx in numeric_rx.items():
+            if numeric[label] is None and (m := rx.search(block)):
+                groups = m.groups()
+                numeric[label] = groups[0] if groups and groups[0] is not None else m.group(0)
+
+    causes: list[Cause] = []
+    if words < spec.min_words:
+        causes.append(Cause(Status.FAIL, "word_count", f"{words:,} words, minimum {spec.min_words:,}"))
+    for source in spec.required_patterns:
+        if source in missing:
+            causes.append(Cause(Status.FAIL, f"missing_pattern:{source}", f"required pattern {source!r} not found"))
+    for source, _rx in forbidden:
+        if source in hits:
+            found = hits[source].decode("utf-8", errors="replace")
+            causes.append(Cause(Status.FAIL, f"forbidden_pattern:{source}", f"forbidden pattern {source!r} found: {found!r}"))
+    for check in spec.numeric_checks:
+        raw = numeric[check.label]
+        if raw is None:
+            if not check.skip_if_not_found:
+                causes.append(Cause(Status.WARN, f"numeric_missing:{check.label}", f"{check.label}: pattern {check.pattern!r} not found"))
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        value = _parse_number(text)
+        low = check.min if check.min is not None else float("-inf")
+        high = check.max if check.max is not None else float("inf")
+        if value is None:
+            causes.append(Cause(Status.FAIL, f"numeric_oob:{check.label}", f"{check.label}: {text!r} is not a number"))
+        elif not low <= value <= high:
+            causes.append(Cause(Status.FAIL, f"numeric_oob:{check.label}", f"{check.label} = {value:g}, expected {_bounds(check.min, check.max)}"))
+    return causes, words, seen
+
+
+def _bounds(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"{low:g}–{high:g}"
+    return f"≥ {low:g}" if low is not None else f"≤ {high:g}"
+
+
+def order_causes(causes: list[Cause]) -> tuple[Cause, ...]:
+    """Worst status first; checks' own order kept within a status."""
+    return tuple(sorted(causes, key=lambda c: c.status.rank))
+
+
+# --- one skill ------------------------------------------------------------------------------
+
+
+def error_result(skill: str, problems: tuple[Problem, ...], ctx: Context) -> SkillResult:
+    """A spec that failed validation: the skill is reported as ERROR, not as failing."""
+    causes = tuple(Cause(Status.ERROR, f"spec_error:{p.where.split('.', 2)[-1]}", p.message) for p in problems)
+    return _finish(skill, Status.ERROR, causes, ctx)
+
+
+def _finish(skill: str, status: Status, causes: tuple[Cause, ...], ctx: Context, **extra: object) -> SkillResult:
+    reg = ctx.registration
+    return SkillResult(
+        skill=skill,
+        status=status,
+        causes=causes,
+        enabled=bool(reg and reg.enabled),
+        registered=reg is not None,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def _pick_log(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context) -> tuple[str, str | None]:
+    """The file to check: the newest, except that a shared-log spec looks back across the logs
+    written since the skill's previous expected run for the newest one holding its entry."""
+    newest = files[-1]
+    schedule = ctx.registration.schedule if ctx.registration else None
+    if not spec.output_pattern.startswith("memory/logs/") or not schedule:
+        return newest, None
+    fired = cadence.previous_fire(schedule, ctx.now)
+    if fired is None:
+        return newest, None
+    since = fired.date()
+    candidates = [f for f in files if (d := name_date(f)) is not None and d >= since]
+    for rel in reversed(candidates):
+        try:
+            body = outputs.read(rel)
+        except OutputError:
+            continue
+        if _holds_entry(spec, body, outputs.root):
+            if rel == newest:
+                return rel, None
+            return rel, f"used {rel}: the newest log has no entry yet (last expected run {fired:%Y-%m-%d %H:%M} UTC)"
+    return newest, None
+
+
+def _holds_entry(spec: Spec, body: Body, root: Path) -> bool:
+    if spec.section:
+        return any(chunk.strip() for chunk in extract_sections(body.blocks(root), spec.section))
+    rxs = [compile_pattern(p) for p in spec.required_patterns]
+    if not rxs:
+        return True
+    return all(any(rx.search(b) for b in body.blocks(root)) for rx in rxs)
+
+
+def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
+    """Run checks a–g for one skill (reads through the shared, caching `outputs`)."""
+    notes: list[str] = []
+    muted = spec.mute if spec.mute is not None and spec.mute.until >= ctx.today else None
+    if spec.mute is not None and muted is None:
+        notes.append(f"mute expired on {spec.mute.until.isoformat()}")
+    try:
+        match = outputs.matches(spec.output_pattern)
+    except PathOutsideRoot as exc:
+        return _finish(spec.skill, Status.ERROR, (Cause(Status.ERROR, "path_outside_root", exc.message),), ctx, muted=muted)
+    except (OSError, ValueError) as exc:
+        return _finish(spec.skill, Status.ERROR, (Cause(Status.ERROR, "bad_output_pattern", str(exc)),), ctx, muted=muted)
+
+    # a. latest output
+    if not match.files:
+        detail = f"no file matches {spec.output_pattern}"
+        if match.skipped:
+            detail += " (" + "; ".join(match.skipped) + ")"
+        cron = ctx.cron
+        if cron and cron.last_status == "success":
+            notes.append(f"cron-state says the last run succeeded ({cron.last_success or 'time unknown'}) but there is no output")
+        causes: tuple[Cause, ...] = (Cause(Status.NO_OUTPUT, "no_file_match", detail),)
+        return _finish(spec.skill, Status.NO_OUTPUT, causes, ctx, muted=muted, notes=tuple(notes), **_quality(spec, ctx)[1])
+
+    rel, lookback_note = _pick_log(spec, match.files, outputs, ctx)
+    if lookback_note:
+        notes.append(lookback_note)
+    try:
+        body = outputs.read(rel)
+    except OutputError as exc:
+        status = Status.NO_OUTPUT if exc.code == "no_file_match" else Status.ERROR
+        return _finish(spec.skill, status, (Cause(status, exc.code, exc.detail),), ctx, muted=muted, notes=tuple(notes))
+    age, age_source = outputs.age(rel, ctx.now)
+    output = OutputFile(rel, body.size, body.sha256, age, age_source)
+    found: list[Cause] = []
+    words: int | None = None
+
+    # b. empty / stale
+    cadence_days, cadence_how = cadence.expected_cadence_days(
+        ctx.registration.schedule if ctx.registration else None, spec.expected_cadence_days
+    )
+    if body.size == 0:
+        found.append(Cause(Status.FAIL, "empty_file", f"{rel} is empty (0 bytes)"))
+    elif body.binary:
+        found.append(Cause(Status.FAIL, "binary_file", f"{rel} holds binary data (NUL bytes), not text"))
+    if age is not None and age > 2 * cadence_days:
+        found.append(
+            Cause(
+                Status.STALE,
+                "stale_file",
+                f"{rel} is {age:.1f} days old; expected every {_days(cadence_days)} ({cadence_how}), stale after {_days(2 * cadence_days)}",
+            )
+        )
+
+    # c–f. content
+    if body.size and not body.binary:
+        blocks: Iterable[bytes] = body.blocks(outputs.root)
+        if spec.section:
+            blocks = extract_sections(blocks, spec.section)
+        try:
+            content_causes, words, seen = check_content(spec, blocks)
+        except PatternError as exc:  # validated at load time; kept for safety
+            content_causes, words, seen = [Cause(Status.ERROR, "bad_pattern", str(exc))], 0, 1
+        if spec.section and seen == 0:
+            found.append(Cause(Status.FAIL, "missing_section", f"no section headed {spec.section!r} in {rel}"))
+            content_causes = [c for c in content_causes if c.code != "word_count"]
+        found.extend(content_causes)
+
+    # g. quality
+    quality_causes, quality_extra = _quality(spec, ctx)
+    found.extend(quality_causes)
+    if ctx.cron and ctx.cron.last_status == "failed" and not any(c.status.failing for c in found):
+        err = f" ({ctx.cron.last_error[:120]})" if ctx.cron.last_error else ""
+        notes.append(f"cron-state says the last run failed ({ctx.cron.last_failed or 'time unknown'}){err}")
+    causes = order_causes(found)
+    status = causes[0].status if causes else Status.PASS
+    return _finish(spec.skill, status, causes, ctx, words=words, output=output, muted=muted, notes=tuple(notes), **quality_extra)
+
+
+def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], dict[str, object]]:
+    health = ctx.health
+    if health is None or health.avg_score is None:
+        return [], {}
+    score = health.avg_score
+    extra: dict[str, object] = {"quality": f"avg={score:.2f}".rstrip("0").rstrip("."), "quality_score": score}
+    if score < QUALITY_FAIL:
+        return [Cause(Status.QUALITY_DEGRADED, f"quality_score:{score:g}", f"skill-health avg_score {score:g} < {QUALITY_FAIL}")], extra
+    return [], extra
+
+
+def _days(value: float) -> str:
+    if value >= 1:
+        return f"{value:g} day{'s' if value != 1 else ''}"
+    return f"{value * 24:g} hours"

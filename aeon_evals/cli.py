@@ -1,0 +1,68 @@
+"""Command line: parse arguments, call a command, map the outcome to an exit code. Nothing else."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+
+from aeon_evals import __version__
+from aeon_evals.commands import audit_cmd, demo_cmd, run_cmd, site_cmd
+from aeon_evals.errors import EvalsError, ExitCode
+
+COMMANDS = (run_cmd, demo_cmd, audit_cmd, site_cmd)
+
+EPILOG = """\
+exit codes:
+  0   the run completed (whatever the verdict)
+  1   --fail-on tripped (the verdict or a failing skill matched it)
+  2   SKILL_EVALS_ERROR: unreadable configuration (evals.json after one retry), invalid spec
+      (validate), or bad usage
+  3   SKILL_EVALS_BOOTSTRAP: no evals.json or no skills in it; a starter spec was written
+  4   another aeon-evals run holds the instance lock
+  5   nothing was evaluated (e.g. --skill NAME has no spec)
+  70  internal error (a bug): the traceback is printed
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aeon-evals",
+        description="Evaluate every skill of an Aeon instance: checks, diff against the previous run, issues, article, dashboard.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"aeon-evals {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(sub, epilog=EPILOG)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `aeon-evals`; returns the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code) if isinstance(exc.code, int) else ExitCode.ERROR
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return ExitCode.ERROR
+    try:
+        return int(args.func(args))
+    except EvalsError as exc:
+        print(f"aeon-evals: {exc.line()}", file=sys.stderr)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        print("aeon-evals: interrupted", file=sys.stderr)
+        return 130
+    except Exception:
+        traceback.print_exc()
+        print("aeon-evals: internal error (a bug): please report it with the traceback above", file=sys.stderr)
+        return ExitCode.INTERNAL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

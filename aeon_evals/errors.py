@@ -1,0 +1,59 @@
+"""Exit codes and the typed errors that become one line on stderr."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+
+
+class ExitCode(enum.IntEnum):
+    """Every exit code the CLI can return; decided in one place (cli.py)."""
+
+    OK = 0  # the run completed, whatever the verdict
+    FAILED = 1  # --fail-on tripped
+    ERROR = 2  # SKILL_EVALS_ERROR: unreadable configuration, bad usage, invalid spec (validate)
+    BOOTSTRAP = 3  # SKILL_EVALS_BOOTSTRAP: no evals.json or no skills; a starter spec was written
+    LOCKED = 4  # another run holds the instance lock
+    NOTHING_EVALUATED = 5  # no skill in scope (e.g. --skill NAME with no spec)
+    INTERNAL = 70  # a bug: the traceback is printed
+
+
+class EvalsError(Exception):
+    """An expected failure: printed as one line, mapped to an exit code."""
+
+    exit_code: ExitCode = ExitCode.ERROR
+
+    def __init__(self, message: str, *, path: Path | str | None = None, where: str | None = None):
+        self.path = str(path) if path is not None else None
+        self.where = where
+        self.message = message
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        """`file: location: problem`, the one line a user sees."""
+        parts = [p for p in (self.path, self.where) if p]
+        return ": ".join([*parts, self.message])
+
+
+class ConfigError(EvalsError):
+    """A configuration file cannot be used (SKILL_EVALS_ERROR)."""
+
+
+class UsageError(EvalsError):
+    """The command line is wrong."""
+
+
+class LockedError(EvalsError):
+    """Another run is writing this instance."""
+
+    exit_code = ExitCode.LOCKED
+
+
+class NothingEvaluated(EvalsError):
+    """No skill was in scope."""
+
+    exit_code = ExitCode.NOTHING_EVALUATED
+
+
+class PathOutsideRoot(EvalsError):
+    """A pattern or symlink leads outside the instance root."""

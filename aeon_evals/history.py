@@ -1,0 +1,341 @@
+"""Read skill-evals articles back: this tool's own and the old LLM-written ones, quirks and all."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from aeon_evals.errors import EvalsError
+from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
+
+ARTICLE_RE = re.compile(r"^skill-evals-(\d{4}-\d{2}-\d{2})\.md$")
+_STATUS_RE = re.compile(r"\b(NO_OUTPUT|QUALITY_DEGRADED|FAIL|STALE|WARN|ERROR|PASS)\b")
+# Old articles sometimes put a diff label where the status belongs.
+_LABEL_AS_STATUS = {
+    "NEW_QUALITY_DEGRADED": Status.QUALITY_DEGRADED,
+    "NEW_FAIL": Status.FAIL,
+    "STILL_FAIL": Status.FAIL,
+    "FIXED": Status.PASS,
+    "NEW_PASS": Status.PASS,
+}
+_ISSUE_RE = re.compile(r"\bISS-\d{3,}\b")
+_DATE_RE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+_md = MarkdownIt("commonmark").enable("table")
+
+
+class ArticleParseError(EvalsError):
+    """An article exists but holds no readable Full Results table."""
+
+
+def escape_cell(text: str) -> str:
+    """Make any text safe inside a markdown table cell; `unescape_cell` reverses it exactly."""
+    text = " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def unescape_cell(text: str) -> str:
+    """CommonMark backslash escapes (markdown-it has already turned `\\|` into `|`)."""
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in _PUNCT:
+            out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def parse_status(cell: str) -> Status | None:
+    """The status a cell states, tolerating `PASS→STALE`, `FAIL (missing_pattern)`, `NEW_FAIL`."""
+    cell = cell.strip()
+    if "→" in cell:
+        cell = cell.rsplit("→", 1)[1]
+    match = _STATUS_RE.search(cell)
+    if match:
+        return Status(match.group(1))
+    for label, status in _LABEL_AS_STATUS.items():
+        if label in cell:
+            return status
+    return None
+
+
+def parse_words(cell: str) -> int | None:
+    """`~3,300`, `>7,000`, `18,115+`, `~13k+`, `15,513 (log)` → an integer; `—`, `large` → None."""
+    match = re.search(r"(\d[\d,]*(?:\.\d+)?)\s*([kK])?", cell)
+    if not match:
+        return None
+    value = float(match.group(1).replace(",", ""))
+    if match.group(2):
+        value *= 1000
+    return int(value)
+
+
+@dataclass
+class _Table:
+    header: list[str]
+    rows: list[list[str]]
+
+    def column(self, *names: str) -> int | None:
+        wanted = [n.lower() for n in names]
+        for i, head in enumerate(self.header):
+            if head.strip().lower() in wanted:
+                return i
+        return None
+
+
+def _sections(text: str) -> tuple[list[str], dict[str, list[_Table]], dict[str, list[str]]]:
+    """Paragraph lines before the first h2, tables and list items per h2 heading."""
+    tokens = _md.parse(text)
+    preamble: list[str] = []
+    tables: dict[str, list[_Table]] = {}
+    items: dict[str, list[str]] = {}
+    heading: str | None = None
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open" and tok.tag == "h2":
+            heading = tokens[i + 1].content.strip().lower()
+            i += 3
+            continue
+        if tok.type == "table_open":
+            table = _Table([], [])
+            row: list[str] = []
+            in_head = False
+            while tokens[i].type != "table_close":
+                t = tokens[i]
+                if t.type == "thead_open":
+                    in_head = True
+                elif t.type == "thead_close":
+                    in_head = False
+                elif t.type == "tr_open":
+                    row = []
+                elif t.type == "inline":
+                    row.append(unescape_cell(t.content.strip()))
+                elif t.type == "tr_close":
+                    if in_head:
+                        table.header = row
+                    else:
+                        table.rows.append(row)
+                i += 1
+            tables.setdefault(heading or "", []).append(table)
+        elif tok.type == "inline":
+            if heading is None:
+                preamble.extend(tok.content.splitlines())
+            elif tokens[i - 1].type == "paragraph_open" and tok.level >= 2:
+                items.setdefault(heading, []).append(tok.content)
+        i += 1
+    return preamble, tables, items
+
+
+def _first_table(tables: dict[str, list[_Table]], prefix: str) -> _Table | None:
+    for name, found in tables.items():
+        if name.startswith(prefix) and found:
+            return found[0]
+    return None
+
+
+def _cell(row: list[str], index: int | None) -> str:
+    return row[index] if index is not None and index < len(row) else ""
+
+
+def parse_article(text: str, *, path: str, day: date) -> ParsedArticle:
+    """Parse one article; raise ArticleParseError when it has no Full Results table."""
+    if "\x00" in text:
+        raise ArticleParseError("binary content, not a skill-evals article", path=path)
+    preamble, tables, items = _sections(text)
+    full = _first_table(tables, "full results")
+    if full is None or full.column("skill") is None or full.column("status") is None:
+        raise ArticleParseError("no Full Results table with Skill and Status columns", path=path)
+
+    col = {
+        "skill": full.column("skill"),
+        "status": full.column("status"),
+        "diff": full.column("diff"),
+        "cause": full.column("root cause", "root_cause", "cause"),
+        "quality": full.column("quality"),
+        "words": full.column("words"),
+        "output": full.column("last output", "output"),
+        "flags": full.column("flags"),
+    }
+    rows: dict[str, ArticleRow] = {}
+    for raw in full.rows:
+        skill = _cell(raw, col["skill"]).strip().strip("`*")
+        status = parse_status(_cell(raw, col["status"]))
+        if not skill or status is None:
+            continue
+        output = _cell(raw, col["output"]).strip().strip("`")
+        flags = _cell(raw, col["flags"]).strip()
+        rows[skill] = ArticleRow(
+            skill=skill,
+            status=status,
+            diff=_cell(raw, col["diff"]).strip(),
+            root_cause=_cell(raw, col["cause"]).strip() or "—",
+            quality=_cell(raw, col["quality"]).strip() or "unknown",
+            words=parse_words(_cell(raw, col["words"])),
+            last_output=None if output in ("", "—", "-") else output,
+            flags=tuple(f.strip() for f in flags.split(",") if f.strip() and flags != "—"),
+        )
+
+    verdict = coverage = pct = None
+    diff_summary = ""
+    for line in preamble:
+        if line.startswith("**Verdict:**"):
+            found = re.search(r"SKILL_EVALS_[A-Z_]+", line)
+            verdict = found.group(0) if found else None
+        elif line.startswith("**Coverage:**"):
+            ratio = re.search(r"(\d+)\s*/\s*(\d+)", line)
+            if ratio:
+                coverage = Coverage(int(ratio.group(1)), int(ratio.group(2)))
+            pct_match = re.search(r"\((\d+(?:\.\d+)?)\s*%\)", line)
+            if pct_match:
+                pct = float(pct_match.group(1))
+            elif coverage is not None:
+                pct = coverage.pct
+        elif line.startswith("**Diff:**"):
+            diff_summary = line.removeprefix("**Diff:**").strip()
+
+    failing_since: dict[str, FailingSince] = {}
+    issues: dict[str, str] = {}
+    for prefix in ("regressions", "still failing"):
+        table = _first_table(tables, prefix)
+        if table is None:
+            continue
+        s_col, i_col, f_col = table.column("skill"), table.column("issue"), table.column("failing since")
+        for raw in table.rows:
+            skill = _cell(raw, s_col).strip().strip("`*")
+            issue = _ISSUE_RE.search(_cell(raw, i_col))
+            if issue:
+                issues[skill] = issue.group(0)
+            since = _DATE_RE.search(_cell(raw, f_col)) if prefix == "still failing" else None
+            since_day = date.fromisoformat(since.group(1)) if since else day
+            failing_since[skill] = FailingSince(since_day, issue.group(0) if issue else None)
+
+    return ParsedArticle(
+        path=path,
+        day=day,
+        verdict=verdict,
+        coverage=coverage,
+        coverage_pct=pct,
+        rows=rows,
+        failing_since=failing_since,
+        issues=issues,
+        action_queue=tuple(items.get("action queue", ())),
+        diff_summary=diff_summary,
+    )
+
+
+def article_day(path: Path) -> date | None:
+    """The date in a `skill-evals-YYYY-MM-DD.md` name, or None for any other file."""
+    match = ARTICLE_RE.match(path.name)
+    if not match:
+        return None
+    try:
+        return date.fromisoformat(match.group(1))
+    except ValueError:
+        return None
+
+
+def list_articles(articles_dir: Path) -> list[tuple[date, Path]]:
+    """Every dated skill-evals article in the folder, oldest first."""
+    if not articles_dir.is_dir():
+        return []
+    found = [(d, p) for p in articles_dir.iterdir() if (d := article_day(p)) is not None and p.is_file()]
+    return sorted(found)
+
+
+def read_article(path: Path, *, root: Path) -> ParsedArticle:
+    """Read and parse one article file."""
+    day = article_day(path)
+    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    if day is None:
+        raise ArticleParseError("file name has no skill-evals-YYYY-MM-DD date", path=rel)
+    raw = path.read_bytes()
+    if not raw.strip():
+        raise ArticleParseError("empty file", path=rel)
+    return parse_article(raw.decode("utf-8", errors="replace"), path=rel, day=day)
+
+
+def find_prior(root: Path, today: date) -> tuple[ParsedArticle | None, list[str]]:
+    """The newest readable article dated before `today`, and a warning for each one skipped.
+
+    When no article is on disk and the root is a git checkout, the newest one committed in
+    history is used instead (an instance whose `articles/` was wiped by a re-sync).
+    """
+    warnings: list[str] = []
+    for day, path in reversed(list_articles(root / "articles")):
+        if day >= today:
+            continue
+        try:
+            return read_article(path, root=root), warnings
+        except (ArticleParseError, OSError, UnicodeError) as exc:
+            line = exc.line() if isinstance(exc, EvalsError) else f"{path}: {exc}"
+            warnings.append(f"{line}; falling back to the next older article")
+    if not warnings:
+        from_git = _prior_from_git(root, today)
+        if from_git is not None:
+            return from_git, warnings
+    return None, warnings
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.decode("utf-8", errors="replace")
+
+
+def _git_articles(root: Path) -> Iterator[tuple[str, str]]:
+    """(commit, path) of every skill-evals article ever committed, newest commit first."""
+    out = _git(root, "log", "--format=@%H", "--name-only", "--diff-filter=AM", "--", "articles/skill-evals-*.md")
+    if not out:
+        return
+    commit = ""
+    for line in out.splitlines():
+        if line.startswith("@"):
+            commit = line[1:]
+        elif line.strip():
+            yield commit, line.strip()
+
+
+def _prior_from_git(root: Path, today: date) -> ParsedArticle | None:
+    if _git(root, "rev-parse", "--is-inside-work-tree") is None:
+        return None
+    best: tuple[date, str, str] | None = None
+    for commit, rel in _git_articles(root):
+        day = article_day(Path(rel))
+        if day is None or day >= today:
+            continue
+        if best is None or day > best[0]:
+            best = (day, commit, rel)
+    if best is None:
+        return None
+    day, commit, rel = best
+    text = _git(root, "show", f"{commit}:{rel}")
+    if text is None:
+        return None
+    try:
+        parsed = parse_article(text, path=rel, day=day)
+    except ArticleParseError:
+        return None
+    return ParsedArticle(**{**parsed.__dict__, "source": f"git {commit[:12]}"})

@@ -1,0 +1,287 @@
+"""Load and validate skills/skill-evals/evals.json: every problem collected with its location."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from aeon_evals import cadence
+from aeon_evals.errors import ConfigError
+from aeon_evals.model import Mute, NumericCheck, Spec
+from aeon_evals.patterns import PatternError, compile_pattern
+
+EVALS_PATH = "skills/skill-evals/evals.json"
+
+SPEC_KEYS = {
+    "output_pattern",
+    "min_words",
+    "required_patterns",
+    "forbidden_patterns",
+    "numeric_checks",
+    "expected_cadence",
+    "section",
+    "mute",
+    "description",
+    "notes",
+}
+NUMERIC_KEYS = {"label", "pattern", "min", "max", "skip_if_not_found"}
+TOP_KEYS = {"version", "description", "skills", "$schema"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the configuration, located like `skills.cost-report.numeric_checks[0].max`."""
+
+    where: str
+    message: str
+    severity: str = "error"  # "error" or "warning"
+
+    def line(self, path: str = EVALS_PATH) -> str:
+        return f"{path}: {self.where}: {self.message}" if self.where else f"{path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """evals.json, validated: the usable specs and what is wrong with the rest."""
+
+    path: str
+    specs: dict[str, Spec]
+    spec_errors: dict[str, tuple[Problem, ...]] = field(default_factory=dict)
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def skills(self) -> list[str]:
+        """Every skill named in the file, valid spec or not, sorted."""
+        return sorted({*self.specs, *self.spec_errors})
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def error(self, where: str, message: str) -> None:
+        self.problems.append(Problem(where, message))
+
+    def warn(self, where: str, message: str) -> None:
+        self.problems.append(Problem(where, message, "warning"))
+
+
+def _type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _patterns(value: object, where: str, out: _Collector) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        out.error(where, f"expected a list of patterns, got {_type_name(value)}")
+        return ()
+    found: list[str] = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            out.error(f"{where}[{i}]", f"expected a pattern string, got {_type_name(item)}")
+            continue
+        try:
+            compile_pattern(item)
+        except PatternError as exc:
+            out.error(f"{where}[{i}]", str(exc))
+            continue
+        found.append(item)
+    return tuple(found)
+
+
+def _glob_problem(pattern: str) -> str | None:
+    if not pattern.strip():
+        return "is empty"
+    if pattern.startswith(("/", "\\")) or (len(pattern) > 1 and pattern[1] == ":"):
+        return f"{pattern!r} is an absolute path; patterns are relative to the instance root"
+    if ".." in pattern.replace("\\", "/").split("/"):
+        return f"{pattern!r} contains '..'; patterns must stay inside the instance root"
+    if pattern.count("[") != pattern.count("]"):
+        return f"{pattern!r} has an unbalanced '['"
+    return None
+
+
+def _numeric(value: object, where: str, out: _Collector) -> tuple[NumericCheck, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        out.error(where, f"expected a list of checks, got {_type_name(value)}")
+        return ()
+    checks: list[NumericCheck] = []
+    for i, item in enumerate(value):
+        at = f"{where}[{i}]"
+        if not isinstance(item, dict):
+            out.error(at, f"expected an object, got {_type_name(item)}")
+            continue
+        ok = True
+        for key in sorted(set(item) - NUMERIC_KEYS):
+            out.warn(f"{at}.{key}", "unknown key (ignored)")
+        label = item.get("label", f"check {i}")
+        if not isinstance(label, str):
+            out.error(f"{at}.label", f"expected a string, got {_type_name(label)}")
+            ok = False
+        pattern = item.get("pattern")
+        if not isinstance(pattern, str):
+            out.error(f"{at}.pattern", "is required and must be a string" if pattern is None else f"expected a string, got {_type_name(pattern)}")
+            ok = False
+        else:
+            try:
+                compile_pattern(pattern)
+            except PatternError as exc:
+                out.error(f"{at}.pattern", str(exc))
+                ok = False
+        bounds: dict[str, float | None] = {}
+        for key in ("min", "max"):
+            bound = item.get(key)
+            if bound is not None and not _is_number(bound):
+                out.error(f"{at}.{key}", f"expected a number, got {_type_name(bound)} {bound!r}")
+                ok = False
+                bound = None
+            bounds[key] = float(bound) if bound is not None else None
+        lo, hi = bounds["min"], bounds["max"]
+        if lo is not None and hi is not None and lo > hi:
+            out.error(f"{at}.max", f"max {hi:g} is below min {lo:g}")
+            ok = False
+        skip = item.get("skip_if_not_found", False)
+        if not isinstance(skip, bool):
+            out.error(f"{at}.skip_if_not_found", f"expected true or false, got {_type_name(skip)}")
+            ok = False
+        if ok:
+            checks.append(NumericCheck(str(label), str(pattern), lo, hi, bool(skip)))
+    return tuple(checks)
+
+
+def _mute(value: object, where: str, out: _Collector) -> Mute | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        out.error(where, f'expected {{"until": "YYYY-MM-DD", "reason": "…"}}, got {_type_name(value)}')
+        return None
+    until = value.get("until")
+    try:
+        day = date.fromisoformat(str(until))
+    except ValueError:
+        out.error(f"{where}.until", f"expected a date YYYY-MM-DD, got {until!r}")
+        return None
+    reason = value.get("reason", "")
+    return Mute(day, str(reason) if reason is not None else "")
+
+
+def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
+    at = f"skills.{skill}"
+    if not isinstance(raw, dict):
+        out.error(at, f"expected an object, got {_type_name(raw)}")
+        return None
+    before = len([p for p in out.problems if p.severity == "error"])
+    for key in sorted(set(raw) - SPEC_KEYS):
+        out.warn(f"{at}.{key}", "unknown key (ignored)")
+    pattern = raw.get("output_pattern")
+    if not isinstance(pattern, str):
+        out.error(f"{at}.output_pattern", "is required" if pattern is None else f"expected a string, got {_type_name(pattern)}")
+        pattern = ""
+    elif (bad := _glob_problem(pattern)) is not None:
+        out.error(f"{at}.output_pattern", bad)
+    min_words = raw.get("min_words", 0)
+    if not isinstance(min_words, int) or isinstance(min_words, bool):
+        out.error(f"{at}.min_words", f"expected an integer, got {_type_name(min_words)} {min_words!r}")
+        min_words = 0
+    elif min_words < 0:
+        out.error(f"{at}.min_words", f"must be 0 or more, got {min_words}")
+        min_words = 0
+    required = _patterns(raw.get("required_patterns"), f"{at}.required_patterns", out)
+    forbidden = _patterns(raw.get("forbidden_patterns"), f"{at}.forbidden_patterns", out)
+    numeric = _numeric(raw.get("numeric_checks"), f"{at}.numeric_checks", out)
+    cadence_days = None
+    if raw.get("expected_cadence") is not None:
+        cadence_days = cadence.parse_cadence(raw["expected_cadence"])
+        if cadence_days is None:
+            out.error(f"{at}.expected_cadence", f"expected days (7), '7d', 'daily', 'weekly' or a cron, got {raw['expected_cadence']!r}")
+    section = raw.get("section")
+    if section is not None and (not isinstance(section, str) or not section.strip()):
+        out.error(f"{at}.section", f"expected a heading such as '### {skill}', got {section!r}")
+        section = None
+    mute = _mute(raw.get("mute"), f"{at}.mute", out)
+    if len([p for p in out.problems if p.severity == "error"]) > before:
+        return None
+    return Spec(
+        skill=skill,
+        output_pattern=pattern,
+        min_words=min_words,
+        required_patterns=required,
+        forbidden_patterns=forbidden,
+        numeric_checks=numeric,
+        expected_cadence_days=cadence_days,
+        section=section,
+        mute=mute,
+    )
+
+
+def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
+    """Validate parsed evals.json data. Raises ConfigError only when nothing can be used at all."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"expected a JSON object with a 'skills' key, got {_type_name(data)}", path=path)
+    out = _Collector()
+    for key in sorted(set(data) - TOP_KEYS):
+        out.warn(key, "unknown key (ignored)")
+    skills = data.get("skills")
+    if skills is None:
+        skills = {}
+    if not isinstance(skills, dict):
+        raise ConfigError(f"expected an object of skill specs, got {_type_name(skills)}", path=path, where="skills")
+    specs: dict[str, Spec] = {}
+    spec_errors: dict[str, tuple[Problem, ...]] = {}
+    for skill in sorted(skills):
+        start = len(out.problems)
+        spec = _spec(skill, skills[skill], out)
+        if spec is not None:
+            specs[skill] = spec
+        else:
+            spec_errors[skill] = tuple(p for p in out.problems[start:] if p.severity == "error")
+    return Manifest(path=path, specs=specs, spec_errors=spec_errors, problems=tuple(out.problems))
+
+
+def read_manifest_data(root: Path, *, retry_delay: float = 5.0) -> Any | None:
+    """The parsed JSON of evals.json, None when the file does not exist.
+
+    A file that does not parse is read once more `retry_delay` seconds later (it may be
+    half-written by a concurrent commit); a second failure raises ConfigError.
+    """
+    path = root / EVALS_PATH
+    for attempt in (1, 2):
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise ConfigError(f"cannot read: {exc.strerror}", path=EVALS_PATH) from None
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            if attempt == 2:
+                detail = (
+                    f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+                    if isinstance(exc, json.JSONDecodeError)
+                    else "not UTF-8 text"
+                )
+                raise ConfigError(f"{detail} (also after a retry {retry_delay:g}s later)", path=EVALS_PATH) from None
+            time.sleep(retry_delay)
+    return None  # pragma: no cover - the loop always returns or raises

@@ -1,0 +1,63 @@
+"""User patterns compiled once with RE2: linear-time matching whatever the pattern or the text.
+
+Patterns in evals.json are written in grep/PCRE style. They are matched against the raw UTF-8
+bytes of an output, per line for `^` and `$` (as grep does), with POSIX classes such as
+`[[:digit:]]` meaning what grep means (RE2 supports them natively). `\\|` inside an entry is an
+alternative, as in grep's basic syntax. Constructs RE2 cannot run in linear time (backreferences,
+lookaround) are refused at load time with the engine's message.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import re2
+
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False  # we report the error ourselves, once, as one line
+_OPTIONS.max_mem = 64 << 20
+
+
+class PatternError(ValueError):
+    """The pattern cannot be compiled by the engine the run uses."""
+
+
+def translate(pattern: str) -> str:
+    """grep-style → RE2: `\\|` becomes `|`; everything else is passed through unchanged."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            pair = pattern[i : i + 2]
+            out.append("|" if pair == "\\|" else pair)
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A compiled user pattern; `source` is the text as written in evals.json."""
+
+    source: str
+    regex: object  # re2._Regexp over bytes
+
+    def search(self, data: bytes) -> re2._Match | None:  # type: ignore[name-defined]
+        return self.regex.search(data)  # type: ignore[attr-defined]
+
+
+@functools.lru_cache(maxsize=8192)
+def compile_pattern(source: str) -> Pattern:
+    """Compile `source` (cached: each distinct pattern is compiled once per process)."""
+    try:
+        regex = re2.compile(("(?m)" + translate(source)).encode("utf-8"), options=_OPTIONS)
+    except re2.error as exc:
+        message = exc.args[0] if exc.args else str(exc)
+        if isinstance(message, bytes):
+            message = message.decode("utf-8", errors="replace")
+        raise PatternError(f"pattern {source!r} does not compile: {message}") from None
+    return Pattern(source, regex)

@@ -1,0 +1,338 @@
+"""The nightly run: load → check → diff → issues → render → write → site → notify.
+
+Each stage is a function of data; this module wires them and owns the run's writes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+
+from aeon_evals import audit as audit_stage
+from aeon_evals import checks, history, render, report
+from aeon_evals import notify as notifier
+from aeon_evals.errors import ConfigError, EvalsError, NothingEvaluated
+from aeon_evals.fsio import atomic_write, create_exclusive, instance_lock
+from aeon_evals.issues import IssueOutcome, IssueRequest, keep_issues
+from aeon_evals.manifest import EVALS_PATH, Manifest, parse_manifest, read_manifest_data
+from aeon_evals.model import ArticleRow, DiffLabel, ParsedArticle, SkillResult, Status, Verdict
+from aeon_evals.outputs import Outputs
+from aeon_evals.registry import Registry, load_registry
+from aeon_evals.state import StateSources, load_state
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    root: Path
+    today: date
+    now: datetime
+    skill: str | None = None
+    dry_run: bool = False
+    notify: bool = True
+    notify_cmd: str | None = None
+    notify_timeout: float = notifier.TIMEOUT_SECONDS
+    retry_delay: float = 5.0
+    lock_timeout: float = 60.0
+    site: bool = True
+    site_out: Path | None = None
+
+
+@dataclass
+class RunOutcome:
+    """What happened, for the ledger, --json, the job summary and the exit code."""
+
+    verdict: Verdict
+    day: date
+    results: list[SkillResult] = field(default_factory=list)
+    rows: list[report.Row] = field(default_factory=list)
+    article: render.ArticleData | None = None
+    article_path: str | None = None
+    article_written: str = "not written"
+    log_written: str = "not written"
+    site_written: str = "not written"
+    notified: str = "not sent"
+    issues: IssueOutcome = field(default_factory=IssueOutcome)
+    warnings: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    prior: ParsedArticle | None = None
+
+    def ledger(self) -> list[str]:
+        filed = ", ".join(f"{i.id} ({i.skill})" for i in self.issues.filed) or "none"
+        closed = ", ".join(f"{i.id} ({i.skill})" for i in self.issues.closed) or "none"
+        return [
+            f"verdict: {self.verdict.value}",
+            f"article: {self.article_written}",
+            f"log: {self.log_written}",
+            f"site: {self.site_written}",
+            f"issues filed: {filed}",
+            f"issues closed: {closed}",
+            f"notification: {self.notified}",
+        ]
+
+
+def article_rel(day: date) -> str:
+    return f"articles/skill-evals-{day.isoformat()}.md"
+
+
+def load_manifest(opts: RunOptions) -> Manifest | None:
+    """evals.json validated, or None when it is missing or names no skill (bootstrap)."""
+    data = read_manifest_data(opts.root, retry_delay=opts.retry_delay)
+    if data is None:
+        return None
+    manifest = parse_manifest(data)
+    return manifest if manifest.skills else None
+
+
+def evaluate_all(manifest: Manifest, registry: Registry, state: StateSources, opts: RunOptions, scope: list[str]) -> list[SkillResult]:
+    """Checks for every skill in scope; a broken spec gives an ERROR row, never a crash."""
+    outputs = Outputs(opts.root)
+    results: list[SkillResult] = []
+    for skill in scope:
+        ctx = checks.Context(registry.skills.get(skill), state.cron.get(skill), state.health.get(skill), opts.now, opts.today)
+        if skill in manifest.spec_errors:
+            results.append(checks.error_result(skill, manifest.spec_errors[skill], ctx))
+        else:
+            results.append(checks.evaluate(manifest.specs[skill], outputs, ctx))
+    return results
+
+
+def _history(root: Path, today: date) -> dict[str, list[Status | None]]:
+    """Each skill's status over the last runs before today (oldest first), for flakiness."""
+    runs = [(d, p) for d, p in history.list_articles(root / "articles") if d < today][-(report.FLAKY_WINDOW - 1) :]
+    parsed: list[ParsedArticle] = []
+    for _day, path in runs:
+        try:
+            parsed.append(history.read_article(path, root=root))
+        except (EvalsError, OSError):
+            continue
+    skills = {s for p in parsed for s in p.rows}
+    return {s: [p.rows[s].status if s in p.rows else None for p in parsed] for s in skills}
+
+
+def _same_day_rows(root: Path, today: date, skill: str) -> dict[str, ArticleRow]:
+    path = root / article_rel(today)
+    if not path.is_file():
+        return {}
+    try:
+        parsed = history.read_article(path, root=root)
+    except (EvalsError, OSError):
+        return {}
+    return {s: r for s, r in parsed.rows.items() if s != skill}
+
+
+def _issue_requests(rows: list[report.Row]) -> list[IssueRequest]:
+    requests = []
+    for row in rows:
+        result = row.result
+        if result is None or not row.counts or row.label not in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED):
+            continue
+        head = result.head
+        requests.append(
+            IssueRequest(
+                skill=result.skill,
+                label=DiffLabel(row.label),
+                status=result.status,
+                root_cause=head.code if head else result.status.value,
+                detail=head.detail if head else "",
+                output_path=result.output.path if result.output else None,
+                flaky=row.flaky,
+            )
+        )
+    return requests
+
+
+def _kept_counts(row: ArticleRow) -> bool:
+    return not any(f.startswith(("disabled", "unregistered", "muted")) for f in row.flags)
+
+
+def run(opts: RunOptions) -> RunOutcome:
+    """The whole nightly job. Raises EvalsError subclasses for expected failures."""
+    if not opts.root.is_dir():
+        raise ConfigError("instance root does not exist or is not a folder", path=opts.root)
+    if opts.dry_run:
+        return _run(opts)
+    with instance_lock(opts.root, timeout=opts.lock_timeout):
+        return _run(opts)
+
+
+def _run(opts: RunOptions) -> RunOutcome:
+    root = opts.root
+    manifest = load_manifest(opts)
+    registry = load_registry(root)
+    if manifest is None:
+        return bootstrap(opts, registry)
+
+    if opts.skill is not None and opts.skill not in manifest.skills:
+        message = f"skill-evals: {opts.skill} has no spec — add an entry to evals.json"
+        if opts.notify and not opts.dry_run:
+            notifier.send(notifier.find_notifier(root, opts.notify_cmd), message, cwd=root, timeout=opts.notify_timeout)
+        raise NothingEvaluated(message)
+    scope = [opts.skill] if opts.skill else manifest.skills
+    state = load_state(root, scope)
+    warnings = [p.line() for p in manifest.problems] + list(registry.warnings) + list(state.warnings)
+
+    results = evaluate_all(manifest, registry, state, opts, scope)
+    prior, prior_warnings = history.find_prior(root, opts.today)
+    warnings += prior_warnings
+    rows = report.build_rows(
+        results,
+        prior,
+        today=opts.today,
+        history=_history(root, opts.today),
+        open_issues={},
+        full_run=opts.skill is None,
+    )
+
+    try:
+        found = audit_stage.audit(root, set(manifest.skills), registry)
+        audit_source = "eval-audit=ok"
+    except (OSError, ValueError) as exc:
+        found = None
+        audit_source = f"eval-audit=fail ({exc})"
+    coverage = found.coverage if found else report.Coverage(0, 0)
+    gaps = [(g.skill, g.inferred_pattern) for g in found.uncovered_enabled] if found else []
+
+    article = article_rel(opts.today)
+    to_close = [r.skill for r in rows if r.label is DiffLabel.FIXED]
+    try:
+        issues = keep_issues(root, _issue_requests(rows), to_close, now=opts.now, today=opts.today, article_path=article, dry_run=opts.dry_run)
+    except (OSError, EvalsError) as exc:
+        issues = IssueOutcome(warnings=(f"memory/issues: issue keeping failed: {exc}",))
+    warnings += list(issues.warnings)
+    rows = [
+        dataclasses.replace(r, issue=issues.open_by_skill.get(r.skill, r.issue), failing_since=(
+            dataclasses.replace(r.failing_since, issue=issues.open_by_skill.get(r.skill, r.failing_since.issue)) if r.failing_since else None
+        ))
+        for r in rows
+    ]
+    if opts.skill is not None:
+        rows += [report.Row(None, kept.diff, None, kept=kept) for kept in _same_day_rows(root, opts.today, opts.skill).values()]
+
+    spec_problems = [(o.skill, f"no skills/{o.skill}/ folder or aeon.yml entry" + (f"; did you mean {o.closest}?" if o.closest else "")) for o in (found.orphans if found else ())]
+    spec_problems = [p for p in spec_problems if opts.skill in (None, p[0])]
+    actions = report.action_queue(rows, spec_problems=spec_problems, gaps=gaps if opts.skill is None else [])
+    previous_pct = prior.coverage_pct if prior else None
+    counting = [r for r in rows if r.counts or (r.kept is not None and _kept_counts(r.kept))]
+    verdict = report.verdict(counting, coverage, previous_pct)
+    sources = _sources(manifest, state, audit_source, prior, issues, warnings)
+    data = render.ArticleData(opts.today, verdict, coverage, previous_pct, report.count(rows), actions, rows, gaps, sources)
+    outcome = RunOutcome(verdict, opts.today, results, rows, data, article, issues=issues, warnings=warnings, prior=prior)
+    if opts.dry_run:
+        outcome.article_written = outcome.log_written = outcome.site_written = "not written (--dry-run)"
+        outcome.notified = "not sent (--dry-run)"
+        return outcome
+    _write(opts, outcome)
+    return outcome
+
+
+def _sources(manifest: Manifest, state: StateSources, audit_source: str, prior: ParsedArticle | None, issues: IssueOutcome, warnings: list[str]) -> list[str]:
+    evals = "evals.json=ok" if not manifest.spec_errors else f"evals.json=ok ({len(manifest.spec_errors)} invalid spec(s))"
+    if prior is None:
+        prior_text = "prior-article=none (bootstrap)"
+    elif prior.source == "disk":
+        prior_text = f"prior-article=ok ({prior.path})"
+    else:
+        prior_text = f"prior-article=ok ({prior.path} from {prior.source}: no article on disk)"
+    lines = [" · ".join([evals, f"cron-state={state.cron_status}", f"skill-health={state.health_status}", audit_source, prior_text])]
+    lines.append("issues filed: " + (", ".join(f"{i.id} ({i.skill})" for i in issues.filed) or "none"))
+    lines.append("issues closed: " + (", ".join(f"{i.id} ({i.skill})" for i in issues.closed) or "none"))
+    lines += [f"warning: {w}" for w in warnings]
+    return lines
+
+
+def _write(opts: RunOptions, outcome: RunOutcome) -> None:
+    root = opts.root
+    data = outcome.article
+    assert data is not None and outcome.article_path is not None
+    text = render.render_article(data)
+    path = root / outcome.article_path
+    unchanged = path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text
+    atomic_write(path, text)
+    outcome.article_written = f"{outcome.article_path}" + (" (unchanged)" if unchanged else "")
+
+    filed = [i.id for i in outcome.issues.filed]
+    closed = [i.id for i in outcome.issues.closed]
+    section = render.log_section(data, article=outcome.article_path, filed=filed, closed=closed)
+    log_rel = f"memory/logs/{opts.today.isoformat()}.md"
+    try:
+        log_path = root / log_rel
+        existing = log_path.read_text(encoding="utf-8", errors="replace") if log_path.is_file() else f"# {opts.today.isoformat()}\n"
+        atomic_write(log_path, replace_section(existing, section))
+        outcome.log_written = f"{log_rel} (### skill-evals)"
+    except OSError as exc:
+        outcome.log_written = f"not written: {exc}"
+        outcome.warnings.append(f"{log_rel}: cannot write the log section: {exc}")
+
+    if opts.site:
+        try:
+            from aeon_evals import site
+
+            out = opts.site_out or root / "site"
+            built = site.build_site(root, out, now=opts.now)
+            outcome.site_written = f"{_rel(root, out)}/index.html ({len(built.written)} written, {built.unchanged} unchanged)"
+        except Exception as exc:  # the dashboard must never cost the operator the article
+            outcome.site_written = f"not written: {type(exc).__name__}: {exc}"
+            outcome.warnings.append(f"site: {exc}")
+    else:
+        outcome.site_written = "not written (--no-site)"
+
+    if not opts.notify:
+        outcome.notified = "not sent (--no-notify)"
+    elif not outcome.verdict.notifies:
+        outcome.notified = f"not sent ({outcome.verdict.value}: nothing changed)"
+    elif unchanged:
+        outcome.notified = "not sent (today's article was already identical: already notified)"
+    else:
+        body = render.notify_body(data, article=outcome.article_path)
+        sent = notifier.send(notifier.find_notifier(root, opts.notify_cmd), body, cwd=root, timeout=opts.notify_timeout)
+        outcome.notified = sent.message
+        if not sent.sent:
+            outcome.warnings.append(f"notify: {sent.message}")
+
+
+def _rel(root: Path, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def replace_section(log: str, section: str) -> str:
+    """Put the `### skill-evals` section into a daily log: replace today's, else append."""
+    lines = log.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == "### skill-evals"), None)
+    if start is None:
+        sep = "" if log.endswith("\n\n") else ("\n" if log.endswith("\n") else "\n\n")
+        return log + sep + section
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
+    tail = lines[end:]
+    return "".join(lines[:start]) + section + ("\n" if tail else "") + "".join(tail)
+
+
+def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
+    """No evals.json, or no skills in it: write a starter spec from the audit, notify, stop."""
+    from aeon_evals.stubs import starter_manifest
+
+    root = opts.root
+    found = audit_stage.audit(root, set(), registry)
+    outcome = RunOutcome(Verdict.BOOTSTRAP, opts.today)
+    target = root / EVALS_PATH
+    starter = starter_manifest(root, found)
+    count = len(starter["skills"])
+    if opts.dry_run:
+        outcome.article_written = f"not written (--dry-run); would write {EVALS_PATH} with {count} starter specs"
+        return outcome
+    if target.exists():
+        outcome.messages.append(f"{EVALS_PATH} exists but names no skill; it was left as it is — add specs (see `aeon-evals audit --stubs`)")
+        outcome.article_written = f"not written: {EVALS_PATH} has no skills"
+    else:
+        create_exclusive(target, json.dumps(starter, indent=2, ensure_ascii=False))
+        outcome.messages.append(f"wrote {EVALS_PATH} with {count} starter specs: review it and commit it")
+        outcome.article_written = f"not written; starter {EVALS_PATH} written ({count} specs)"
+    body = f"*Skill Evals — {Verdict.BOOTSTRAP.value}*\n{outcome.messages[-1]}"
+    if opts.notify:
+        outcome.notified = notifier.send(notifier.find_notifier(root, opts.notify_cmd), body, cwd=root, timeout=opts.notify_timeout).message
+    return outcome

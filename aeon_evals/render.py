@@ -1,0 +1,200 @@
+"""Render the dated article, the daily-log section and the notification body (SPEC §7–8)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from aeon_evals.history import escape_cell
+from aeon_evals.model import Coverage, DiffLabel, Status, Verdict
+from aeon_evals.report import DiffCounts, Row
+
+MAX_GAP_LINES = 10
+EMPTY_QUEUE = "Action Queue: none — all green."
+
+
+@dataclass(frozen=True)
+class ArticleData:
+    """Everything the article shows, decided before rendering."""
+
+    day: date
+    verdict: Verdict
+    coverage: Coverage
+    previous_pct: float | None
+    counts: DiffCounts
+    actions: list[str]
+    rows: list[Row]
+    gaps: list[tuple[str, str]]
+    sources: list[str]
+
+
+def pct_text(pct: float) -> str:
+    text = f"{pct:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def coverage_line(coverage: Coverage, previous_pct: float | None) -> str:
+    now = f"{coverage.covered}/{coverage.enabled} ({pct_text(coverage.pct)}%)"
+    if previous_pct is None:
+        return f"{now} (first run)"
+    delta = coverage.pct - previous_pct
+    if abs(delta) < 0.05:
+        return f"{now} = vs prior {pct_text(previous_pct)}%"
+    arrow = "↑" if delta > 0 else "↓"
+    return f"{now} {arrow} vs prior {pct_text(previous_pct)}% ({delta:+.1f} pp)"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(h) + 2) for h in header) + "|"]
+    lines += ["| " + " | ".join(escape_cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def row_flags(row: Row) -> list[str]:
+    """The Notes cell: disabled, muted, flaky, which log was used, cron-state mismatches."""
+    result = row.result
+    if result is None:
+        return list(row.kept.flags) if row.kept else []
+    flags: list[str] = []
+    if not result.registered:
+        flags.append("unregistered")
+    elif not result.enabled:
+        flags.append("disabled")
+    if result.muted is not None:
+        reason = f": {result.muted.reason}" if result.muted.reason else ""
+        flags.append(f"muted until {result.muted.until.isoformat()}{reason}")
+        if result.status is Status.PASS:
+            flags.append("can unmute")
+    if row.flaky:
+        flags.append("flaky")
+    flags.extend(result.notes)
+    return flags
+
+
+def _words(value: int | None) -> str:
+    return "—" if value is None else f"{value:,}"
+
+
+def _cause_text(row: Row) -> str:
+    result = row.result
+    if result is None or result.head is None:
+        return "—"
+    head = result.head
+    return f"{head.code} — {head.detail}" if head.detail else head.code
+
+
+def full_result_cells(row: Row) -> list[str]:
+    result = row.result
+    if result is None and row.kept is not None:
+        kept = row.kept
+        return [kept.skill, kept.status.value, kept.diff, kept.root_cause, kept.quality, _words(kept.words), kept.last_output or "—", ", ".join(kept.flags) or "—"]
+    if result is None:
+        previous = row.previous
+        assert previous is not None
+        return [previous.skill, "—", str(row.label), "no longer in evals.json", "—", "—", "—", "—"]
+    return [
+        result.skill,
+        result.status.value,
+        str(row.label),
+        result.root_cause,
+        result.quality,
+        _words(result.words),
+        result.output.path if result.output else "—",
+        "; ".join(row_flags(row)) or "—",
+    ]
+
+
+def _status_order(row: Row) -> tuple[int, str]:
+    status = row.status
+    return (status.rank if status is not None else len(Status), row.skill)
+
+
+def render_article(data: ArticleData) -> str:
+    """The article in the SPEC §7 layout; empty sections are omitted."""
+    out = [
+        f"# Skill Evals — {data.day.isoformat()}",
+        "",
+        f"**Verdict:** {data.verdict.value}",
+        f"**Coverage:** {coverage_line(data.coverage, data.previous_pct)}",
+        f"**Diff:** {data.counts.summary()}",
+        "",
+    ]
+    if data.actions:
+        out += ["## Action Queue", *[f"{i}. {a}" for i, a in enumerate(data.actions, 1)], ""]
+    else:
+        out += [EMPTY_QUEUE, ""]
+
+    regressions = [r for r in data.rows if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED) and r.result]
+    if regressions:
+        out += ["## Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)"]
+        out += _table(
+            ["Skill", "Status", "Root cause", "Issue"],
+            [[r.skill, str(r.label), _cause_text(r), r.issue or "—"] for r in sorted(regressions, key=_status_order)],
+        )
+        out.append("")
+    recovered = [r for r in data.rows if r.label is DiffLabel.FIXED and r.result]
+    if recovered:
+        out += ["## Recovered (FIXED)"]
+        out += _table(
+            ["Skill", "Was", "Now"],
+            [
+                [r.skill, f"{r.previous.status.value} ({r.previous.root_cause})" if r.previous else "—", r.result.status.value]  # type: ignore[union-attr]
+                for r in sorted(recovered, key=lambda r: r.skill)
+            ],
+        )
+        out.append("")
+    still = [r for r in data.rows if r.label is DiffLabel.STILL_FAIL and r.result]
+    if still:
+        out += ["## Still Failing"]
+        out += _table(
+            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
+            [
+                [r.skill, r.result.status.value, _cause_text(r), r.issue or "—", r.failing_since.since.isoformat() if r.failing_since else "—"]  # type: ignore[union-attr]
+                for r in sorted(still, key=_status_order)
+            ],
+        )
+        out.append("")
+    out += ["## Full Results"]
+    out += _table(
+        ["Skill", "Status", "Diff", "Root cause", "Quality", "Words", "Last output", "Notes"],
+        [full_result_cells(r) for r in sorted(data.rows, key=_status_order)],
+    )
+    out.append("")
+    if data.gaps:
+        out += ["## Coverage Gaps (enabled in aeon.yml, missing from evals.json)"]
+        for skill, pattern in data.gaps[:MAX_GAP_LINES]:
+            out.append(f"- {skill} — inferred pattern: `{pattern}`" if pattern else f"- {skill} — no output pattern inferred")
+        if len(data.gaps) > MAX_GAP_LINES:
+            out.append(f"+{len(data.gaps) - MAX_GAP_LINES} more")
+        out.append("")
+    out += ["## Sources", *[f"- {s}" for s in data.sources]]
+    return "\n".join(out) + "\n"
+
+
+def log_section(data: ArticleData, *, article: str, filed: list[str], closed: list[str]) -> str:
+    """The `### skill-evals` section appended to memory/logs/DATE.md."""
+    return "\n".join(
+        [
+            "### skill-evals",
+            f"- Verdict: {data.verdict.value}",
+            f"- Diff: {data.counts.summary()}",
+            f"- Coverage: {coverage_line(data.coverage, data.previous_pct)}",
+            f"- Issues filed: {', '.join(filed) or 'none'}",
+            f"- Issues closed: {', '.join(closed) or 'none'}",
+            f"- Action queue head: {data.actions[0] if data.actions else 'none — all green'}",
+            f"- Article: {article}",
+        ]
+    ) + "\n"
+
+
+def notify_body(data: ArticleData, *, article: str) -> str:
+    """SPEC §8 body, plus up to 3 `skill: cause` lines when there are new failures."""
+    lines = [
+        f"*Skill Evals — {data.verdict.value}*",
+        f"{data.counts.new_fail} new fail · {data.counts.fixed} fixed · coverage {pct_text(data.coverage.pct)}%",
+        f"Top action: {data.actions[0] if data.actions else 'none'}",
+        f"Article: {article}",
+    ]
+    new = [r for r in data.rows if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED) and r.counts]
+    lines += [f"{r.skill}: {r.result.root_cause}" for r in sorted(new, key=lambda r: r.skill)[:3] if r.result]
+    return "\n".join(lines)

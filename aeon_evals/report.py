@@ -1,0 +1,231 @@
+"""Diff against the previous run, verdict and Action Queue (SPEC §5, §7): pure functions on data."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+
+from aeon_evals.model import (
+    ArticleRow,
+    Coverage,
+    DiffLabel,
+    FailingSince,
+    ParsedArticle,
+    SkillResult,
+    Status,
+    Verdict,
+)
+
+MAX_ACTIONS = 8
+MAX_ADD_ACTIONS = 5
+FLAKY_WINDOW = 6
+FLAKY_FLIPS = 3
+
+
+def diff_label(previous: Status | None, current: Status | None, *, bootstrap: bool = False) -> DiffLabel:
+    """The one label for a (previous, current) pair; None means absent from that run.
+
+    Failing = FAIL, QUALITY_DEGRADED, NO_OUTPUT. Among the other statuses PASS < WARN < STALE <
+    ERROR by how bad they are, so a move between them is WORSE or BETTER, never silently STABLE.
+    """
+    if current is None:
+        if previous is None:
+            raise ValueError("a skill absent from both runs has no label")
+        return DiffLabel.NEW_NO_COVERAGE
+    if previous is None or bootstrap:
+        if current is Status.QUALITY_DEGRADED:
+            return DiffLabel.NEW_QUALITY_DEGRADED
+        if current.failing:
+            return DiffLabel.NEW_FAIL
+        return DiffLabel.NEW_ERROR if current is Status.ERROR else DiffLabel.NEW_PASS
+    if previous.failing and current.failing:
+        return DiffLabel.STILL_FAIL
+    if previous.failing:
+        return DiffLabel.FIXED
+    if current is Status.QUALITY_DEGRADED:
+        return DiffLabel.NEW_QUALITY_DEGRADED
+    if current.failing:
+        return DiffLabel.NEW_FAIL
+    if previous is current:
+        return DiffLabel.STABLE
+    return DiffLabel.WORSE if _calm_rank(current) > _calm_rank(previous) else DiffLabel.BETTER
+
+
+_CALM = (Status.PASS, Status.WARN, Status.STALE, Status.ERROR)
+
+
+def _calm_rank(status: Status) -> int:
+    return _CALM.index(status)
+
+
+@dataclass(frozen=True)
+class Row:
+    """A skill's line in this run's article: the result, its label and what is carried forward."""
+
+    result: SkillResult | None  # None for NEW_NO_COVERAGE rows and rows kept from a same-day article
+    label: DiffLabel | str
+    previous: ArticleRow | None
+    failing_since: FailingSince | None = None
+    issue: str | None = None
+    flaky: bool = False
+    kept: ArticleRow | None = None  # a row kept unchanged from today's article by a scoped run
+
+    @property
+    def skill(self) -> str:
+        if self.result is not None:
+            return self.result.skill
+        assert self.kept is not None or self.previous is not None
+        return (self.kept or self.previous).skill  # type: ignore[union-attr]
+
+    @property
+    def status(self) -> Status | None:
+        if self.result is not None:
+            return self.result.status
+        return self.kept.status if self.kept is not None else None
+
+    @property
+    def counts(self) -> bool:
+        """Whether this row may drive the verdict and file issues: enabled and not muted."""
+        return self.result is not None and self.result.enabled and self.result.muted is None
+
+
+def is_flaky(history: list[Status | None]) -> bool:
+    """Flipped between failing and passing at least 3 times in the last 6 runs (oldest first)."""
+    recent = [s.failing for s in history[-FLAKY_WINDOW:] if s is not None]
+    flips = sum(1 for a, b in zip(recent, recent[1:], strict=False) if a != b)
+    return flips >= FLAKY_FLIPS
+
+
+def build_rows(
+    results: list[SkillResult],
+    prior: ParsedArticle | None,
+    *,
+    today: date,
+    history: dict[str, list[Status | None]],
+    open_issues: dict[str, str],
+    full_run: bool,
+) -> list[Row]:
+    """Label every result against the prior run and carry failing-since and issue IDs forward."""
+    rows: list[Row] = []
+    bootstrap = prior is None
+    seen: set[str] = set()
+    for result in results:
+        seen.add(result.skill)
+        previous = prior.rows.get(result.skill) if prior else None
+        label = diff_label(previous.status if previous else None, result.status, bootstrap=bootstrap)
+        since = None
+        issue = open_issues.get(result.skill)
+        if result.status.failing:
+            carried = prior.failing_since.get(result.skill) if prior else None
+            if label is DiffLabel.STILL_FAIL:
+                since = FailingSince(carried.since if carried else prior.day if prior else today, issue or (carried.issue if carried else None))
+            else:
+                since = FailingSince(today, issue)
+            issue = since.issue
+        statuses = [*history.get(result.skill, []), result.status]
+        rows.append(Row(result, label, previous, since, issue, is_flaky(statuses)))
+    if full_run and prior is not None:
+        for skill, previous in sorted(prior.rows.items()):
+            if skill not in seen:
+                rows.append(Row(None, DiffLabel.NEW_NO_COVERAGE, previous))
+    return rows
+
+
+@dataclass(frozen=True)
+class DiffCounts:
+    new_fail: int = 0
+    fixed: int = 0
+    still_failing: int = 0
+    stable: int = 0
+    other: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        parts = [
+            f"{self.new_fail} new fail",
+            f"{self.fixed} fixed",
+            f"{self.still_failing} still failing",
+            f"{self.stable} stable",
+        ]
+        names = {
+            "NEW_PASS": "new pass",
+            "NEW_ERROR": "new error",
+            "WORSE": "worse",
+            "BETTER": "better",
+            "NEW_NO_COVERAGE": "no longer covered",
+        }
+        parts += [f"{n} {names.get(k, k.lower())}" for k, n in sorted(self.other.items()) if n]
+        return " · ".join(parts)
+
+
+def count(rows: list[Row]) -> DiffCounts:
+    labels = Counter(str(r.label) for r in rows)
+    new_fail = labels.pop("NEW_FAIL", 0) + labels.pop("NEW_QUALITY_DEGRADED", 0)
+    return DiffCounts(
+        new_fail=new_fail,
+        fixed=labels.pop("FIXED", 0),
+        still_failing=labels.pop("STILL_FAIL", 0),
+        stable=labels.pop("STABLE", 0),
+        other=dict(labels),
+    )
+
+
+def coverage_cliff(previous_pct: float | None, pct: float) -> bool:
+    """Coverage fell ≥ 10 points, or fell below 25 % from ≥ 25 %."""
+    if previous_pct is None:
+        return False
+    return previous_pct - pct >= 10 or (previous_pct >= 25 > pct)
+
+
+def verdict(rows: list[Row], coverage: Coverage, previous_pct: float | None) -> Verdict:
+    """SPEC §7 precedence, counting only enabled, unmuted skills."""
+    labels = {r.label for r in rows if r.counts}
+    if DiffLabel.NEW_FAIL in labels:
+        return Verdict.REGRESSED
+    if DiffLabel.NEW_QUALITY_DEGRADED in labels:
+        return Verdict.QUALITY_DROP
+    if DiffLabel.FIXED in labels:
+        return Verdict.RECOVERED
+    if coverage_cliff(previous_pct, coverage.pct):
+        return Verdict.COVERAGE_CLIFF
+    return Verdict.OK
+
+
+def action_queue(
+    rows: list[Row],
+    *,
+    spec_problems: list[tuple[str, str]],
+    gaps: list[tuple[str, str]],
+) -> list[str]:
+    """At most 8 one-line next steps: Patch, Investigate, Dispatch, Add (SPEC §7)."""
+    patch = [f"Patch evals.json:{skill} — {cause}" for skill, cause in spec_problems]
+    investigate: list[str] = []
+    dispatch: list[str] = []
+    for row in sorted(rows, key=lambda r: (str(r.label) != "NEW_FAIL" and str(r.label) != "NEW_QUALITY_DEGRADED", r.skill)):
+        result = row.result
+        if result is None or not result.enabled:
+            continue
+        if result.muted is not None:
+            if result.status is Status.PASS:
+                patch.append(f"Patch evals.json:{result.skill} — muted but passing: remove the mute")
+            continue
+        if any(n.startswith("mute expired") for n in result.notes):
+            patch.append(f"Patch evals.json:{result.skill} — mute expired; remove it or extend it")
+        head = result.head
+        if head is None:
+            continue
+        if result.status is Status.ERROR:
+            patch.append(f"Patch evals.json:{result.skill} — {head.code}")
+        elif result.status.failing:
+            ref = f" ({row.issue})" if row.issue else ""
+            investigate.append(f"Investigate {result.skill} — {head.code}{ref}")
+        elif result.status is Status.STALE and result.output and result.output.age_days is not None:
+            dispatch.append(f"Dispatch {result.skill} — no output in {int(result.output.age_days)} days")
+    add = [f"Add evals.json entry for {skill} — pattern: {pattern or '(none inferred)'}" for skill, pattern in gaps[:MAX_ADD_ACTIONS]]
+    if len(gaps) > MAX_ADD_ACTIONS:
+        add.append(f"+{len(gaps) - MAX_ADD_ACTIONS} more skills without an evals.json entry — see Coverage Gaps")
+    items = [*patch, *investigate, *dispatch]
+    room = MAX_ACTIONS - len(items)
+    if room > 0:
+        items.extend(add[:room])
+    return items[:MAX_ACTIONS]

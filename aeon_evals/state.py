@@ -1,0 +1,119 @@
+"""Read memory/cron-state.json and memory/skill-health/<skill>.json; never fatal, always explained."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from aeon_evals.model import CronState
+
+CRON_STATE = "memory/cron-state.json"
+SKILL_HEALTH = "memory/skill-health"
+
+
+@dataclass(frozen=True)
+class Health:
+    """A skill's quality record: `avg_score` 1–5 when usable."""
+
+    avg_score: float | None
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StateSources:
+    """cron-state per skill, skill-health per skill, and how each source fared for the footer."""
+
+    cron: dict[str, CronState]
+    health: dict[str, Health]
+    cron_status: str  # ok | none | fail
+    health_status: str  # ok | empty | fail
+    warnings: tuple[str, ...] = ()
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def parse_cron_state(data: object) -> tuple[dict[str, CronState], list[str]]:
+    """cron-state rows by skill; rows that are not objects are skipped with a warning."""
+    if not isinstance(data, dict):
+        kind = "a list" if isinstance(data, list) else type(data).__name__
+        return {}, [f"{CRON_STATE}: expected an object of skills, got {kind}; cron-state ignored"]
+    rows: dict[str, CronState] = {}
+    warnings: list[str] = []
+    for skill, row in data.items():
+        if not isinstance(row, dict):
+            warnings.append(f"{CRON_STATE}: {skill}: expected an object, got {type(row).__name__}; row ignored")
+            continue
+        failures = row.get("consecutive_failures")
+        rows[str(skill)] = CronState(
+            last_status=_str(row.get("last_status")),
+            last_success=_str(row.get("last_success")),
+            last_failed=_str(row.get("last_failed")),
+            last_error=_str(row.get("last_error")),
+            consecutive_failures=failures if isinstance(failures, int) and not isinstance(failures, bool) else None,
+        )
+    return rows, warnings
+
+
+def parse_health(skill: str, data: object) -> tuple[Health | None, str | None]:
+    """A skill-health record, or a warning when `avg_score` is unusable."""
+    if not isinstance(data, dict):
+        return None, f"{SKILL_HEALTH}/{skill}.json: expected an object; quality unknown"
+    score = data.get("avg_score")
+    if score is None:
+        return Health(None), None
+    if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+        return None, f"{SKILL_HEALTH}/{skill}.json: avg_score: expected a number, got {score!r}; quality unknown"
+    flags = data.get("flags")
+    return Health(float(score), tuple(str(f) for f in flags) if isinstance(flags, list) else ()), None
+
+
+def load_state(root: Path, skills: list[str]) -> StateSources:
+    """cron-state for every skill, skill-health for the `skills` asked about."""
+    warnings: list[str] = []
+    cron: dict[str, CronState] = {}
+    cron_status = "ok"
+    path = root / CRON_STATE
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        cron_status = "none"
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        cron_status = "fail"
+        reason = f"invalid JSON at line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        warnings.append(f"{CRON_STATE}: {reason}; cron-state ignored")
+    else:
+        cron, more = parse_cron_state(data)
+        if more and not cron and not isinstance(data, dict):
+            cron_status = "fail"
+        warnings.extend(more)
+
+    health: dict[str, Health] = {}
+    health_dir = root / SKILL_HEALTH
+    failed = 0
+    for skill in skills:
+        file = health_dir / f"{skill}.json"
+        try:
+            raw = file.read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            failed += 1
+            warnings.append(f"{SKILL_HEALTH}/{skill}.json: cannot read: {exc.strerror}")
+            continue
+        try:
+            record, warning = parse_health(skill, json.loads(raw.decode("utf-8")))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            failed += 1
+            warnings.append(f"{SKILL_HEALTH}/{skill}.json: invalid JSON; quality unknown")
+            continue
+        if warning:
+            failed += 1
+            warnings.append(warning)
+        if record is not None:
+            health[skill] = record
+    health_status = "fail" if failed and not health else ("ok" if health else "empty")
+    return StateSources(cron, health, cron_status, health_status, tuple(warnings))
