@@ -1,0 +1,105 @@
+"""Round trips that must hold for any text: issue frontmatter is strict YAML, INDEX rows keep their shape."""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import frontmatter
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aeon_evals import issues
+from aeon_evals.issues import IssueRequest, keep_issues, read_issues
+from aeon_evals.model import DiffLabel, Status
+
+NOW = datetime(2026, 5, 31, 6, 0, tzinfo=UTC)
+
+# Control-free unicode with line breaks and tabs, and (to be sure) anything st.text() makes.
+TEXT = st.one_of(st.text(st.characters(blacklist_categories=("Cs", "Cc"), whitelist_characters="\n\t")), st.text())
+# The YAML-hostile shapes, mixed in so that they are not left to chance.
+HOSTILE = st.sampled_from(
+    ["", ": ", "a: b", "|", ">", "*x", "&x", "!x", "${var}", "#c", " - ", "'", '"', "---", "...", "\n", "null", "2026-05-31"]
+)
+CAUSE = st.lists(st.one_of(TEXT, HOSTILE), max_size=4).map("".join)
+
+
+def _frontmatter(text: str) -> dict[str, object]:
+    assert text.startswith("---\n") and text.endswith("\n")
+    head, _ = text[4:].split("\n---\n", 1)
+    data = yaml.safe_load(head)
+    assert isinstance(data, dict)
+    return data
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(cause=CAUSE, detail=TEXT)
+def test_any_root_cause_round_trips(cause: str, detail: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        req = IssueRequest("some-skill", DiffLabel.NEW_FAIL, Status.FAIL, cause, detail, "out/a.md")
+        outcome = keep_issues(root, [req], [], now=NOW, today=date(2026, 5, 31), article_path="a.md")
+        text = (root / outcome.filed[0].path).read_text(encoding="utf-8")
+        data = _frontmatter(text)
+        assert data["root_cause"] == cause
+        assert data["title"] == issues._title("some-skill", cause)
+        assert frontmatter.loads(text).metadata["root_cause"] == cause
+        [issue], warnings = read_issues(root / "memory" / "issues", root=root)
+        assert warnings == []
+        assert (issue.root_cause, issue.title, issue.affected_skills) == (
+            cause,
+            data["title"],
+            ("some-skill",),
+        )
+        assert issue.valid_yaml
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(title=CAUSE, cause=CAUSE)
+def test_any_title_round_trips(title: str, cause: str) -> None:
+    issue = issues.IssueFile(
+        id="ISS-001",
+        path="memory/issues/ISS-001.md",
+        title=title,
+        status="open",
+        severity="high",
+        category="unknown",
+        detected_by="skill-evals",
+        detected_at="2026-05-31T06:00:00Z",
+        resolved_at=None,
+        affected_skills=("s",),
+        root_cause=cause,
+    )
+    text = issues._render_issue(issue, "body\n")
+    data = _frontmatter(text)
+    assert (data["title"], data["root_cause"]) == (title, cause)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "memory" / "issues").mkdir(parents=True)
+        (root / "memory" / "issues" / "ISS-001.md").write_text(text, encoding="utf-8")
+        [back], _ = read_issues(root / "memory" / "issues", root=root)
+        assert back == issue
+        # Closing edits two lines and leaves the frontmatter strict YAML with everything else equal.
+        closed = issues._resolve_text(text, "2026-06-01T06:00:00Z")
+        assert closed is not None
+        after = _frontmatter(closed)
+        assert after == {**data, "status": "resolved", "resolved_at": "2026-06-01T06:00:00Z"}
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(title=CAUSE)
+def test_index_rows_keep_their_cell_count(title: str) -> None:
+    index = issues._Index(None)
+    issue = issues.IssueFile(
+        "ISS-001", "memory/issues/ISS-001.md", title, "open", "high", "unknown", "skill-evals",
+        "2026-05-31T06:00:00Z", None, ("a|b", "c"), "x",
+    )  # fmt: skip
+    index.add_open(issue)
+    rows = [ln for ln in index.text.split("\n") if ln.startswith("| [ISS-001]")]
+    assert len(rows) == 1
+    assert len(issues._cells(rows[0])) == 6
+    index.close(issue, "2026-06-01")
+    rows = [ln for ln in index.text.split("\n") if ln.startswith("| [ISS-001]")]
+    assert len(rows) == 1 and len(issues._cells(rows[0])) == 5
