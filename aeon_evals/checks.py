@@ -58,26 +58,32 @@ def _starts_section(level: int, title: bytes, line: bytes, want_level: int | Non
     return not rest or not (rest[0].isalnum() or rest[0] in "-_")
 
 
-def extract_sections(blocks: Iterable[bytes], section: str) -> Iterator[bytes]:
+def extract_sections(blocks: Iterable[bytes], section: str, *, keep: bool = True) -> Iterator[bytes]:
     """Only the lines of the sections headed by `section` (a heading like `### token-alert`,
     or a pattern matched against heading lines), each from its heading to the next heading of
-    the same or a higher level."""
+    the same or a higher level. With `keep=False`, everything except those sections."""
     want_level, want = _section_matcher(section)
     inside: int | None = None  # level of the section we are in
     for block in blocks:
-        pos = 0
+        pos = 0  # start of the next slice to emit (keep) or of the text outside (drop)
         for m in _HEADING.finditer(block):
             level = len(m.group(1))
             line = block[m.start() : m.end()]
             if _starts_section(level, m.group(2), line, want_level, want):
-                if inside is not None:
+                if inside is not None and keep:
+                    yield block[pos : m.start()]
+                elif inside is None and not keep:
                     yield block[pos : m.start()]
                 inside, pos = level, m.start()
             elif inside is not None and level <= inside:
-                yield block[pos : m.start()]
-                inside = None
-        if inside is not None:
+                if keep:
+                    yield block[pos : m.start()]
+                inside, pos = None, m.start()
+        if (inside is not None) == keep:
             yield block[pos:]
+
+
+OWN_SECTION = "### skill-evals"  # what this tool appends to the daily log: never graded as another skill's output
 
 
 def _parse_number(text: str) -> float | None:
@@ -197,13 +203,24 @@ def _pick_log(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context
     return newest, None
 
 
+def _content(spec: Spec, body: Body, root: Path) -> Iterable[bytes]:
+    """The bytes a spec is checked against: its section(s) when it names one; on a shared log,
+    everything but the section this tool writes there itself."""
+    blocks: Iterable[bytes] = body.blocks(root)
+    if spec.section:
+        return extract_sections(blocks, spec.section)
+    if spec.output_pattern.startswith("memory/logs/") and spec.skill != "skill-evals":
+        return extract_sections(blocks, OWN_SECTION, keep=False)
+    return blocks
+
+
 def _holds_entry(spec: Spec, body: Body, root: Path) -> bool:
     if spec.section:
-        return any(chunk.strip() for chunk in extract_sections(body.blocks(root), spec.section))
+        return any(chunk.strip() for chunk in _content(spec, body, root))
     rxs = [compile_pattern(p) for p in spec.required_patterns]
     if not rxs:
         return True
-    return all(any(rx.search(b) for b in body.blocks(root)) for rx in rxs)
+    return all(any(rx.search(b) for b in _content(spec, body, root)) for rx in rxs)
 
 
 def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
@@ -262,9 +279,7 @@ def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
 
     # c–f. content
     if body.size and not body.binary:
-        blocks: Iterable[bytes] = body.blocks(outputs.root)
-        if spec.section:
-            blocks = extract_sections(blocks, spec.section)
+        blocks = _content(spec, body, outputs.root)
         try:
             content_causes, words, seen = check_content(spec, blocks)
         except PatternError as exc:  # validated at load time; kept for safety

@@ -9,7 +9,7 @@ import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from aeon_evals.fsio import confine
@@ -167,8 +167,10 @@ class Outputs:
                 day = date.fromisoformat(text)
             except ValueError:
                 continue
-            born = datetime(day.year, day.month, day.day, tzinfo=UTC)
-            return (now - born).total_seconds() / 86400.0, "filename"
+            # A file named for a day may have been written at any time that day: count from its end,
+            # so a log dated yesterday is not older than the skill's 12-hour cadence at 06:00.
+            end = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1)
+            return max(0.0, (now - end).total_seconds() / 86400.0), "filename"
         stamp = self._git_time(rel)
         if stamp is not None:
             return (now.timestamp() - stamp) / 86400.0, "git"

@@ -144,10 +144,6 @@ def _issue_requests(rows: list[report.Row]) -> list[IssueRequest]:
     return requests
 
 
-def _kept_counts(row: ArticleRow) -> bool:
-    return not any(f.startswith(("disabled", "unregistered", "muted")) for f in row.flags)
-
-
 def run(opts: RunOptions) -> RunOutcome:
     """The whole nightly job. Raises EvalsError subclasses for expected failures."""
     if not opts.root.is_dir():
@@ -198,7 +194,10 @@ def _run(opts: RunOptions) -> RunOutcome:
     article = article_rel(opts.today)
     to_close = [r.skill for r in rows if r.label is DiffLabel.FIXED]
     try:
-        issues = keep_issues(root, _issue_requests(rows), to_close, now=opts.now, today=opts.today, article_path=article, dry_run=opts.dry_run)
+        issues = keep_issues(
+            root, _issue_requests(rows), to_close, now=opts.now, today=opts.today, article_path=article, dry_run=opts.dry_run,
+            skills=[r.skill for r in rows if r.status is not None and r.status.failing],
+        )
     except (OSError, EvalsError) as exc:
         issues = IssueOutcome(warnings=(f"memory/issues: issue keeping failed: {exc}",))
     warnings += list(issues.warnings)
@@ -215,8 +214,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     spec_problems = [p for p in spec_problems if opts.skill in (None, p[0])]
     actions = report.action_queue(rows, spec_problems=spec_problems, gaps=gaps if opts.skill is None else [])
     previous_pct = prior.coverage_pct if prior else None
-    counting = [r for r in rows if r.counts or (r.kept is not None and _kept_counts(r.kept))]
-    verdict = report.verdict(counting, coverage, previous_pct)
+    verdict = report.verdict(rows, coverage, previous_pct)
     sources = _sources(manifest, state, audit_source, prior, issues, warnings)
     data = render.ArticleData(opts.today, verdict, coverage, previous_pct, report.count(rows), actions, rows, gaps, sources)
     outcome = RunOutcome(verdict, opts.today, results, rows, data, article, issues=issues, warnings=warnings, prior=prior)

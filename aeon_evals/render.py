@@ -7,7 +7,7 @@ from datetime import date
 
 from aeon_evals.history import escape_cell
 from aeon_evals.model import Coverage, DiffLabel, Status, Verdict
-from aeon_evals.report import DiffCounts, Row
+from aeon_evals.report import DiffCounts, Row, counted
 
 MAX_GAP_LINES = 10
 EMPTY_QUEUE = "Action Queue: none — all green."
@@ -124,7 +124,7 @@ def render_article(data: ArticleData) -> str:
     else:
         out += [EMPTY_QUEUE, ""]
 
-    regressions = [r for r in data.rows if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED) and r.result]
+    regressions = [r for r in data.rows if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED) and r.result and counted(r)]
     if regressions:
         out += ["## Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)"]
         out += _table(
@@ -132,7 +132,7 @@ def render_article(data: ArticleData) -> str:
             [[r.skill, str(r.label), _cause_text(r), r.issue or "—"] for r in sorted(regressions, key=_status_order)],
         )
         out.append("")
-    recovered = [r for r in data.rows if r.label is DiffLabel.FIXED and r.result]
+    recovered = [r for r in data.rows if r.label is DiffLabel.FIXED and r.result and counted(r)]
     if recovered:
         out += ["## Recovered (FIXED)"]
         out += _table(
@@ -143,7 +143,7 @@ def render_article(data: ArticleData) -> str:
             ],
         )
         out.append("")
-    still = [r for r in data.rows if r.label is DiffLabel.STILL_FAIL and r.result]
+    still = [r for r in data.rows if r.label is DiffLabel.STILL_FAIL and r.result and counted(r)]
     if still:
         out += ["## Still Failing"]
         out += _table(

@@ -28,17 +28,22 @@ def diff_label(previous: Status | None, current: Status | None, *, bootstrap: bo
 
     Failing = FAIL, QUALITY_DEGRADED, NO_OUTPUT. Among the other statuses PASS < WARN < STALE <
     ERROR by how bad they are, so a move between them is WORSE or BETTER, never silently STABLE.
+    A move into ERROR (the spec broke) is NEW_ERROR whatever came before: it neither fixes nor
+    closes anything.
     """
     if current is None:
         if previous is None:
             raise ValueError("a skill absent from both runs has no label")
         return DiffLabel.NEW_NO_COVERAGE
+    if current is Status.ERROR:
+        # The spec broke: nothing about the skill was verified, so nothing is fixed or closed.
+        return DiffLabel.STABLE if previous is Status.ERROR and not bootstrap else DiffLabel.NEW_ERROR
     if previous is None or bootstrap:
         if current is Status.QUALITY_DEGRADED:
             return DiffLabel.NEW_QUALITY_DEGRADED
         if current.failing:
             return DiffLabel.NEW_FAIL
-        return DiffLabel.NEW_ERROR if current is Status.ERROR else DiffLabel.NEW_PASS
+        return DiffLabel.NEW_PASS
     if previous.failing and current.failing:
         return DiffLabel.STILL_FAIL
     if previous.failing:
@@ -153,13 +158,27 @@ class DiffCounts:
             "WORSE": "worse",
             "BETTER": "better",
             "NEW_NO_COVERAGE": "no longer covered",
+            "IGNORED": "disabled or muted",
         }
         parts += [f"{n} {names.get(k, k.lower())}" for k, n in sorted(self.other.items()) if n]
         return " · ".join(parts)
 
 
+def counted(row: Row) -> bool:
+    """Rows of enabled, unmuted skills (and kept rows that were such) drive counts and verdict."""
+    if row.result is not None:
+        return row.counts
+    if row.kept is not None:
+        return not any(f.startswith(("disabled", "unregistered", "muted")) for f in row.kept.flags)
+    return True  # NEW_NO_COVERAGE
+
+
 def count(rows: list[Row]) -> DiffCounts:
-    labels = Counter(str(r.label) for r in rows)
+    """Diff counts over the rows that count; disabled and muted skills are tallied apart."""
+    labels = Counter(str(r.label) for r in rows if counted(r))
+    ignored = sum(1 for r in rows if not counted(r))
+    if ignored:
+        labels["IGNORED"] = ignored
     new_fail = labels.pop("NEW_FAIL", 0) + labels.pop("NEW_QUALITY_DEGRADED", 0)
     return DiffCounts(
         new_fail=new_fail,
@@ -179,7 +198,7 @@ def coverage_cliff(previous_pct: float | None, pct: float) -> bool:
 
 def verdict(rows: list[Row], coverage: Coverage, previous_pct: float | None) -> Verdict:
     """SPEC §7 precedence, counting only enabled, unmuted skills."""
-    labels = {r.label for r in rows if r.counts}
+    labels = {str(r.label) for r in rows if counted(r)}
     if DiffLabel.NEW_FAIL in labels:
         return Verdict.REGRESSED
     if DiffLabel.NEW_QUALITY_DEGRADED in labels:

@@ -1,0 +1,47 @@
+"""Locate ../shared/realdata and build Aeon instances from its real files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+REALDATA = Path(os.environ.get("AEON_EVALS_REALDATA", REPO.parent / "shared" / "realdata"))
+
+
+def realdata() -> Path:
+    """The real files; a missing folder skips locally but fails under CI."""
+    if not REALDATA.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"real data folder {REALDATA} is missing (set AEON_EVALS_REALDATA)")
+        pytest.skip(f"real data folder {REALDATA} is missing")
+    return REALDATA
+
+
+def put(src: Path, dest: Path) -> Path:
+    """Copy one real file to its real name (realdata names carry an `@version` suffix)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+    return dest
+
+
+def anajuliabit_instance(root: Path, *, with_articles: bool = True) -> Path:
+    """anajuliabit/aeon as it stood for the 2026-05-31 run: its evals.json, aeon.yml, cron-state,
+    logs, outputs and the 2026-05-24 article as the previous run."""
+    src = realdata() / "anajuliabit__aeon"
+    put(src / "skills/skill-evals/evals.json@2026-05-28_b4ce442", root / "skills/skill-evals/evals.json")
+    put(src / "aeon.yml@2026-05-31_ea83659", root / "aeon.yml")
+    put(src / "memory/cron-state.json@2026-05-31_ea83659", root / "memory/cron-state.json")
+    for log in (src / "memory/logs").iterdir():
+        put(log, root / "memory/logs" / log.name.split("@")[0])
+    for health in (src / "memory/skill-health").iterdir():
+        if health.name.endswith("@2026-05-31_ea83659") or "@2026-05-24" in health.name:
+            put(health, root / "memory/skill-health" / health.name.split("@")[0])
+    for name in ("changelog-2026-03-19.md", "cost-report-2026-05-25.md"):
+        put(src / "articles" / name, root / "articles" / name)
+    if with_articles:
+        put(src / "articles/skill-evals-2026-05-24.md", root / "articles/skill-evals-2026-05-24.md")
+    return root
