@@ -48,8 +48,7 @@ def _section_matcher(section: str) -> tuple[int | None, object]:
 def _starts_section(level: int, title: bytes, line: bytes, want_level: int | None, want: object) -> bool:
     if want_level is None:
         return want.search(line) is not None  # type: ignore[attr-defined]
-    if level != want_level:
-        return False
+    # Real logs mix `##` and `###` for the same skill: the title decides, not the level.
     text = title.decode("utf-8", errors="replace").strip().lower()
     assert isinstance(want, str)
     if not text.startswith(want):
@@ -59,9 +58,10 @@ def _starts_section(level: int, title: bytes, line: bytes, want_level: int | Non
 
 
 def extract_sections(blocks: Iterable[bytes], section: str, *, keep: bool = True) -> Iterator[bytes]:
-    """Only the lines of the sections headed by `section` (a heading like `### token-alert`,
-    or a pattern matched against heading lines), each from its heading to the next heading of
-    the same or a higher level. With `keep=False`, everything except those sections."""
+    """Only the lines of the sections headed by `section` (a heading like `### token-alert`, matched
+    by its title at any heading level and case-insensitively, or a pattern matched against heading
+    lines), each from its heading to the next heading of the same or a higher level. With
+    `keep=False`, everything except those sections."""
     want_level, want = _section_matcher(section)
     inside: int | None = None  # level of the section we are in
     for block in blocks:

@@ -16,7 +16,7 @@ from aeon_evals import checks, history, render, report
 from aeon_evals import notify as notifier
 from aeon_evals.errors import ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.fsio import atomic_write, create_exclusive, instance_lock
-from aeon_evals.issues import IssueOutcome, IssueRequest, keep_issues
+from aeon_evals.issues import DETECTOR, IssueOutcome, IssueRef, IssueRequest, keep_issues, read_issues
 from aeon_evals.manifest import EVALS_PATH, Manifest, parse_manifest, read_manifest_data
 from aeon_evals.model import ArticleRow, DiffLabel, ParsedArticle, SkillResult, Status, Verdict
 from aeon_evals.outputs import Outputs
@@ -58,6 +58,7 @@ class RunOutcome:
     warnings: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     prior: ParsedArticle | None = None
+    day_issues: tuple[list[IssueRef], list[IssueRef]] = field(default_factory=lambda: ([], []))
 
     def ledger(self) -> list[str]:
         filed = ", ".join(f"{i.id} ({i.skill})" for i in self.issues.filed) or "none"
@@ -215,9 +216,10 @@ def _run(opts: RunOptions) -> RunOutcome:
     actions = report.action_queue(rows, spec_problems=spec_problems, gaps=gaps if opts.skill is None else [])
     previous_pct = prior.coverage_pct if prior else None
     verdict = report.verdict(rows, coverage, previous_pct)
-    sources = _sources(manifest, state, audit_source, prior, issues, warnings)
+    day_filed, day_closed = _issues_of_the_day(root, opts.today, issues)
+    sources = _sources(manifest, state, audit_source, prior, day_filed, day_closed, warnings)
     data = render.ArticleData(opts.today, verdict, coverage, previous_pct, report.count(rows), actions, rows, gaps, sources)
-    outcome = RunOutcome(verdict, opts.today, results, rows, data, article, issues=issues, warnings=warnings, prior=prior)
+    outcome = RunOutcome(verdict, opts.today, results, rows, data, article, issues=issues, warnings=warnings, prior=prior, day_issues=(day_filed, day_closed))
     if opts.dry_run:
         outcome.article_written = outcome.log_written = outcome.site_written = "not written (--dry-run)"
         outcome.notified = "not sent (--dry-run)"
@@ -226,7 +228,28 @@ def _run(opts: RunOptions) -> RunOutcome:
     return outcome
 
 
-def _sources(manifest: Manifest, state: StateSources, audit_source: str, prior: ParsedArticle | None, issues: IssueOutcome, warnings: list[str]) -> list[str]:
+def _issues_of_the_day(root: Path, today: date, outcome: IssueOutcome) -> tuple[list[IssueRef], list[IssueRef]]:
+    """Issues this tool filed and closed today, this run or an earlier one the same day: the
+    article and the log describe the day, so a second run the same day writes the same text."""
+    filed = {i.id: i for i in outcome.filed}
+    closed = {i.id: i for i in outcome.closed}
+    found, _warnings = read_issues(root / "memory/issues", root=root)
+    day = today.isoformat()
+    for issue in found:
+        if issue.detected_by != DETECTOR or not issue.affected_skills:
+            continue
+        ref = IssueRef(issue.id, issue.affected_skills[0], issue.path)
+        if issue.detected_at.startswith(day):
+            filed.setdefault(issue.id, ref)
+        if issue.resolved_at and issue.resolved_at.startswith(day) and not issue.is_open:
+            closed.setdefault(issue.id, ref)
+    return sorted(filed.values(), key=lambda i: i.id), sorted(closed.values(), key=lambda i: i.id)
+
+
+def _sources(
+    manifest: Manifest, state: StateSources, audit_source: str, prior: ParsedArticle | None,
+    filed: list[IssueRef], closed: list[IssueRef], warnings: list[str],
+) -> list[str]:
     evals = "evals.json=ok" if not manifest.spec_errors else f"evals.json=ok ({len(manifest.spec_errors)} invalid spec(s))"
     if prior is None:
         prior_text = "prior-article=none (bootstrap)"
@@ -235,8 +258,8 @@ def _sources(manifest: Manifest, state: StateSources, audit_source: str, prior: 
     else:
         prior_text = f"prior-article=ok ({prior.path} from {prior.source}: no article on disk)"
     lines = [" · ".join([evals, f"cron-state={state.cron_status}", f"skill-health={state.health_status}", audit_source, prior_text])]
-    lines.append("issues filed: " + (", ".join(f"{i.id} ({i.skill})" for i in issues.filed) or "none"))
-    lines.append("issues closed: " + (", ".join(f"{i.id} ({i.skill})" for i in issues.closed) or "none"))
+    lines.append("issues filed: " + (", ".join(f"{i.id} ({i.skill})" for i in filed) or "none"))
+    lines.append("issues closed: " + (", ".join(f"{i.id} ({i.skill})" for i in closed) or "none"))
     lines += [f"warning: {w}" for w in warnings]
     return lines
 
@@ -251,9 +274,8 @@ def _write(opts: RunOptions, outcome: RunOutcome) -> None:
     atomic_write(path, text)
     outcome.article_written = f"{outcome.article_path}" + (" (unchanged)" if unchanged else "")
 
-    filed = [i.id for i in outcome.issues.filed]
-    closed = [i.id for i in outcome.issues.closed]
-    section = render.log_section(data, article=outcome.article_path, filed=filed, closed=closed)
+    filed, closed = outcome.day_issues
+    section = render.log_section(data, article=outcome.article_path, filed=[i.id for i in filed], closed=[i.id for i in closed])
     log_rel = f"memory/logs/{opts.today.isoformat()}.md"
     try:
         log_path = root / log_rel

@@ -1,0 +1,188 @@
+"""Checks a–g on real outputs and on small crafted files."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+from conftest import Instance
+from realdata import put, realdata
+
+from aeon_evals.cadence import CronError, cron_gap_days, expected_cadence_days
+from aeon_evals.checks import Context, check_content, evaluate, extract_sections
+from aeon_evals.model import NumericCheck, Registration, Spec, Status
+from aeon_evals.outputs import Outputs
+from aeon_evals.patterns import PatternError, compile_pattern
+from aeon_evals.state import Health
+
+NOW = datetime(2026, 5, 3, 6, 0, tzinfo=UTC)
+
+
+def ctx(schedule: str | None = "0 7 * * *", *, health: float | None = None, now: datetime = NOW, enabled: bool = True) -> Context:
+    return Context(Registration("s", enabled, schedule), None, Health(health) if health is not None else None, now, now.date())
+
+
+@pytest.fixture
+def hang_guard() -> Iterator[None]:
+    """Not a timing assertion: a hard stop so a catastrophic pattern can never hang the suite."""
+    signal.signal(signal.SIGALRM, lambda *_: pytest.fail("pattern matching did not finish"))
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+
+
+@pytest.mark.parametrize(
+    ("cron", "days"),
+    [("0 8 * * 1,3", 5.0), ("0 7 * * *", 1.0), ("0 9,21 * * *", 0.5), ("0 10 * * 1", 7.0), ("25 7 2/2 * *", 3.0), ("*/30 * * * *", 1 / 48), ("0 0 1 * *", 31.0)],
+)
+def test_cadence_is_the_longest_gap_between_fires(cron: str, days: float) -> None:
+    assert cron_gap_days(cron) == pytest.approx(days)
+
+
+@pytest.mark.parametrize("schedule", ["workflow_dispatch", "reactive", None, "@daily", "0 7 * * * *", "not a cron"])
+def test_cadence_falls_back_to_14_days(schedule: str | None) -> None:
+    assert expected_cadence_days(schedule, None) == (14.0, "fallback")
+
+
+def test_six_fields_is_not_a_cron() -> None:
+    with pytest.raises(CronError, match="6 fields"):
+        cron_gap_days("0 0 7 * * *")
+
+
+def _spec(**kw: object) -> Spec:
+    return Spec(skill="s", output_pattern="x", **kw)  # type: ignore[arg-type]
+
+
+def test_word_count_is_wc_w() -> None:
+    causes, words, _ = check_content(_spec(min_words=6), [b"one  two\tthree\nfour \xff\xfe five-six"])
+    assert words == 6 and causes == []  # like `wc -w`: invalid UTF-8 bytes are a word too
+    causes, words, _ = check_content(_spec(min_words=500), [b"a b c"])
+    assert [c.code for c in causes] == ["word_count"] and causes[0].detail == "3 words, minimum 500"
+
+
+def test_patterns_grep_semantics() -> None:
+    spec = _spec(required_patterns=("^## Summary$", "[[:digit:]]{3}", r"alpha\|beta"), forbidden_patterns=(r"\$\{var\}",))
+    causes, _, _ = check_content(spec, [b"intro\n## Summary\nbeta 123\n"])
+    assert causes == []
+    causes, _, _ = check_content(spec, [b"## Summary trailing\n12 ${var}\n"])
+    assert [c.code for c in causes] == ["missing_pattern:^## Summary$", "missing_pattern:[[:digit:]]{3}", r"missing_pattern:alpha\|beta", r"forbidden_pattern:\$\{var\}"]
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "status"),
+    [
+        (b"Spend: $1,234.50 this week", None, None),
+        (b"Spend: $250,000 this week", "numeric_oob:usd", Status.FAIL),
+        (b"no numbers here", "numeric_missing:usd", Status.WARN),
+    ],
+)
+def test_numeric_checks(text: bytes, code: str | None, status: Status | None) -> None:
+    spec = _spec(numeric_checks=(NumericCheck("usd", r"\$([\d,.]+)", 0, 100000),))
+    causes, _, _ = check_content(spec, [text])
+    assert [(c.code, c.status) for c in causes] == ([] if code is None else [(code, status)])
+
+
+def test_numeric_missing_can_be_skipped() -> None:
+    spec = _spec(numeric_checks=(NumericCheck("usd", r"\$([\d.]+)", 0, 1, skip_if_not_found=True),))
+    assert check_content(spec, [b"nothing"])[0] == []
+
+
+@pytest.mark.parametrize("pattern", ["(a)\\1", "(?<=a)b", "(?=x)", "[unclosed"])
+def test_patterns_re2_cannot_run_are_refused(pattern: str) -> None:
+    with pytest.raises(PatternError, match="does not compile"):
+        compile_pattern(pattern)
+
+
+@pytest.mark.parametrize(("pattern", "matches"), [("(a+)+$", False), ("(x|x)*y", False), ("(a|aa)*c", False), ("(.*a){20}", True), ("^(a|a?)+$", False)])
+def test_catastrophic_patterns_finish_on_a_megabyte(pattern: str, matches: bool, hang_guard: None) -> None:
+    text = b"a" * 1_000_000 + b"!"
+    causes, words, _ = check_content(_spec(required_patterns=(pattern,)), [text])
+    assert words == 1 and len(causes) == (0 if matches else 1)
+
+
+def test_sections_of_a_shared_log() -> None:
+    log = b"# 2026-05-02\n### token-alert\nTOKEN_ALERT one\n## Token Pick\nother\n### heartbeat (08:00)\nok\n### token-alert (2nd run)\nTOKEN_ALERT two\n### token-alerts-v2\nnot ours\n"
+    assert b"".join(extract_sections([log], "### token-alert")) == b"### token-alert\nTOKEN_ALERT one\n### token-alert (2nd run)\nTOKEN_ALERT two\n"
+    assert b"".join(extract_sections([log], "### Heartbeat")) == b"### heartbeat (08:00)\nok\n"
+    assert b"".join(extract_sections([log], "## heartbeat")) == b"### heartbeat (08:00)\nok\n"  # any level
+    assert b"".join(extract_sections([log], r"^#+ Token Pick")) == b"## Token Pick\nother\n### heartbeat (08:00)\nok\n### token-alert (2nd run)\nTOKEN_ALERT two\n### token-alerts-v2\nnot ours\n"
+
+
+def test_heartbeat_section_ignores_other_skills_var_lines(tmp_path: Path) -> None:
+    """aeonfun 2026-05-02: three `${var}` lines from other skills failed heartbeat (ISS-018)."""
+    inst = Instance(tmp_path)
+    put(realdata() / "aeonfun__aeon/memory/logs/2026-05-02.md", inst.root / "memory/logs/2026-05-02.md")
+    log = (inst.root / "memory/logs/2026-05-02.md").read_bytes()
+    assert log.count(b"${var}") >= 3
+    base = {"output_pattern": "memory/logs/*.md", "min_words": 20, "required_patterns": ("heartbeat|Heartbeat|HEARTBEAT",), "forbidden_patterns": (r"\$\{var\}",)}
+    whole = evaluate(Spec(skill="heartbeat", **base), Outputs(inst.root), ctx("0 8,14,20 * * *"))  # type: ignore[arg-type]
+    assert whole.status is Status.FAIL and whole.head and whole.head.code == r"forbidden_pattern:\$\{var\}"
+    scoped = evaluate(Spec(skill="heartbeat", section="### heartbeat", **base), Outputs(inst.root), ctx("0 8,14,20 * * *"))  # type: ignore[arg-type]
+    assert scoped.status is Status.PASS, scoped.causes
+
+
+def test_precedence_and_every_cause_kept(tmp_path: Path) -> None:
+    inst = Instance(tmp_path)
+    inst.write("articles/r-2026-04-01.md", "tiny ${var}\n")
+    spec = Spec(skill="r", output_pattern="articles/r-*.md", min_words=100, required_patterns=("Aeon",), forbidden_patterns=(r"\$\{var\}",))
+    result = evaluate(spec, Outputs(inst.root), ctx("0 7 * * 1", health=2.0))
+    assert result.status is Status.FAIL
+    assert [c.code for c in result.causes] == ["word_count", "missing_pattern:Aeon", r"forbidden_pattern:\$\{var\}", "stale_file", "quality_score:2"]
+
+
+def test_newest_output_sorts_last_by_name_and_age_comes_from_the_name(tmp_path: Path) -> None:
+    inst = Instance(tmp_path)
+    for day in ("2026-04-20", "2026-05-01", "2026-04-30"):
+        inst.write(f"articles/c-{day}.md", "cost report " * 20)
+    result = evaluate(Spec(skill="c", output_pattern="articles/c-*.md", min_words=10), Outputs(inst.root), ctx("0 7 * * 1"))
+    assert result.output and result.output.path == "articles/c-2026-05-01.md"
+    assert result.output.age_source == "filename" and result.output.age_days == pytest.approx(1.25)
+    assert result.status is Status.PASS
+
+
+def test_stale_against_the_cron_cadence(tmp_path: Path) -> None:
+    inst = Instance(tmp_path)
+    inst.write("articles/c-2026-04-18.md", "cost report " * 20)
+    result = evaluate(Spec(skill="c", output_pattern="articles/c-*.md"), Outputs(inst.root), ctx("0 7 * * 1"))
+    assert result.status is Status.STALE
+    assert result.head and "stale after 14 days" in result.head.detail
+
+
+def test_no_output_and_empty_file(tmp_path: Path) -> None:
+    inst = Instance(tmp_path)
+    assert evaluate(Spec(skill="x", output_pattern="articles/x-*.md"), Outputs(inst.root), ctx()).status is Status.NO_OUTPUT
+    inst.write("articles/x-2026-05-02.md", "")
+    result = evaluate(Spec(skill="x", output_pattern="articles/x-*.md", min_words=5), Outputs(inst.root), ctx())
+    assert result.status is Status.FAIL and [c.code for c in result.causes] == ["empty_file"]
+
+
+def test_quality_from_skill_health(tmp_path: Path) -> None:
+    inst = Instance(tmp_path)
+    inst.write("articles/q-2026-05-02.md", "fine words here")
+    spec = Spec(skill="q", output_pattern="articles/q-*.md")
+    assert evaluate(spec, Outputs(inst.root), ctx(health=2.4)).status is Status.QUALITY_DEGRADED
+    ok = evaluate(spec, Outputs(inst.root), ctx(health=3.0))
+    assert ok.status is Status.PASS and ok.quality == "avg=3"
+
+
+def test_real_outputs_pass_their_real_specs(tmp_path: Path) -> None:
+    inst = Instance(tmp_path)
+    src = realdata() / "aeonfun__aeon/articles"
+    for f in src.iterdir():
+        put(f, inst.root / "articles" / f.name)
+    import json
+
+    specs = json.loads((realdata() / "aeonfun__aeon/skills/skill-evals/evals.json@2026-04-09_9c0184c5").read_text())["skills"]
+    now = datetime(2026, 5, 3, 6, 41, tzinfo=UTC)
+    outputs = Outputs(inst.root)
+    got = {}
+    for skill in ("changelog", "repo-article", "repo-actions", "cost-report", "push-recap", "deep-research"):
+        raw = specs[skill]
+        spec = Spec(skill=skill, output_pattern=raw["output_pattern"], min_words=raw["min_words"], required_patterns=tuple(raw["required_patterns"]), forbidden_patterns=tuple(raw["forbidden_patterns"]))
+        got[skill] = evaluate(spec, outputs, ctx("workflow_dispatch", now=now)).status
+    # the real 2026-05-03 article: repo-article FAIL (missing Aeon|aeon), the rest PASS
+    assert got == {"changelog": Status.PASS, "repo-article": Status.FAIL, "repo-actions": Status.PASS, "cost-report": Status.PASS, "push-recap": Status.PASS, "deep-research": Status.PASS}
+    assert date(2026, 5, 3) == now.date()
