@@ -1,0 +1,921 @@
+"""Static HTML dashboard (issue #5): `index.html` plus one page per skill-evals article.
+
+Reads `articles/skill-evals-*.md` and `memory/issues/`, gathers what the pages show into small
+frozen dataclasses (pure functions, no I/O), renders them with Jinja2 and writes only the pages
+whose bytes changed. Everything is inline (CSS, JS, SVG charts), so the site opens from file://.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import hashlib
+import json
+import math
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from jinja2 import (
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    TemplateError,
+    TemplateSyntaxError,
+    select_autoescape,
+)
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from aeon_evals import history
+from aeon_evals.errors import ConfigError, EvalsError, UsageError
+from aeon_evals.fsio import atomic_write
+from aeon_evals.history import ArticleParseError, list_articles, read_article
+from aeon_evals.issues import IssueFile, read_issues
+from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
+from aeon_evals.resources import templates_dir
+
+OVERRIDE_DIR = Path(".aeon-evals") / "templates"  # per-instance template overrides, searched first
+GRID_RUNS = 52  # a year of weekly runs in the skills × runs grid; the charts and run list show all
+CACHE_NAME = (
+    ".aeon-evals-site-cache.json"  # parsed articles + rendered bodies, keyed by content hash
+)
+_CACHE_VERSION = 1
+
+# Raw HTML off (markdown-it passes it through by default) and images off: an image in an article
+# would make the page fetch from the network, and the site must work offline from file://.
+_MD = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+
+
+# --------------------------------------------------------------------------------------------
+# Presentation tables: every status and verdict gets a colour (css class) AND a glyph/shape.
+
+
+@dataclass(frozen=True)
+class Mark:
+    """How one status or verdict is drawn: css class suffix, glyph, short label, chart shape."""
+
+    css: str
+    glyph: str
+    label: str
+    shape: str = "circle"
+
+
+STATUS_MARKS: dict[Status, Mark] = {
+    Status.NO_OUTPUT: Mark("no-output", "∅", "NO_OUTPUT"),
+    Status.FAIL: Mark("fail", "✗", "FAIL"),
+    Status.STALE: Mark("stale", "◷", "STALE"),
+    Status.QUALITY_DEGRADED: Mark("quality", "▼", "QUALITY_DEGRADED"),
+    Status.WARN: Mark("warn", "▲", "WARN"),
+    Status.ERROR: Mark("error", "?", "ERROR"),
+    Status.PASS: Mark("pass", "✓", "PASS"),
+}
+ABSENT_MARK = Mark("absent", "·", "not evaluated")
+
+VERDICT_MARKS: dict[str, Mark] = {
+    "SKILL_EVALS_REGRESSED": Mark("regressed", "▼", "REGRESSED", "tri-down"),
+    "SKILL_EVALS_QUALITY_DROP": Mark("quality-drop", "◆", "QUALITY_DROP", "diamond"),
+    "SKILL_EVALS_RECOVERED": Mark("recovered", "▲", "RECOVERED", "tri-up"),
+    "SKILL_EVALS_COVERAGE_CLIFF": Mark("cliff", "■", "COVERAGE_CLIFF", "square"),
+    "SKILL_EVALS_OK": Mark("ok", "●", "OK", "circle"),
+    "SKILL_EVALS_ERROR": Mark("error", "✗", "ERROR", "cross"),
+    "SKILL_EVALS_BOOTSTRAP": Mark("bootstrap", "○", "BOOTSTRAP", "ring"),
+}
+UNKNOWN_VERDICT = Mark("unknown", "?", "unknown", "ring")
+
+_SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+
+
+def verdict_mark(verdict: str | None) -> Mark:
+    """The mark for a verdict as written in an article (None or an unknown word → "unknown")."""
+    return VERDICT_MARKS.get(verdict or "", UNKNOWN_VERDICT)
+
+
+# --------------------------------------------------------------------------------------------
+# The template context, declared in one place.
+
+
+@dataclass(frozen=True)
+class Assets:
+    """Inline CSS/JS shared by every page, and the Content-Security-Policy that allows only them."""
+
+    style: Markup
+    script: Markup
+    csp: str
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One parsed article, as the dashboard and its run page show it."""
+
+    day: date
+    iso: str
+    name: str  # "skill-evals-2026-08-16"
+    href: str  # relative to the site root: "runs/skill-evals-2026-08-16.html"
+    verdict: str  # as written, or "unknown"
+    mark: Mark
+    coverage: str  # "12/43 (28%)" or "—"
+    coverage_pct: float | None
+    coverage_delta: str  # "↑4 pts vs prior", "unchanged vs prior", "" without a prior
+    failing: int
+    skills: int
+    diff_chips: tuple[str, ...]  # the article's Diff line, one chip per "·" part
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One grid cell: one skill in one run."""
+
+    mark: Mark
+    title: str  # hover text: skill, date, status, diff label, root cause
+    href: str
+
+
+@dataclass(frozen=True)
+class SkillView:
+    """One grid row plus the skill's details from the newest article."""
+
+    skill: str
+    failing: bool  # failing in the newest run
+    in_latest: bool
+    cells: tuple[Cell, ...]
+    mark: Mark  # latest status (ABSENT_MARK when not in the newest run)
+    diff: str
+    root_cause: str
+    quality: str
+    words: str
+    last_output: str
+    failing_since: str  # "2026-05-31 (77 d)" or "—"
+    issue: str
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    """One run on a trend chart: a marker shaped and coloured by the run's verdict."""
+
+    x: str
+    y: str
+    marker: str  # SVG path data for the marker
+    css: str
+    title: str
+    href: str
+
+
+@dataclass(frozen=True)
+class Tick:
+    pos: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    """An inline SVG line chart over runs (geometry precomputed, the template only draws)."""
+
+    key: str
+    title: str
+    width: int
+    height: int
+    plot_left: int
+    plot_right: int
+    plot_top: int
+    plot_bottom: int
+    line: str  # SVG path data ("" when fewer than one point)
+    points: tuple[ChartPoint, ...]
+    y_ticks: tuple[Tick, ...]
+    x_ticks: tuple[Tick, ...]
+    summary: str  # a text equivalent for screen readers and JS-less text browsers
+
+
+@dataclass(frozen=True)
+class IssueView:
+    """One open issue from memory/issues."""
+
+    id: str
+    title: str
+    severity: str
+    severity_css: str
+    status: str
+    detected: str
+    age: str  # "12 d", or "?" when detected_at is unreadable
+    skills: str
+    root_cause: str
+    href: str  # relative from the site root to the issue file
+
+
+@dataclass(frozen=True)
+class DashboardPage:
+    """Everything index.html shows."""
+
+    assets: Assets
+    generated: str
+    latest: RunView | None
+    actions: tuple[Markup, ...]  # the newest Action Queue, inline markdown with raw HTML disabled
+    runs: tuple[RunView, ...]  # newest first, all of them
+    grid_runs: tuple[RunView, ...]  # newest first, at most GRID_RUNS
+    grid_hidden: int  # runs older than the grid window
+    skills: tuple[SkillView, ...]
+    failing_now: int
+    charts: tuple[Chart, ...]
+    issues: tuple[IssueView, ...]
+    issues_dir: str  # relative link to memory/issues/
+    warnings: tuple[str, ...]
+    status_legend: tuple[Mark, ...] = (*STATUS_MARKS.values(), ABSENT_MARK)
+    verdict_legend: tuple[Mark, ...] = tuple(VERDICT_MARKS.values())
+
+
+@dataclass(frozen=True)
+class RunPage:
+    """Everything runs/skill-evals-DATE.html shows."""
+
+    assets: Assets
+    run: RunView
+    body: Markup
+    newer: RunView | None
+    older: RunView | None
+    source_href: str  # relative from runs/ to the article's markdown
+
+
+@dataclass(frozen=True)
+class SiteOutcome:
+    """What build_site did: pages are paths relative to `out`, in write order."""
+
+    out: Path
+    written: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    removed: tuple[str, ...]  # run pages whose article is gone
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LoadedArticle:
+    """An article parsed once, with its markdown rendered to HTML once."""
+
+    parsed: ParsedArticle
+    body: str
+
+
+# --------------------------------------------------------------------------------------------
+# Jinja2, configured once.
+
+
+def template_search_path(root: Path, template_dirs: Sequence[Path] | None = None) -> list[Path]:
+    """Instance overrides first, then `template_dirs`, then the packaged templates (mkdocs-style)."""
+    return [root / OVERRIDE_DIR, *(template_dirs or ()), templates_dir()]
+
+
+def make_env(search_path: Sequence[Path]) -> Environment:
+    """A Jinja2 environment that escapes everything in .html/.svg templates and fails on typos."""
+    return Environment(
+        loader=FileSystemLoader([str(p) for p in search_path]),
+        # Only the inline CSS/JS assets are unescaped; any other name is escaped by default.
+        autoescape=select_autoescape(
+            enabled_extensions=("html", "htm", "svg", "xml"),
+            disabled_extensions=("css", "js"),
+            default_for_string=True,
+            default=True,
+        ),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        auto_reload=False,  # one build, one look at each template file
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _render(env: Environment, name: str, **context: object) -> str:
+    """Render one template; a broken (usually user-overridden) template becomes a ConfigError."""
+    try:
+        return env.get_template(name).render(**context)
+    except TemplateSyntaxError as exc:
+        where = f"line {exc.lineno}" if exc.lineno else None
+        raise ConfigError(
+            exc.message or "syntax error", path=exc.filename or name, where=where
+        ) from None
+    except TemplateError as exc:
+        raise ConfigError(f"cannot render: {exc}", path=name) from None
+
+
+def _assets(env: Environment) -> Assets:
+    script = _render(env, "site.js")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    csp = (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+    )
+    style = _render(env, "style.css")
+    return Assets(style=Markup(style), script=Markup(script), csp=csp)
+
+
+# --------------------------------------------------------------------------------------------
+# Pure stage: parsed articles + issues → page contexts.
+
+
+def _fmt_pct(value: float) -> str:
+    rounded = round(value)
+    return str(rounded) if abs(value - rounded) < 0.05 else f"{value:.1f}"
+
+
+def _coverage_text(article: ParsedArticle) -> str:
+    pct = article.coverage_pct
+    if pct is None and article.coverage is not None:
+        pct = article.coverage.pct
+    if article.coverage is not None and pct is not None:
+        return f"{article.coverage.covered}/{article.coverage.enabled} ({_fmt_pct(pct)}%)"
+    return f"{_fmt_pct(pct)}%" if pct is not None else "—"
+
+
+def _coverage_pct(article: ParsedArticle) -> float | None:
+    if article.coverage_pct is not None:
+        return article.coverage_pct
+    return article.coverage.pct if article.coverage is not None else None
+
+
+def run_view(article: ParsedArticle, prior: ParsedArticle | None) -> RunView:
+    """The summary of one article; `prior` (the previous run) gives the coverage change."""
+    name = f"skill-evals-{article.day.isoformat()}"
+    pct = _coverage_pct(article)
+    prior_pct = _coverage_pct(prior) if prior is not None else None
+    delta = ""
+    if pct is not None and prior_pct is not None:
+        change = pct - prior_pct
+        if abs(change) < 0.05:
+            delta = "unchanged vs prior"
+        else:
+            delta = f"{'↑' if change > 0 else '↓'}{_fmt_pct(abs(change))} pts vs prior"
+    chips = tuple(part.strip() for part in article.diff_summary.split("·") if part.strip())
+    return RunView(
+        day=article.day,
+        iso=article.day.isoformat(),
+        name=name,
+        href=f"runs/{name}.html",
+        verdict=article.verdict or "unknown",
+        mark=verdict_mark(article.verdict),
+        coverage=_coverage_text(article),
+        coverage_pct=pct,
+        coverage_delta=delta,
+        failing=sum(1 for row in article.rows.values() if row.status.failing),
+        skills=len(article.rows),
+        diff_chips=chips,
+    )
+
+
+def _cell(skill: str, run: RunView, row: ArticleRow | None) -> Cell:
+    if row is None:
+        return Cell(ABSENT_MARK, f"{skill} — {run.iso}: not evaluated in this run", run.href)
+    parts = [f"{skill} — {run.iso}: {row.status.value}"]
+    if row.diff:
+        parts.append(f"diff: {row.diff}")
+    if row.root_cause and row.root_cause != "—":
+        parts.append(f"root cause: {row.root_cause}")
+    return Cell(STATUS_MARKS[row.status], "\n".join(parts), run.href)
+
+
+def _skill_order(skill: str, latest: ParsedArticle | None) -> tuple[int, int, str]:
+    row = latest.rows.get(skill) if latest is not None else None
+    if row is None:
+        return (2, 0, skill)
+    return (0 if row.status.failing else 1, row.status.rank, skill)
+
+
+def skill_views(
+    articles: Sequence[ParsedArticle], runs: Sequence[RunView], *, today: date
+) -> tuple[SkillView, ...]:
+    """Grid rows (newest run first) for every skill seen in `articles`, failing-now first."""
+    latest = articles[-1] if articles else None
+    names = {skill for article in articles for skill in article.rows}
+    views: list[SkillView] = []
+    for skill in sorted(names, key=lambda s: _skill_order(s, latest)):
+        cells = tuple(
+            _cell(skill, run, article.rows.get(skill))
+            for article, run in zip(reversed(articles), reversed(runs), strict=True)
+        )
+        row = latest.rows.get(skill) if latest is not None else None
+        since: FailingSince | None = latest.failing_since.get(skill) if latest is not None else None
+        issue = (latest.issues.get(skill) if latest is not None else None) or (
+            since.issue if since else None
+        )
+        since_text = "—"
+        if since is not None and row is not None and row.status.failing:
+            since_text = f"{since.since.isoformat()} ({(today - since.since).days} d)"
+        views.append(
+            SkillView(
+                skill=skill,
+                failing=row is not None and row.status.failing,
+                in_latest=row is not None,
+                cells=cells,
+                mark=STATUS_MARKS[row.status] if row is not None else ABSENT_MARK,
+                diff=row.diff if row is not None and row.diff else "—",
+                root_cause=row.root_cause if row is not None else "—",
+                quality=row.quality if row is not None else "—",
+                words=f"{row.words:,}" if row is not None and row.words is not None else "—",
+                last_output=(row.last_output or "—") if row is not None else "—",
+                failing_since=since_text,
+                issue=issue or "—",
+            )
+        )
+    return tuple(views)
+
+
+# Chart geometry (viewBox units). Small enough that text stays legible when scaled to a phone.
+_W, _H = 480, 210
+_LEFT, _RIGHT, _TOP, _BOTTOM = 40, 468, 14, 178
+_R = 5.0
+
+
+def _num(value: float) -> str:
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _marker(shape: str, x: float, y: float, r: float = _R) -> str:
+    n = _num
+    if shape == "tri-up":
+        return f"M{n(x)} {n(y - r)}L{n(x + r)} {n(y + r * 0.8)}L{n(x - r)} {n(y + r * 0.8)}Z"
+    if shape == "tri-down":
+        return f"M{n(x)} {n(y + r)}L{n(x + r)} {n(y - r * 0.8)}L{n(x - r)} {n(y - r * 0.8)}Z"
+    if shape == "diamond":
+        return f"M{n(x)} {n(y - r)}L{n(x + r)} {n(y)}L{n(x)} {n(y + r)}L{n(x - r)} {n(y)}Z"
+    if shape == "square":
+        s = r * 0.85
+        return f"M{n(x - s)} {n(y - s)}H{n(x + s)}V{n(y + s)}H{n(x - s)}Z"
+    if shape == "cross":
+        s = r * 0.8
+        return f"M{n(x - s)} {n(y - s)}L{n(x + s)} {n(y + s)}M{n(x + s)} {n(y - s)}L{n(x - s)} {n(y + s)}"
+    # circle / ring: two arcs
+    return f"M{n(x - r)} {n(y)}a{n(r)} {n(r)} 0 1 0 {n(2 * r)} 0a{n(r)} {n(r)} 0 1 0 {n(-2 * r)} 0Z"
+
+
+def _x_positions(runs: Sequence[RunView]) -> list[float]:
+    if not runs:
+        return []
+    first, last = runs[0].day, runs[-1].day
+    span = (last - first).days
+    width = _RIGHT - _LEFT
+    if span == 0:
+        return [_LEFT + width / 2 for _ in runs]
+    return [_LEFT + width * (run.day - first).days / span for run in runs]
+
+
+def _x_ticks(runs: Sequence[RunView], xs: Sequence[float], most: int = 4) -> tuple[Tick, ...]:
+    """Date labels for the first and last run and up to `most - 2` in between, never crowded.
+
+    Labels are about 70 units wide; the first is anchored at its start and the last at its end,
+    so a middle label needs 110 units to either end and 80 to its neighbour.
+    """
+    if not runs:
+        return ()
+    last = len(runs) - 1
+    if last == 0:
+        return (Tick(_num(xs[0]), runs[0].iso),)
+    chosen = [0]
+    for k in range(1, most - 1):
+        target = _LEFT + (_RIGHT - _LEFT) * k / (most - 1)
+        i = min(range(len(xs)), key=lambda j: (abs(xs[j] - target), j))
+        room = 110 if chosen[-1] == 0 else 80
+        if i not in (0, last) and xs[i] - xs[chosen[-1]] >= room and xs[last] - xs[i] >= 110:
+            chosen.append(i)
+    chosen.append(last)
+    return tuple(Tick(_num(xs[i]), runs[i].iso) for i in chosen)
+
+
+def trend_chart(
+    runs: Sequence[RunView],
+    *,
+    key: str,
+    title: str,
+    values: Sequence[float | None],
+    y_max: float,
+    y_step: float,
+    unit: str,
+) -> Chart:
+    """A line chart of `values` (one per run, oldest first); each run's marker shows its verdict."""
+    xs = _x_positions(runs)
+    height = _BOTTOM - _TOP
+
+    def y_of(v: float) -> float:
+        return _BOTTOM - height * (v / y_max if y_max else 0.0)
+
+    line: list[str] = []
+    pen_down = False
+    points: list[ChartPoint] = []
+    for run, x, value in zip(runs, xs, values, strict=True):
+        if value is None:
+            pen_down = False
+            continue
+        y = y_of(value)
+        line.append(f"{'L' if pen_down else 'M'}{_num(x)} {_num(y)}")
+        pen_down = True
+        shown = f"{_fmt_pct(value)}{unit}"
+        points.append(
+            ChartPoint(
+                x=_num(x),
+                y=_num(y),
+                marker=_marker(run.mark.shape, x, y),
+                css=run.mark.css,
+                title=f"{run.iso} · {run.verdict} · {title.lower()}: {shown}",
+                href=run.href,
+            )
+        )
+    ticks = []
+    steps = round(y_max / y_step) if y_step else 0
+    for i in range(steps + 1):
+        v = i * y_step
+        ticks.append(Tick(_num(y_of(v)), f"{_fmt_pct(v)}{unit}"))
+    known = [(run, v) for run, v in zip(runs, values, strict=True) if v is not None]
+    if known:
+        last_run, last_value = known[-1]
+        summary = (
+            f"{title}: {len(known)} runs, latest {_fmt_pct(last_value)}{unit} on {last_run.iso}"
+        )
+    else:
+        summary = f"{title}: no data"
+    return Chart(
+        key=key,
+        title=title,
+        width=_W,
+        height=_H,
+        plot_left=_LEFT,
+        plot_right=_RIGHT,
+        plot_top=_TOP,
+        plot_bottom=_BOTTOM,
+        line="".join(line),
+        points=tuple(points),
+        y_ticks=tuple(ticks),
+        x_ticks=_x_ticks(runs, xs),
+        summary=summary,
+    )
+
+
+def charts_for(runs: Sequence[RunView]) -> tuple[Chart, ...]:
+    """Coverage % and failing-skill count per run (runs oldest first)."""
+    coverage = trend_chart(
+        runs,
+        key="coverage",
+        title="Coverage",
+        values=[r.coverage_pct for r in runs],
+        y_max=100,
+        y_step=25,
+        unit="%",
+    )
+    most = max((r.failing for r in runs), default=0)
+    y_max = max(5, math.ceil(most / 5) * 5)
+    failing = trend_chart(
+        runs,
+        key="failing",
+        title="Failing skills",
+        values=[float(r.failing) for r in runs],
+        y_max=y_max,
+        y_step=y_max / 5,
+        unit="",
+    )
+    return (coverage, failing)
+
+
+def issue_views(
+    issues: Sequence[IssueFile], *, today: date, root_href: str
+) -> tuple[IssueView, ...]:
+    """Open issues, most severe first, with their age in days at `today`.
+
+    `root_href` is the instance root relative to the site folder (usually ".."): issue paths are
+    relative to the root, so the links work from file:// and in a repository browser alike.
+    """
+    views: list[tuple[tuple[int, int, str], IssueView]] = []
+    for issue in issues:
+        if not issue.is_open:
+            continue
+        try:
+            detected: date | None = date.fromisoformat(issue.detected_at.strip()[:10])
+        except ValueError:
+            detected = None
+        severity = issue.severity.strip().lower() or "unknown"
+        rank = _SEVERITY_RANK.get(severity, len(_SEVERITY_RANK))
+        digits = "".join(ch for ch in issue.id if ch.isdigit())
+        view = IssueView(
+            id=issue.id,
+            title=issue.title,
+            severity=severity,
+            severity_css={0: "high", 1: "high", 2: "medium", 3: "low"}.get(rank, "other"),
+            status=issue.status,
+            detected=detected.isoformat() if detected else issue.detected_at or "?",
+            age=f"{(today - detected).days} d" if detected else "?",
+            skills=", ".join(issue.affected_skills) or "—",
+            root_cause=issue.root_cause or "—",
+            href=f"{root_href}/{issue.path}",
+        )
+        views.append(((rank, int(digits) if digits else 0, issue.id), view))
+    return tuple(view for _, view in sorted(views, key=lambda pair: pair[0]))
+
+
+def _generated(now: datetime) -> str:
+    zone = f" {now.tzname()}" if now.tzinfo is not None and now.tzname() else ""
+    return f"{now.strftime('%Y-%m-%d %H:%M')}{zone}"
+
+
+def dashboard_page(
+    articles: Sequence[ParsedArticle],
+    issues: Sequence[IssueFile],
+    *,
+    now: datetime,
+    assets: Assets,
+    root_href: str,
+    warnings: Sequence[str] = (),
+) -> DashboardPage:
+    """The dashboard context from parsed articles (oldest first) and issue files."""
+    runs = [run_view(a, articles[i - 1] if i else None) for i, a in enumerate(articles)]
+    grid_articles = list(articles[-GRID_RUNS:])
+    grid_runs = runs[-GRID_RUNS:]
+    today = now.date()
+    skills = skill_views(grid_articles, grid_runs, today=today)
+    return DashboardPage(
+        assets=assets,
+        generated=_generated(now),
+        latest=runs[-1] if runs else None,
+        actions=tuple(Markup(_MD.renderInline(item)) for item in articles[-1].action_queue)
+        if articles
+        else (),
+        runs=tuple(reversed(runs)),
+        grid_runs=tuple(reversed(grid_runs)),
+        grid_hidden=len(runs) - len(grid_runs),
+        skills=skills,
+        failing_now=sum(1 for s in skills if s.failing),
+        charts=charts_for(runs),
+        issues=issue_views(issues, today=today, root_href=root_href),
+        issues_dir=f"{root_href}/memory/issues/",
+        warnings=tuple(warnings),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# I/O at the edges: reading articles (with a content-addressed cache) and issues, writing pages.
+
+
+def _fingerprint() -> str:
+    """Changes whenever the parser, this module or markdown-it changes: cached entries then expire."""
+    digest = hashlib.sha256(f"v{_CACHE_VERSION}".encode())
+    for source in (history.__file__, __file__):
+        digest.update(Path(source).read_bytes())
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        digest.update(metadata.version("markdown-it-py").encode())
+    return digest.hexdigest()[:20]
+
+
+def _article_to_json(article: ParsedArticle) -> dict[str, Any]:
+    return {
+        "path": article.path,
+        "day": article.day.isoformat(),
+        "verdict": article.verdict,
+        "coverage": [article.coverage.covered, article.coverage.enabled]
+        if article.coverage
+        else None,
+        "coverage_pct": article.coverage_pct,
+        "rows": [
+            [
+                key,
+                r.skill,
+                r.status.value,
+                r.diff,
+                r.root_cause,
+                r.quality,
+                r.words,
+                r.last_output,
+                list(r.flags),
+            ]
+            for key, r in article.rows.items()
+        ],
+        "failing_since": [
+            [k, v.since.isoformat(), v.issue] for k, v in article.failing_since.items()
+        ],
+        "issues": [[k, v] for k, v in article.issues.items()],
+        "action_queue": list(article.action_queue),
+        "diff_summary": article.diff_summary,
+        "source": article.source,
+    }
+
+
+def _article_from_json(data: dict[str, Any]) -> ParsedArticle:
+    coverage = data["coverage"]
+    return ParsedArticle(
+        path=str(data["path"]),
+        day=date.fromisoformat(data["day"]),
+        verdict=data["verdict"],
+        coverage=Coverage(int(coverage[0]), int(coverage[1])) if coverage else None,
+        coverage_pct=data["coverage_pct"],
+        rows={
+            key: ArticleRow(
+                skill=skill,
+                status=Status(status),
+                diff=diff,
+                root_cause=cause,
+                quality=quality,
+                words=words,
+                last_output=output,
+                flags=tuple(flags),
+            )
+            for key, skill, status, diff, cause, quality, words, output, flags in data["rows"]
+        },
+        failing_since={
+            k: FailingSince(date.fromisoformat(s), i) for k, s, i in data["failing_since"]
+        },
+        issues={k: v for k, v in data["issues"]},
+        action_queue=tuple(data["action_queue"]),
+        diff_summary=str(data["diff_summary"]),
+        source=str(data["source"]),
+    )
+
+
+def _read_cache(path: Path, fingerprint: str) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint:
+        return {}
+    entries = data.get("articles")
+    return entries if isinstance(entries, dict) else {}
+
+
+def load_articles(
+    root: Path, cache: dict[str, Any]
+) -> tuple[list[LoadedArticle], list[str], dict[str, Any]]:
+    """Parse and render every readable article once (cache hits skip both), oldest first.
+
+    Returns the articles, one warning per unreadable one, and the cache entries to keep.
+    """
+    loaded: list[LoadedArticle] = []
+    warnings: list[str] = []
+    fresh: dict[str, Any] = {}
+    for _day, path in list_articles(root / "articles"):
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            warnings.append(f"{path.name}: cannot read ({exc.strerror or exc}); skipped")
+            continue
+        sha = hashlib.sha256(raw).hexdigest()
+        entry = cache.get(path.name)
+        if isinstance(entry, dict) and entry.get("sha256") == sha:
+            try:
+                loaded.append(
+                    LoadedArticle(_article_from_json(entry["parsed"]), str(entry["body"]))
+                )
+                fresh[path.name] = entry
+                continue
+            except (KeyError, TypeError, ValueError):
+                pass  # a damaged entry: parse again
+        try:
+            parsed = read_article(path, root=root)
+        except (ArticleParseError, OSError, UnicodeError) as exc:
+            line = exc.line() if isinstance(exc, EvalsError) else f"{path.name}: {exc}"
+            warnings.append(f"{line}; skipped")
+            continue
+        body = _MD.render(raw.decode("utf-8", errors="replace"))
+        loaded.append(LoadedArticle(parsed, body))
+        fresh[path.name] = {"sha256": sha, "parsed": _article_to_json(parsed), "body": body}
+    return loaded, warnings, fresh
+
+
+def load_issues(root: Path) -> tuple[list[IssueFile], list[str]]:
+    """Issue files under memory/issues (none when the folder does not exist)."""
+    issues_dir = root / "memory" / "issues"
+    if not issues_dir.is_dir():
+        return [], []
+    return read_issues(issues_dir, root=root)
+
+
+def _relative(target: Path, start: Path) -> str:
+    try:
+        return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
+    except ValueError:  # another drive on Windows
+        return target.resolve().as_uri()
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    """Write through atomic_write only when the bytes differ; True when written."""
+    if not text.endswith("\n"):
+        text += "\n"
+    data = text.encode("utf-8")
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    atomic_write(path, data)
+    return True
+
+
+def build_site(
+    root: Path, out: Path, *, now: datetime, template_dirs: list[Path] | None = None
+) -> SiteOutcome:
+    """Render the dashboard and run pages for the instance at `root` into `out`.
+
+    Reads root/articles/skill-evals-*.md (unparseable ones become warnings) and
+    root/memory/issues/. Writes out/index.html and out/runs/skill-evals-DATE.html only where
+    the bytes changed, removes run pages whose article is gone, and keeps a cache of parsed
+    articles in out/.aeon-evals-site-cache.json so a rebuild parses only new or edited articles.
+    Output depends only on the files read and `now`.
+    """
+    env = make_env(template_search_path(root, template_dirs))
+    assets = _assets(env)
+    fingerprint = _fingerprint()
+    cache_path = out / CACHE_NAME
+    loaded, warnings, fresh = load_articles(root, _read_cache(cache_path, fingerprint))
+    issues, issue_warnings = load_issues(root)
+    warnings.extend(issue_warnings)
+
+    articles = [item.parsed for item in loaded]
+    root_href = _relative(root, out)  # usually ".."
+    root_from_runs = _relative(root, out / "runs")  # usually "../.."
+    dashboard = dashboard_page(
+        articles, issues, now=now, assets=assets, root_href=root_href, warnings=warnings
+    )
+
+    written: list[str] = []
+    unchanged: list[str] = []
+
+    def emit(rel: str, text: str) -> None:
+        (written if _write_if_changed(out / rel, text) else unchanged).append(rel)
+
+    emit("index.html", _render(env, "index.html", page=dashboard))
+    runs_oldest_first = list(reversed(dashboard.runs))
+    wanted: set[str] = set()
+    for i, (item, run) in enumerate(zip(loaded, runs_oldest_first, strict=True)):
+        page = RunPage(
+            assets=assets,
+            run=run,
+            body=Markup(item.body),
+            newer=runs_oldest_first[i + 1] if i + 1 < len(runs_oldest_first) else None,
+            older=runs_oldest_first[i - 1] if i else None,
+            source_href=f"{root_from_runs}/{item.parsed.path}",
+        )
+        wanted.add(f"{run.name}.html")
+        emit(run.href, _render(env, "run.html", page=page))
+
+    removed: list[str] = []
+    runs_dir = out / "runs"
+    if runs_dir.is_dir():
+        for stale in sorted(runs_dir.glob("skill-evals-*.html")):
+            if stale.name not in wanted:
+                stale.unlink()
+                removed.append(f"runs/{stale.name}")
+
+    cache_text = json.dumps(
+        {"version": _CACHE_VERSION, "fingerprint": fingerprint, "articles": fresh},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    _write_if_changed(cache_path, cache_text)
+    return SiteOutcome(
+        out=out,
+        written=tuple(written),
+        unchanged=tuple(unchanged),
+        removed=tuple(removed),
+        warnings=tuple(warnings),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# CLI glue (the `aeon-evals site` subcommand is wired in cli.py).
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `aeon-evals site`."""
+    parser.add_argument("--root", default=".", metavar="DIR", help="instance root (default: .)")
+    parser.add_argument(
+        "--out", default=None, metavar="DIR", help="output folder (default: <root>/site)"
+    )
+    parser.add_argument(
+        "--now",
+        default=None,
+        metavar="ISO",
+        help="pin the current time, e.g. 2026-08-16T22:00:00Z (default: now, UTC)",
+    )
+
+
+def parse_now(text: str | None) -> datetime:
+    """`--now`: an ISO date or date-time; naive values are taken as UTC."""
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(
+            f"--now: expected an ISO date-time like 2026-08-16T22:00:00Z, got {text!r}"
+        ) from None
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the site; print warnings to stderr and one summary line to stdout."""
+    root = Path(args.root)
+    out = Path(args.out) if args.out else root / "site"
+    outcome = build_site(root, out, now=parse_now(args.now))
+    for warning in outcome.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"site: wrote {len(outcome.written)} pages ({len(outcome.unchanged)} unchanged) to {out}")
+    return 0
