@@ -292,7 +292,7 @@ def _write(opts: RunOptions, outcome: RunOutcome) -> None:
 
             out = opts.site_out or root / "site"
             built = site.build_site(root, out, now=opts.now)
-            outcome.site_written = f"{_rel(root, out)}/index.html ({len(built.written)} written, {built.unchanged} unchanged)"
+            outcome.site_written = f"{_rel(root, out)}/index.html ({len(built.written)} written, {len(built.unchanged)} unchanged)"
         except Exception as exc:  # the dashboard must never cost the operator the article
             outcome.site_written = f"not written: {type(exc).__name__}: {exc}"
             outcome.warnings.append(f"site: {exc}")

