@@ -106,6 +106,12 @@ def confine(root: Path, relative: str, *, what: str) -> Path:
     return path
 
 
+def check_writable(root: Path, path: Path, *, what: str) -> None:
+    """Refuse to write `path` when it (or a symlinked folder on its way) leads outside the root."""
+    if not inside(root, path.parent if not path.exists() else path):
+        raise PathOutsideRoot(f"{what} {path.relative_to(root).as_posix()} leads outside the root through a symlink; not written")
+
+
 @contextlib.contextmanager
 def instance_lock(root: Path, *, timeout: float) -> Iterator[None]:
     """Hold an exclusive lock on the instance root directory (no lock file is left behind).

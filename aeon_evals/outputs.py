@@ -6,6 +6,7 @@ import fnmatch
 import hashlib
 import os
 import re
+import stat
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from aeon_evals.fsio import confine
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _NAME_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
-BLOCK = 8 << 20  # large files are streamed in blocks of about this size, cut at a newline
+BLOCK = 4 << 20  # large files are streamed in blocks of about this size, cut at a newline
 LARGE = 32 << 20  # files above this size are streamed, never held whole in memory
 
 
@@ -121,10 +122,20 @@ class Outputs:
             return
         if path.is_symlink():
             try:
-                path.resolve().relative_to(self.root)
-            except (ValueError, OSError):
+                path.resolve(strict=True).relative_to(self.root)
+            except FileNotFoundError:
+                skipped.append(f"{rel} is a dangling symlink")
+                return
+            except (ValueError, OSError, RuntimeError):
                 skipped.append(f"{rel} is a symlink leading outside the root (refused)")
                 return
+        try:
+            regular = stat.S_ISREG(path.stat().st_mode)
+        except OSError:
+            regular = True  # vanished or unreadable: reported when it is read
+        if not regular:  # a FIFO would block the reader forever; devices and sockets are not outputs
+            skipped.append(f"{rel} is not a regular file")
+            return
         files.append(rel)
 
     def read(self, rel: str) -> Body:

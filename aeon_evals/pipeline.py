@@ -15,7 +15,7 @@ from aeon_evals import audit as audit_stage
 from aeon_evals import checks, history, render, report
 from aeon_evals import notify as notifier
 from aeon_evals.errors import ConfigError, EvalsError, NothingEvaluated
-from aeon_evals.fsio import atomic_write, create_exclusive, instance_lock
+from aeon_evals.fsio import atomic_write, check_writable, create_exclusive, instance_lock
 from aeon_evals.issues import DETECTOR, IssueOutcome, IssueRef, IssueRequest, keep_issues, read_issues
 from aeon_evals.manifest import EVALS_PATH, Manifest, parse_manifest, read_manifest_data
 from aeon_evals.model import ArticleRow, DiffLabel, ParsedArticle, SkillResult, Status, Verdict
@@ -195,12 +195,14 @@ def _run(opts: RunOptions) -> RunOutcome:
     article = article_rel(opts.today)
     to_close = [r.skill for r in rows if r.label is DiffLabel.FIXED]
     try:
+        check_writable(root, root / "memory/issues/INDEX.md", what="issues folder")
         issues = keep_issues(
             root, _issue_requests(rows), to_close, now=opts.now, today=opts.today, article_path=article, dry_run=opts.dry_run,
             skills=[r.skill for r in rows if r.status is not None and r.status.failing],
         )
     except (OSError, EvalsError) as exc:
-        issues = IssueOutcome(warnings=(f"memory/issues: issue keeping failed: {exc}",))
+        reason = exc.message if isinstance(exc, EvalsError) else str(exc)
+        issues = IssueOutcome(warnings=(f"memory/issues: issue keeping skipped: {reason}",))
     warnings += list(issues.warnings)
     rows = [
         dataclasses.replace(r, issue=issues.open_by_skill.get(r.skill, r.issue), failing_since=(
@@ -270,6 +272,7 @@ def _write(opts: RunOptions, outcome: RunOutcome) -> None:
     assert data is not None and outcome.article_path is not None
     text = render.render_article(data)
     path = root / outcome.article_path
+    check_writable(root, path, what="article")
     unchanged = path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text
     atomic_write(path, text)
     outcome.article_written = f"{outcome.article_path}" + (" (unchanged)" if unchanged else "")
@@ -279,18 +282,22 @@ def _write(opts: RunOptions, outcome: RunOutcome) -> None:
     log_rel = f"memory/logs/{opts.today.isoformat()}.md"
     try:
         log_path = root / log_rel
+        check_writable(root, log_path, what="log")
         existing = log_path.read_text(encoding="utf-8", errors="replace") if log_path.is_file() else f"# {opts.today.isoformat()}\n"
         atomic_write(log_path, replace_section(existing, section))
         outcome.log_written = f"{log_rel} (### skill-evals)"
-    except OSError as exc:
-        outcome.log_written = f"not written: {exc}"
-        outcome.warnings.append(f"{log_rel}: cannot write the log section: {exc}")
+    except (OSError, EvalsError) as exc:
+        reason = exc.message if isinstance(exc, EvalsError) else str(exc)
+        outcome.log_written = f"not written: {reason}"
+        outcome.warnings.append(f"{log_rel}: cannot write the log section: {reason}")
 
     if opts.site:
         try:
             from aeon_evals import site
 
             out = opts.site_out or root / "site"
+            if opts.site_out is None:
+                check_writable(root, out / "index.html", what="site")
             built = site.build_site(root, out, now=opts.now)
             outcome.site_written = f"{_rel(root, out)}/index.html ({len(built.written)} written, {len(built.unchanged)} unchanged)"
         except Exception as exc:  # the dashboard must never cost the operator the article
