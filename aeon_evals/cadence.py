@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from datetime import date, datetime, timedelta
 
 from croniter import croniter
@@ -54,7 +55,7 @@ def cron_gap_days(expr: str) -> float:
     """
     minutes, hours, doms, months, dows, dom_star, dow_star = _fields(expr)
     times = [h * 60 + m for h in hours for m in minutes]
-    in_day = max((b - a for a, b in zip(times, times[1:], strict=False)), default=0)
+    in_day = max((b - a for a, b in itertools.pairwise(times)), default=0)
     first, last = times[0], times[-1]
 
     def fires(day: date) -> bool:
@@ -69,7 +70,7 @@ def cron_gap_days(expr: str) -> float:
     fire_days = [i for i in range(_WINDOW_DAYS) if fires(_EPOCH + timedelta(days=i))]
     if not fire_days:
         raise CronError(f"{expr!r} never fires")
-    gaps = [(b - a) * 1440 - last + first for a, b in zip(fire_days, fire_days[1:], strict=False)]
+    gaps = [(b - a) * 1440 - last + first for a, b in itertools.pairwise(fire_days)]
     if len(fire_days) == 1:
         gaps.append(_WINDOW_DAYS * 1440)
     return max([in_day, *gaps]) / 1440.0

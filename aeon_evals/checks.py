@@ -79,9 +79,7 @@ def extract_sections(blocks: Iterable[bytes], section: str, *, keep: bool = True
             level = len(m.group(1))
             line = block[m.start() : m.end()]
             if _starts_section(level, m.group(2), line, want_level, want):
-                if inside is not None and keep:
-                    yield block[pos : m.start()]
-                elif inside is None and not keep:
+                if (inside is not None and keep) or (inside is None and not keep):
                     yield block[pos : m.start()]
                 inside, pos = level, m.start()
             elif inside is not None and level <= inside:

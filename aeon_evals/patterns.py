@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import re2
 
@@ -46,7 +47,8 @@ class Pattern:
     source: str
     regex: object  # re2._Regexp over bytes
 
-    def search(self, data: bytes) -> re2._Match | None:  # type: ignore[name-defined]
+    def search(self, data: bytes) -> Any:
+        """The first match in `data`, or None."""
         return self.regex.search(data)  # type: ignore[attr-defined]
 
 

@@ -16,9 +16,24 @@ from aeon_evals import checks, history, render, report
 from aeon_evals import notify as notifier
 from aeon_evals.errors import ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.fsio import atomic_write, check_writable, create_exclusive, instance_lock
-from aeon_evals.issues import DETECTOR, IssueOutcome, IssueRef, IssueRequest, keep_issues, read_issues
+from aeon_evals.issues import (
+    DETECTOR,
+    IssueOutcome,
+    IssueRef,
+    IssueRequest,
+    keep_issues,
+    read_issues,
+)
 from aeon_evals.manifest import EVALS_PATH, Manifest, parse_manifest, read_manifest_data
-from aeon_evals.model import ArticleRow, DiffLabel, ParsedArticle, SkillResult, Status, Verdict
+from aeon_evals.model import (
+    ArticleRow,
+    Coverage,
+    DiffLabel,
+    ParsedArticle,
+    SkillResult,
+    Status,
+    Verdict,
+)
 from aeon_evals.outputs import Outputs
 from aeon_evals.registry import Registry, load_registry
 from aeon_evals.state import StateSources, load_state
@@ -189,7 +204,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     except (OSError, ValueError) as exc:
         found = None
         audit_source = f"eval-audit=fail ({exc})"
-    coverage = found.coverage if found else report.Coverage(0, 0)
+    coverage = found.coverage if found else Coverage(0, 0)
     gaps = [(g.skill, g.inferred_pattern) for g in found.uncovered_enabled] if found else []
 
     article = article_rel(opts.today)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -98,7 +99,7 @@ class Row:
 def is_flaky(history: list[Status | None]) -> bool:
     """Flipped between failing and passing at least 3 times in the last 6 runs (oldest first)."""
     recent = [s.failing for s in history[-FLAKY_WINDOW:] if s is not None]
-    flips = sum(1 for a, b in zip(recent, recent[1:], strict=False) if a != b)
+    flips = sum(1 for a, b in itertools.pairwise(recent) if a != b)
     return flips >= FLAKY_FLIPS
 
 

@@ -127,7 +127,7 @@ def test_unchanged_outputs_a_week_later_are_all_stable(instance: Instance, cli: 
     inst.evals({"weekly": {"output_pattern": "articles/weekly-*.md", "min_words": 3, "required_patterns": ["report"]}})
     inst.write("articles/weekly-2026-05-11.md", "the weekly report text")
     cli("run", "--root", str(inst.root), "--now", "2026-05-12T06:00:00Z", "--no-site", "--no-notify")
-    code, out, _ = cli("run", "--root", str(inst.root), "--now", "2026-05-19T06:00:00Z", "--no-site", "--no-notify")
+    _code, _out, _ = cli("run", "--root", str(inst.root), "--now", "2026-05-19T06:00:00Z", "--no-site", "--no-notify")
     article = (inst.root / "articles/skill-evals-2026-05-19.md").read_text()
     assert "**Verdict:** SKILL_EVALS_OK" in article and "| weekly | PASS | STABLE |" in article
     assert "0 new fail · 0 fixed · 0 still failing · 1 stable" in article
@@ -152,7 +152,7 @@ def test_dry_run_writes_nothing_and_prints_the_article(instance: Instance, cli: 
 
 def test_json_is_the_only_thing_on_stdout_and_holds_the_evidence(instance: Instance, cli: Cli) -> None:
     inst = fleet(instance)
-    code, out, err = cli("run", "--root", str(inst.root), "--now", WEEK1, "--json", "--no-site", "--no-notify")
+    _code, out, err = cli("run", "--root", str(inst.root), "--now", WEEK1, "--json", "--no-site", "--no-notify")
     data = json.loads(out)
     assert data["verdict"] == "SKILL_EVALS_REGRESSED" and data["coverage"] == {"covered": 5, "enabled": 6, "pct": 83.33, "previous_pct": None}
     cost = next(s for s in data["skills"] if s["skill"] == "cost-report")
@@ -167,7 +167,7 @@ def test_scoped_run_keeps_the_other_rows_of_the_day(instance: Instance, cli: Cli
     root = str(inst.root)
     cli("run", "--root", root, "--now", WEEK1, "--no-site", "--no-notify")
     inst.write("articles/repo-pulse-2026-05-17.md", f"# pulse\n10 stars\n{WORDS}\n")
-    code, out, _ = cli("run", "--root", root, "--now", "2026-05-17T09:00:00Z", "--skill", "repo-pulse", "--no-site", "--no-notify")
+    code, _out, _ = cli("run", "--root", root, "--now", "2026-05-17T09:00:00Z", "--skill", "repo-pulse", "--no-site", "--no-notify")
     article = (inst.root / "articles/skill-evals-2026-05-17.md").read_text()
     assert code == 0
     assert "| repo-pulse | PASS | NEW_PASS |" in article
@@ -177,7 +177,7 @@ def test_scoped_run_keeps_the_other_rows_of_the_day(instance: Instance, cli: Cli
 
 def test_skill_without_a_spec_is_skipped_and_reported(instance: Instance, cli: Cli) -> None:
     inst = fleet(instance)
-    code, out, err = cli("run", "--root", str(inst.root), "--skill", "no-spec", "--now", WEEK1)
+    code, _out, err = cli("run", "--root", str(inst.root), "--skill", "no-spec", "--now", WEEK1)
     assert code == 5
     assert err.strip() == "aeon-evals: skill-evals: no-spec has no spec — add an entry to evals.json"
     assert inst.notifications() == [["skill-evals: no-spec has no spec — add an entry to evals.json"]]

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import frontmatter
-import pytest
 import yaml
 from conftest import Instance
 from test_cli_run import WEEK1, WEEK2, fleet
@@ -139,7 +138,7 @@ def test_an_output_folder_symlinked_outside_is_refused(instance: Instance, cli: 
     elsewhere.mkdir()
     (elsewhere / "x-2026-05-30.md").write_text("outside words")
     (inst.root / "linked").symlink_to(elsewhere)
-    code, out, _ = cli("run", "--root", str(inst.root), "--now", "2026-05-31T06:00:00Z", "--json", "--no-site", "--no-notify")
+    _code, out, _ = cli("run", "--root", str(inst.root), "--now", "2026-05-31T06:00:00Z", "--json", "--no-site", "--no-notify")
     row = json.loads(out)["skills"][0]
     assert row["status"] == "ERROR" and row["root_causes"][0]["code"] == "path_outside_root"
 
@@ -150,7 +149,7 @@ def test_a_log_folder_symlinked_outside_is_never_written(instance: Instance, cli
     elsewhere.mkdir()
     (inst.root / "memory/logs").rename(inst.root / "memory/logs-real")
     (inst.root / "memory/logs").symlink_to(elsewhere)
-    code, out, err = cli("run", "--root", str(inst.root), "--now", WEEK1, "--no-site", "--no-notify")
+    code, out, _err = cli("run", "--root", str(inst.root), "--now", WEEK1, "--no-site", "--no-notify")
     assert code == 0
     assert list(elsewhere.iterdir()) == []
     assert "log: not written: log memory/logs/2026-05-17.md leads outside the root" in out

@@ -10,7 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from realdata import realdata
 
-from aeon_evals.history import ArticleParseError, escape_cell, find_prior, parse_article, parse_status, parse_words, read_article, unescape_cell
+from aeon_evals.history import (
+    ArticleParseError,
+    escape_cell,
+    find_prior,
+    parse_article,
+    parse_status,
+    parse_words,
+    read_article,
+    unescape_cell,
+)
 from aeon_evals.model import Cause, Coverage, DiffLabel, SkillResult, Status, Verdict
 from aeon_evals.render import ArticleData, render_article
 from aeon_evals.report import DiffCounts, Row
