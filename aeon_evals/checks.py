@@ -189,10 +189,15 @@ def _finish(skill: str, status: Status, causes: tuple[Cause, ...], ctx: Context,
 def _pick_log(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context) -> tuple[str, str | None]:
     """The file to check: the newest, except that a shared-log spec looks back across the logs
     written since the skill's previous expected run for the newest one holding its entry."""
-    newest = files[-1]
+    if not spec.output_pattern.startswith("memory/logs/"):
+        return files[-1], None
+    # A log holding nothing but the section this tool wrote (its first run today) is no output.
+    others = [f for f in files if not _only_own_section(outputs, f)] or list(files)
+    newest = others[-1]
     schedule = ctx.registration.schedule if ctx.registration else None
-    if not spec.output_pattern.startswith("memory/logs/") or not schedule:
+    if not schedule:
         return newest, None
+    files = tuple(others)
     fired = cadence.previous_fire(schedule, ctx.now)
     if fired is None:
         return newest, None
@@ -208,6 +213,17 @@ def _pick_log(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context
                 return rel, None
             return rel, f"used {rel}: the newest log has no entry yet (last expected run {fired:%Y-%m-%d %H:%M} UTC)"
     return newest, None
+
+
+def _only_own_section(outputs: Outputs, rel: str) -> bool:
+    try:
+        body = outputs.read(rel)
+    except OutputError:
+        return False
+    if body.data is None or OWN_SECTION.encode() not in body.data:
+        return False
+    rest = b"".join(extract_sections([body.data], OWN_SECTION, keep=False))
+    return all(not line.strip() or line.startswith(b"# ") for line in rest.splitlines())
 
 
 def _content(spec: Spec, body: Body, root: Path) -> Iterable[bytes]:
