@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from aeon_evals import clock, pipeline
-from aeon_evals.errors import ExitCode
-from aeon_evals.model import Verdict
+from aeon_evals import ci, clock, pipeline
+from aeon_evals.errors import EvalsError, ExitCode
+from aeon_evals.fsio import atomic_write
+from aeon_evals.manifest import EVALS_PATH
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -41,6 +44,14 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--site-out", type=Path, metavar="DIR", help="dashboard folder (default: <root>/site)")
     p.add_argument("--lock-timeout", type=float, default=60.0, metavar="SECONDS", help="wait this long for another run to finish (default 60), then exit 4")
     p.add_argument("--retry-delay", type=float, default=5.0, metavar="SECONDS", help="wait before re-reading an evals.json that did not parse (default 5)")
+    p.add_argument(
+        "--fail-on",
+        choices=[m.value for m in ci.FailOn],
+        default=ci.FailOn.NEVER.value,
+        help="exit 1 when the verdict is REGRESSED/QUALITY_DROP (regressed) or any enabled, unmuted skill "
+        "is FAIL/QUALITY_DEGRADED/NO_OUTPUT (failing); default never",
+    )
+    p.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report (one testcase per skill) to FILE")
 
 
 def options(args: argparse.Namespace) -> pipeline.RunOptions:
@@ -61,8 +72,11 @@ def options(args: argparse.Namespace) -> pipeline.RunOptions:
     )
 
 
-def to_json(outcome: pipeline.RunOutcome) -> dict[str, Any]:
-    """The machine-readable result: enough evidence to check a run later."""
+def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[str, Any]:
+    """The machine-readable result: enough evidence to check a run later.
+
+    With `fail_on`, a "fail_on" key says whether that gate tripped, why, and the exit code.
+    """
     data = outcome.article
     skills = []
     for row in outcome.rows:
@@ -90,7 +104,7 @@ def to_json(outcome: pipeline.RunOutcome) -> dict[str, Any]:
                 else {"path": out.path, "size": out.size, "sha256": out.sha256, "age_days": None if out.age_days is None else round(out.age_days, 3), "age_source": out.age_source},
             }
         )
-    return {
+    payload: dict[str, Any] = {
         "verdict": outcome.verdict.value,
         "date": outcome.day.isoformat(),
         "coverage": None
@@ -125,14 +139,30 @@ def to_json(outcome: pipeline.RunOutcome) -> dict[str, Any]:
         "prior_article": outcome.prior.path if outcome.prior else None,
         "warnings": outcome.warnings,
     }
+    if fail_on is not None:
+        reason = ci.fail_reason(outcome, fail_on)
+        payload["fail_on"] = {"mode": fail_on.value, "tripped": reason is not None, "reason": reason, "exit_code": int(ci.exit_code(outcome, fail_on))}
+    return payload
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
+    """Run the pipeline, print the ledger (or --json), write the CI outputs, return the exit code.
+
+    Under GitHub Actions (`GITHUB_ACTIONS=true`) annotations go to stdout, or to stderr with
+    --json; with `GITHUB_STEP_SUMMARY` set a job summary is appended to that file.
+    """
+    env = os.environ if env is None else env
     opts = options(args)
-    outcome = pipeline.run(opts)
+    fail_on = ci.FailOn(args.fail_on)
     human = sys.stderr if args.json else sys.stdout
+    try:
+        outcome = pipeline.run(opts)
+    except EvalsError as exc:
+        _github_error(env, exc, stream=human)
+        raise
+    code = ci.exit_code(outcome, fail_on)
     if args.json:
-        print(json.dumps(to_json(outcome), indent=2, ensure_ascii=False))
+        print(json.dumps(to_json(outcome, fail_on=fail_on), indent=2, ensure_ascii=False))
     elif args.dry_run and outcome.article is not None:
         from aeon_evals import render
 
@@ -143,6 +173,68 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     for line in outcome.ledger():
         print(line, file=human)
-    if outcome.verdict is Verdict.BOOTSTRAP:
-        return ExitCode.BOOTSTRAP
-    return ExitCode.OK
+    if args.junit is not None:
+        atomic_write(args.junit, ci.junit_xml(outcome))
+        print(f"junit: {args.junit}", file=human)
+    if code == ExitCode.NOTHING_EVALUATED:
+        print("aeon-evals: nothing was evaluated: no skill in scope", file=sys.stderr)
+    reason = ci.fail_reason(outcome, fail_on)
+    if reason is not None and code == ExitCode.FAILED:
+        print(f"--fail-on {fail_on.value}: {reason} → exit 1", file=sys.stderr)
+    _github_outputs(env, outcome, opts, fail_on, int(code), stream=human, dry_run=args.dry_run)
+    return int(code)
+
+
+def _repo_prefix(env: Mapping[str, str], root: Path) -> str:
+    """The instance root relative to the checkout (`$GITHUB_WORKSPACE`): "" when they are the same."""
+    workspace = env.get("GITHUB_WORKSPACE")
+    if not workspace:
+        return ""
+    try:
+        rel = root.resolve().relative_to(Path(workspace).resolve()).as_posix()
+    except ValueError:
+        return ""
+    return "" if rel == "." else rel + "/"
+
+
+def _github_outputs(
+    env: Mapping[str, str],
+    outcome: pipeline.RunOutcome,
+    opts: pipeline.RunOptions,
+    fail_on: ci.FailOn,
+    code: int,
+    *,
+    stream: TextIO,
+    dry_run: bool,
+) -> None:
+    prefix = _repo_prefix(env, opts.root)
+    if env.get("GITHUB_ACTIONS") == "true":
+        evals = opts.root / EVALS_PATH
+        try:
+            lines = ci.spec_line_numbers(evals.read_text(encoding="utf-8", errors="replace")) if evals.is_file() else {}
+        except OSError:
+            lines = {}
+        for line in ci.annotation_lines(outcome, spec_file=prefix + EVALS_PATH, spec_lines=lines):
+            print(line, file=stream)
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        link = ci.article_url(env, prefix + outcome.article_path) if outcome.article_path else None
+        _append(Path(summary), ci.job_summary(outcome, fail_on=fail_on, code=code, article_link=link, dry_run=dry_run))
+
+
+def _github_error(env: Mapping[str, str], exc: EvalsError, *, stream: TextIO) -> None:
+    """A run that stopped (exit 2, 4, 5) still says why in the job summary and as an annotation."""
+    if env.get("GITHUB_ACTIONS") == "true":
+        print(ci.error_annotation(exc.line()), file=stream)
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        _append(Path(summary), ci.error_summary(exc.line(), int(exc.exit_code)))
+
+
+def _append(path: Path, text: str) -> None:
+    """Append to GitHub's summary file (other steps append to it too: never replace it)."""
+    try:
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        print(f"warning: cannot write the job summary to {path}: {exc}", file=sys.stderr)

@@ -1,0 +1,433 @@
+"""CI glue (issue #9): the --fail-on decision, JUnit XML, the GitHub job summary and annotations.
+
+Every function here is pure: it takes the run's outcome (and the few environment facts it
+needs, passed in) and returns text or a number. `commands/run_cmd.py` does the writing.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from aeon_evals.errors import ExitCode
+from aeon_evals.history import escape_cell
+from aeon_evals.model import ArticleRow, DiffLabel, SkillResult, Status, Verdict
+from aeon_evals.pipeline import RunOutcome
+from aeon_evals.render import coverage_line
+from aeon_evals.report import Row
+
+SUITE_NAME = "skill-evals"
+# GitHub refuses a step summary over 1 MiB; stay far below so other steps keep room too.
+MAX_SUMMARY_BYTES = 512 * 1024
+MAX_TABLE_ROWS = 100  # per summary table; the article has every row
+MAX_CELL_CHARS = 300
+# GitHub shows at most 10 annotations of each level per step: past that they are dropped silently,
+# so the 10th becomes a "+N more" pointer to the summary.
+MAX_ANNOTATIONS_PER_LEVEL = 10
+
+
+class FailOn(enum.StrEnum):
+    """`--fail-on`: when a completed run exits 1 instead of 0."""
+
+    NEVER = "never"
+    REGRESSED = "regressed"  # verdict REGRESSED or QUALITY_DROP
+    FAILING = "failing"  # any enabled, unmuted skill is FAIL, QUALITY_DEGRADED or NO_OUTPUT
+
+
+REGRESSED_VERDICTS = frozenset({Verdict.REGRESSED, Verdict.QUALITY_DROP})
+
+
+def _kept_counts(row: ArticleRow) -> bool:
+    """A row kept from today's earlier article counts unless it was disabled, unregistered or muted."""
+    return not any(f.startswith(("disabled", "unregistered", "muted")) for f in row.flags)
+
+
+def failing_skills(outcome: RunOutcome) -> list[str]:
+    """Enabled, unmuted skills that are failing in today's article, sorted.
+
+    A scoped run (`--skill`) judges the whole day's article, like its verdict does: rows kept
+    from an earlier run today count too.
+    """
+    names: set[str] = set()
+    for row in outcome.rows:
+        if row.result is not None:
+            if row.counts and row.result.status.failing:
+                names.add(row.result.skill)
+        elif row.kept is not None and _kept_counts(row.kept) and row.kept.status.failing:
+            names.add(row.kept.skill)
+    return sorted(names)
+
+
+def fail_reason(outcome: RunOutcome, mode: FailOn) -> str | None:
+    """Why `--fail-on mode` trips for this outcome, or None when it does not."""
+    if mode is FailOn.REGRESSED and outcome.verdict in REGRESSED_VERDICTS:
+        return f"verdict {outcome.verdict.value}"
+    if mode is FailOn.FAILING:
+        failing = failing_skills(outcome)
+        if failing:
+            shown = ", ".join(failing[:5]) + (f" (+{len(failing) - 5} more)" if len(failing) > 5 else "")
+            return f"{len(failing)} failing skill{'s' if len(failing) != 1 else ''}: {shown}"
+    return None
+
+
+def exit_code(outcome: RunOutcome, mode: FailOn) -> ExitCode:
+    """The exit code of a completed run: 3 bootstrap, 5 nothing evaluated, 1 --fail-on tripped, else 0."""
+    if outcome.verdict is Verdict.BOOTSTRAP:
+        return ExitCode.BOOTSTRAP
+    if not outcome.results:
+        return ExitCode.NOTHING_EVALUATED
+    if fail_reason(outcome, mode) is not None:
+        return ExitCode.FAILED
+    return ExitCode.OK
+
+
+# --- JUnit XML ---------------------------------------------------------------------------------
+
+# XML 1.0 forbids most C0 controls even as character references; LLM-written text can hold them.
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _xml_text(text: str) -> str:
+    return _XML_INVALID.sub("\ufffd", text)
+
+
+def _result_lines(row: Row, result: SkillResult) -> list[str]:
+    lines = [f"status: {result.status.value}", f"diff: {row.label}"]
+    lines += [f"cause: {c.code}" + (f" — {c.detail}" if c.detail else "") for c in result.causes]
+    if result.output is not None:
+        lines.append(f"output: {result.output.path}")
+    if result.words is not None:
+        lines.append(f"words: {result.words}")
+    lines.append(f"quality: {result.quality}")
+    if row.issue:
+        lines.append(f"issue: {row.issue}")
+    if row.failing_since is not None:
+        lines.append(f"failing since: {row.failing_since.since.isoformat()}")
+    if row.flaky:
+        lines.append("flaky: flipped between failing and passing in recent runs")
+    lines += [f"note: {n}" for n in result.notes]
+    return lines
+
+
+def _skip_reason(result: SkillResult) -> str | None:
+    if result.muted is not None:
+        reason = f": {result.muted.reason}" if result.muted.reason else ""
+        return f"muted until {result.muted.until.isoformat()}{reason} (status {result.status.value}, {result.root_cause})"
+    if not result.registered:
+        return f"not registered in aeon.yml (status {result.status.value}, {result.root_cause})"
+    if not result.enabled:
+        return f"disabled in aeon.yml (status {result.status.value}, {result.root_cause})"
+    return None
+
+
+def junit_xml(outcome: RunOutcome) -> str:
+    """JUnit XML for the run: one testsuite "skill-evals", one testcase per evaluated skill.
+
+    FAIL, NO_OUTPUT and QUALITY_DEGRADED are <failure>, ERROR (a broken spec) is <error>, muted,
+    disabled and unregistered skills are <skipped>; STALE and WARN pass with a note in
+    <system-out>. Rows kept from an earlier run today are not testcases: they were not
+    evaluated by this invocation.
+    """
+    evaluated = sorted(((r, r.result) for r in outcome.rows if r.result is not None), key=lambda p: p[1].skill)
+    counts = {"failures": 0, "errors": 0, "skipped": 0}
+    cases: list[ET.Element] = []
+    for row, result in evaluated:
+        case = ET.Element("testcase", {"name": result.skill, "classname": result.skill, "time": "0"})
+        skip = _skip_reason(result)
+        if skip is not None:
+            counts["skipped"] += 1
+            ET.SubElement(case, "skipped", {"message": _xml_text(skip)})
+        elif result.status is Status.ERROR:
+            counts["errors"] += 1
+            error = ET.SubElement(case, "error", {"message": _xml_text(result.root_cause), "type": result.status.value})
+            error.text = _xml_text("\n".join(_result_lines(row, result)))
+        elif result.status.failing:
+            counts["failures"] += 1
+            failure = ET.SubElement(case, "failure", {"message": _xml_text(result.root_cause), "type": result.status.value})
+            failure.text = _xml_text("\n".join(_result_lines(row, result)))
+        else:  # PASS, or STALE/WARN: a pass whose note says what to look at
+            out = ET.SubElement(case, "system-out")
+            out.text = _xml_text("\n".join(_result_lines(row, result)))
+        cases.append(case)
+    totals = {"tests": str(len(cases)), **{k: str(v) for k, v in counts.items()}, "time": "0"}
+    root = ET.Element("testsuites", {"name": "aeon-evals", **totals})
+    suite = ET.SubElement(root, "testsuite", {"name": SUITE_NAME, **totals, "timestamp": f"{outcome.day.isoformat()}T00:00:00"})
+    props = ET.SubElement(suite, "properties")
+    facts = [("verdict", outcome.verdict.value), ("date", outcome.day.isoformat())]
+    if outcome.article_path:
+        facts.append(("article", outcome.article_path))
+    if outcome.article is not None:
+        cov = outcome.article.coverage
+        facts.append(("coverage", f"{cov.covered}/{cov.enabled}"))
+    for name, value in facts:
+        ET.SubElement(props, "property", {"name": name, "value": _xml_text(value)})
+    suite.extend(cases)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# --- GitHub workflow commands (annotations) ----------------------------------------------------
+
+
+def escape_data(text: str) -> str:
+    """A workflow command's message, escaped as @actions/core does (`%`, CR, LF)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A workflow command's property value: the message escapes plus `:` and `,`."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def workflow_command(level: str, message: str, properties: Iterable[tuple[str, str]] = ()) -> str:
+    """One `::level key=value,…::message` line, every part escaped."""
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
+    return f"::{level}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+_SPEC_KEY = re.compile(r'^\s*("(?:[^"\\]|\\.)*")\s*:\s*\{')
+
+
+def spec_line_numbers(evals_text: str) -> dict[str, int]:
+    """1-based line of each `"<skill>": {` key in evals.json text, so an annotation lands on it."""
+    lines: dict[str, int] = {}
+    for number, line in enumerate(evals_text.splitlines(), 1):
+        match = _SPEC_KEY.match(line)
+        if match:
+            try:
+                key = json.loads(match.group(1))
+            except ValueError:
+                continue
+            lines.setdefault(key, number)
+    return lines
+
+
+@dataclass(frozen=True)
+class _Note:
+    skill: str
+    title: str
+    message: str
+
+
+def _capped(level: str, notes: list[_Note], spec_file: str, spec_lines: Mapping[str, int], what: str) -> list[str]:
+    out: list[str] = []
+    shown = notes if len(notes) <= MAX_ANNOTATIONS_PER_LEVEL else notes[: MAX_ANNOTATIONS_PER_LEVEL - 1]
+    for note in shown:
+        props = [("file", spec_file)]
+        if note.skill in spec_lines:
+            props.append(("line", str(spec_lines[note.skill])))
+        props.append(("title", note.title))
+        out.append(workflow_command(level, note.message, props))
+    if len(shown) < len(notes):
+        rest = len(notes) - len(shown)
+        out.append(workflow_command(level, f"+{rest} more {what} — see the job summary and the article", [("file", spec_file), ("title", f"{rest} more {what}")]))
+    return out
+
+
+def annotation_lines(outcome: RunOutcome, *, spec_file: str, spec_lines: Mapping[str, int] | None = None) -> list[str]:
+    """`::error` lines for new failures and `::warning` lines for stale skills and broken specs.
+
+    They point at the skill's entry in `spec_file` (evals.json, relative to the repository);
+    only enabled, unmuted skills are annotated. At most 10 of each level (GitHub's per-step cap).
+    """
+    lines_of = spec_lines or {}
+    article = outcome.article_path or "the article"
+    errors: list[_Note] = []
+    warnings: list[_Note] = []
+    for row in sorted((r for r in outcome.rows if r.result is not None and r.counts), key=lambda r: r.skill):
+        result = row.result
+        assert result is not None
+        head = result.head
+        cause = (f"{head.code} — {head.detail}" if head.detail else head.code) if head else result.status.value
+        if row.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED):
+            issue = f" ({row.issue})" if row.issue else ""
+            output = f"; output {result.output.path}" if result.output else ""
+            errors.append(_Note(result.skill, f"{row.label} {result.skill}", f"{result.skill}: {result.status.value}: {cause}{issue}{output}. See {article}"))
+        elif result.status is Status.STALE:
+            warnings.append(_Note(result.skill, f"STALE {result.skill}", f"{result.skill}: {cause}. Dispatch it or check its schedule; see {article}"))
+        elif result.status is Status.ERROR:
+            warnings.append(_Note(result.skill, f"Invalid spec {result.skill}", f"{result.skill}: the spec cannot be used: {cause}"))
+    return [*_capped("error", errors, spec_file, lines_of, "new failures"), *_capped("warning", warnings, spec_file, lines_of, "stale skills or invalid specs")]
+
+
+def error_annotation(message: str) -> str:
+    """A run that stopped with an expected error (exit 2, 4, 5), as one `::error` line."""
+    return workflow_command("error", message, [("title", "aeon-evals")])
+
+
+# --- Job summary -------------------------------------------------------------------------------
+
+
+def article_url(env: Mapping[str, str], article_path: str) -> str | None:
+    """`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/<ref>/<article>`, or None outside Actions.
+
+    The ref is `$AEON_EVALS_ARTICLE_REF` when set (the workflow sets the branch: the article
+    is committed after the run, so it is not in `$GITHUB_SHA` yet), else `$GITHUB_SHA`.
+    """
+    server = env.get("GITHUB_SERVER_URL")
+    repo = env.get("GITHUB_REPOSITORY")
+    ref = env.get("AEON_EVALS_ARTICLE_REF") or env.get("GITHUB_SHA")
+    if not (server and repo and ref):
+        return None
+    return f"{server.rstrip('/')}/{repo}/blob/{quote(ref, safe='/')}/{quote(article_path, safe='/')}"
+
+
+def _md_cell(text: str) -> str:
+    text = text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
+    # The summary is rendered as HTML by GitHub: keep skill data from opening tags.
+    return escape_cell(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _cause(row: Row) -> str:
+    result = row.result
+    if result is None or result.head is None:
+        return "—"
+    head = result.head
+    return f"{head.code} — {head.detail}" if head.detail else head.code
+
+
+class _Budget:
+    """Bytes left for the summary; tables stop adding rows when it runs out."""
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+
+    def take(self, line: str) -> bool:
+        size = len(line.encode("utf-8")) + 1
+        if size > self.left:
+            return False
+        self.left -= size
+        return True
+
+
+# Room kept for the "+N more rows" line and the sections after a table.
+_RESERVE = 4096
+
+
+def _table(title: str, header: list[str], rows: list[list[str]], budget: _Budget, more: str) -> list[str]:
+    if not rows:
+        return []
+    out = [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for line in out:
+        budget.take(line)
+    shown = 0
+    for cells in rows[:MAX_TABLE_ROWS]:
+        line = "| " + " | ".join(_md_cell(c) for c in cells) + " |"
+        if budget.left - _RESERVE < len(line.encode("utf-8")) + 1 or not budget.take(line):
+            break
+        out.append(line)
+        shown += 1
+    if shown < len(rows):
+        tail = f"+{len(rows) - shown} more rows — see {more}"
+        budget.take(tail)
+        out += ["", tail]
+    out.append("")
+    return out
+
+
+def job_summary(
+    outcome: RunOutcome,
+    *,
+    fail_on: FailOn,
+    code: int,
+    article_link: str | None = None,
+    dry_run: bool = False,
+    limit: int = MAX_SUMMARY_BYTES,
+) -> str:
+    """Markdown for `$GITHUB_STEP_SUMMARY`: verdict, diff counts, Action Queue, regressions.
+
+    Tables are cut to fit `limit` bytes (and 100 rows each), with a "+N more rows" line that
+    links to the full article.
+    """
+    budget = _Budget(limit)
+    data = outcome.article
+    path = outcome.article_path
+    if path and article_link and not dry_run:
+        more = f"the [full article]({article_link})"
+        article_line = f"**Article:** [{path}]({article_link})"
+    else:
+        more = f"the full article ({path})" if path else "the full article"
+        article_line = f"**Article:** `{path}`" + (" (dry run: not written)" if dry_run else "") if path else ""
+    reason = fail_reason(outcome, fail_on)
+    gate = f"`--fail-on {fail_on.value}`: " + (f"tripped ({reason}) → exit {code}" if reason else f"not tripped → exit {code}")
+    out = [f"## Skill Evals — {outcome.day.isoformat()}", "", f"**Verdict:** `{outcome.verdict.value}`  ", f"{gate}  "]
+    if data is not None:
+        out += [f"**Coverage:** {coverage_line(data.coverage, data.previous_pct)}  ", f"**Diff:** {data.counts.summary()}  "]
+    if article_line:
+        out.append(article_line)
+    out.append("")
+    out += [_md_cell(m) for m in outcome.messages]
+    for line in out:
+        budget.take(line)
+    if data is not None:
+        if data.actions:
+            queue = ["### Action Queue", "", *[f"{i}. {_md_cell(a)}" for i, a in enumerate(data.actions, 1)], ""]
+        else:
+            queue = ["Action Queue: none — all green.", ""]
+        for line in queue:
+            budget.take(line)
+        out += queue
+        rows = sorted(data.rows, key=lambda r: r.skill)
+        regressions = [r for r in rows if r.result is not None and r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)]
+        out += _table(
+            "Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)",
+            ["Skill", "Status", "Root cause", "Issue"],
+            [[r.skill, str(r.label), _cause(r), r.issue or "—"] for r in regressions],
+            budget,
+            more,
+        )
+        recovered = [r for r in rows if r.result is not None and r.label is DiffLabel.FIXED]
+        out += _table(
+            "Recovered (FIXED)",
+            ["Skill", "Was", "Now"],
+            [[r.skill, r.previous.status.value if r.previous else "—", r.result.status.value] for r in recovered if r.result],
+            budget,
+            more,
+        )
+        still = [r for r in rows if r.result is not None and r.label is DiffLabel.STILL_FAIL]
+        out += _table(
+            "Still Failing",
+            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
+            [
+                [r.skill, r.result.status.value, _cause(r), r.issue or "—", r.failing_since.since.isoformat() if r.failing_since else "—"]
+                for r in still
+                if r.result
+            ],
+            budget,
+            more,
+        )
+    if outcome.warnings:
+        shown_warnings = [f"- {_md_cell(w)}" for w in outcome.warnings[:20]]
+        extra = [f"- +{len(outcome.warnings) - 20} more warnings — see the run log"] if len(outcome.warnings) > 20 else []
+        block = ["<details><summary>Warnings</summary>", "", *shown_warnings, *extra, "", "</details>", ""]
+        if all(budget.take(line) for line in block):
+            out += block
+    text = "\n".join(out).rstrip("\n") + "\n"
+    return _fit(text, limit)
+
+
+def error_summary(message: str, code: int) -> str:
+    """The job summary of a run that stopped before producing a result."""
+    return f"## Skill Evals — stopped\n\n**aeon-evals exited {code}:** {_md_cell(message)}\n"
+
+
+def _fit(text: str, limit: int) -> str:
+    """Last guard: cut whole lines so the UTF-8 size never exceeds `limit`."""
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    note = "\n… summary cut to fit GitHub's size limit — see the full article\n"
+    room = limit - len(note.encode("utf-8"))
+    kept: list[str] = []
+    used = 0
+    for line in text.splitlines():
+        size = len(line.encode("utf-8")) + 1
+        if used + size > room:
+            break
+        kept.append(line)
+        used += size
+    return "\n".join(kept) + note
