@@ -1,4 +1,10 @@
-"""Coverage audit (the old scripts/eval-audit): which enabled skills have a spec, and what to add."""
+"""Coverage audit (the old scripts/eval-audit): which enabled skills have a spec, and what to add.
+
+Skills are the folders under `skills/` (plus any skill aeon.yml enables without a folder);
+covered = has an evals.json entry; enabled from aeon.yml. Coverage = enabled skills with a
+spec / enabled skills. Everything here is a pure function of the folder names, the SKILL.md
+texts, the registry and the spec names; a SKILL.md that cannot be read only loses its pattern.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +17,43 @@ from aeon_evals.model import Coverage
 from aeon_evals.registry import Registry
 
 SKILLS_DIR = "skills"
-_ARTICLE_REF = re.compile(r"((?:output/)?articles/)([A-Za-z0-9_.-]*?)-?\$\{?(?:today|TODAY|date|DATE)\}?(\.md)")
-_ARTICLE_GLOB = re.compile(r"((?:output/)?articles/)([A-Za-z0-9_-]+)-(?:YYYY-MM-DD|\*|<date>|\{date\})(\.md)")
-_TOPIC_REF = re.compile(r"memory/topics/([A-Za-z0-9_.-]+\.md)")
-_LOG_REF = re.compile(r"memory/logs/")
+LOG_PATTERN = "memory/logs/*.md"
+_SKILL_MD_LIMIT = 1 << 20  # a SKILL.md is a prompt; anything past 1 MiB is not read
+
+# --- output pattern inference -----------------------------------------------------------------
+
+# One path character, or one placeholder: ${today}, $(date +%F), $VAR, <date>, {date}.
+_SEG = r"(?:[A-Za-z0-9_.*/-]|\$\{[^}\s]{1,40}\}|\$\([^)\n]{1,60}\)|\$[A-Za-z_]\w*|<[A-Za-z0-9_ -]{1,24}>|\{[A-Za-z_]\w{0,24}\})"
+_REF = re.compile(rf"(?<![\w/.$-])((?:\./)?(?:output/)?articles/{_SEG}*|(?:\./)?memory/{_SEG}*)")
+_PLACEHOLDER = re.compile(
+    r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_]\w*|<[^>]*>|\{[^}]*\}"
+    r"|\d{4}-\d{2}-\d{2}(?:T[\d:-]+Z?)?|YYYY-MM-DD|YYYY-MM|YYYYMMDD|HH-?MM(?:-?SS)?|\bN+\b"
+)
+_STARS = re.compile(r"\*(?:[-_.]*\*)+")
+_NAME = re.compile(r"^[A-Za-z0-9*][A-Za-z0-9_.*-]*\.md$")
+_MALFORMED = re.compile(r"--|-\.|\.\.|\*\*|[-_]$|^[-_.]")
+_WORD = re.compile(r"[A-Za-z]+|→|>>?")  # words, and shell redirections
+_SENTENCE_END = re.compile(r"(?:[.!?:](?=\s)|\n\s*\n|\n\s*[-*\d]|\n#|;|\|)")
+
+# The verb nearest before a path says whether the skill writes it or only reads it.
+_WRITE_WORDS = frozenset(
+    {
+        "write", "writes", "writing", "wrote", "written", "save", "saves", "saved", "saving", "rewrite",
+        "rewrites", "overwrite", "overwrites", "append", "appends", "appending", "create", "creates",
+        "creating", "output", "outputs", "publish", "publishes", "log", "logs", "store", "stores",
+        "update", "updates", "generate", "generates", "emit", "emits", "produce", "produces", "commit",
+        "commits", "→", ">", ">>",
+    }
+)
+_READ_WORDS = frozenset(
+    {
+        "read", "reads", "reading", "scan", "scans", "scanning", "load", "loads", "check", "checks",
+        "compare", "compared", "comparing", "against", "parse", "parses", "find", "finds", "look",
+        "looks", "fetch", "grep", "list", "from", "prior", "previous", "last", "latest", "newest",
+        "existing", "exists", "consult", "review", "reviews", "skip", "since", "recent",
+    }
+)
+_WRITE, _UNKNOWN, _READ = 2, 1, 0
 
 
 @dataclass(frozen=True)
@@ -33,67 +72,242 @@ class Orphan:
 
 @dataclass(frozen=True)
 class AuditReport:
+    """The audit's findings; every list sorted by name."""
+
     total_skills: int
-    covered: tuple[str, ...]
+    covered: tuple[str, ...]  # skills with a spec, enabled or not (the old script's `covered`)
     uncovered_enabled: tuple[Gap, ...]
     uncovered_disabled: tuple[str, ...]
     uncovered_unregistered: tuple[str, ...]
     enabled_total: int
-    coverage: Coverage
+    coverage: Coverage  # enabled skills with a spec / enabled skills
     orphans: tuple[Orphan, ...]
+    no_folder: tuple[str, ...] = ()  # enabled in aeon.yml, but no skills/<name>/ folder
+    warnings: tuple[str, ...] = ()
 
     @property
     def coverage_pct(self) -> int:
         return round(self.coverage.pct)
 
+    @property
+    def covered_enabled(self) -> int:
+        return self.coverage.covered
+
 
 def skill_folders(root: Path) -> list[str]:
-    """The folders under skills/, sorted."""
+    """The folders under skills/, sorted (hidden ones skipped)."""
     base = root / SKILLS_DIR
-    if not base.is_dir():
+    try:
+        return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError:
         return []
-    return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def normalize_ref(ref: str) -> str | None:
+    """A path as written in a SKILL.md → a well-formed glob, or None when it names no output.
+
+    `articles/fleet-status-${var}-${today}.md` → `articles/fleet-status-*.md`;
+    any daily-log path → `memory/logs/*.md`; `memory/topics/x.md` stays as it is.
+    """
+    ref = ref.removeprefix("./").rstrip(".,:")
+    if ref.startswith("memory/logs/"):
+        return LOG_PATTERN
+    glob = _PLACEHOLDER.sub("*", ref)
+    glob = re.sub(r"-{2,}", "-", _STARS.sub("*", glob))  # `fleet-status--*` was the old script's bug
+    directory, _, name = glob.rpartition("/")
+    if directory not in ("articles", "output/articles", "memory/topics", "memory"):
+        return None
+    if name in ("", "MEMORY.md") or not _NAME.match(name) or _MALFORMED.search(name.removesuffix(".md")):
+        return None
+    if not re.search(r"[A-Za-z]", name.removesuffix(".md")):
+        return None  # `articles/*.md` would match every article
+    return f"{directory}/{name}"
+
+
+def _clause_class(before: str) -> int:
+    """_WRITE, _READ or _UNKNOWN from the words of the clause that leads up to a path: the
+    nearest verb decides, except that a destination (`… to <path>`) in a clause with a
+    writing verb is written (`Summarise what came from X to <path>`)."""
+    cut = 0
+    for m in _SENTENCE_END.finditer(before):
+        cut = m.end()
+    words = _WORD.findall(before[cut:])
+    if words and words[-1].lower() in ("to", "into") and any(w.lower() in _WRITE_WORDS for w in words):
+        return _WRITE
+    for word in reversed(words):
+        lowered = word.lower()
+        if lowered in _WRITE_WORDS:
+            return _WRITE
+        if lowered in _READ_WORDS:
+            return _READ
+    return _UNKNOWN
+
+
+def _kind(glob: str) -> int:
+    """Lower is a better output pattern: a dated article, then a fixed file, then the shared log."""
+    if glob == LOG_PATTERN:
+        return 2
+    return 0 if "*" in glob else 1
+
+
+def _tokens(name: str) -> list[str]:
+    return [t for t in re.split(r"[-_.\s]+", name.lower()) if t]
+
+
+def infer_from_text(text: str, skill: str) -> str:
+    """The output glob a SKILL.md text says the skill writes; "" when it names none.
+
+    Paths the skill writes win over paths it only reads; among written ones a dated article beats
+    a fixed file (`memory/topics/x.md`), which beats the shared daily log; then the one naming
+    the skill; then the first mentioned. A path only ever read is used only for the daily log.
+    """
+    best: dict[str, tuple[int, int]] = {}  # glob → (best clause class, first position)
+    for m in _REF.finditer(text):
+        glob = normalize_ref(m.group(1))
+        if glob is None:
+            continue
+        cls = _clause_class(text[max(0, m.start() - 300) : m.start()])
+        old = best.get(glob)
+        best[glob] = (max(cls, old[0]) if old else cls, old[1] if old else m.start())
+    names = set(_tokens(skill))
+
+    def rank(item: tuple[str, tuple[int, int]]) -> tuple[int, int, int, int]:
+        glob, (cls, pos) = item
+        named = 0 if names & set(_tokens(glob.rpartition("/")[2].replace("*", " "))) else 1
+        return (_kind(glob), -cls, named, pos)
+
+    written = [item for item in best.items() if item[1][0] > _READ]
+    if written:
+        return min(written, key=rank)[0]
+    return LOG_PATTERN if LOG_PATTERN in best else ""
 
 
 def infer_pattern(root: Path, skill: str) -> str:
     """The output glob a skill's SKILL.md says it writes; "" when it says nothing usable."""
     try:
-        text = (root / SKILLS_DIR / skill / "SKILL.md").read_text(encoding="utf-8", errors="replace")
+        with open(root / SKILLS_DIR / skill / "SKILL.md", "rb") as fh:
+            text = fh.read(_SKILL_MD_LIMIT).decode("utf-8", errors="replace")
     except OSError:
         return ""
-    for rx in (_ARTICLE_REF, _ARTICLE_GLOB):
-        for m in rx.finditer(text):
-            stem = m.group(2).rstrip("-")
-            if stem and not stem.endswith("-"):
-                return f"{m.group(1)}{stem}-*{m.group(3)}"
-    if _LOG_REF.search(text):
-        return "memory/logs/*.md"
-    topic = _TOPIC_REF.search(text)
-    if topic:
-        return f"memory/topics/{topic.group(1)}"
-    return ""
+    return infer_from_text(text, skill)
+
+
+# --- closest real skill for an orphan spec -----------------------------------------------------
+
+
+def _match(tok: str, part: list[str]) -> float:
+    """How well one orphan word stands for consecutive candidate words `part` (0 = not at all)."""
+    joined = "".join(part)
+    if len(part) > 1:
+        return 1.0 if tok in (joined, "".join(p[0] for p in part)) else 0.0
+    if tok == joined:
+        return 1.0
+    if min(len(tok), len(joined)) >= 3 and (joined.startswith(tok) or tok.startswith(joined)):
+        return 0.8
+    if min(len(tok), len(joined)) >= 5 and difflib.SequenceMatcher(None, tok, joined).ratio() >= 0.8:
+        return 0.8
+    if 2 <= len(tok) <= 4 < len(joined) and tok[0] == joined[0] and _subsequence(tok, joined):
+        return 0.7  # `gh` ~ `github`, `msg` ~ `message`
+    return 0.0
+
+
+def _subsequence(short: str, long: str) -> bool:
+    rest = iter(long)
+    return all(ch in rest for ch in short)
+
+
+def _align(orphan: list[str], candidate: list[str]) -> tuple[float, set[int], bool]:
+    """How much of `orphan` the words of `candidate` explain (0–1), which candidate words were
+    used, and whether the orphan's last word explains the candidate's last word (its head).
+
+    A word matches a candidate word exactly, as the initials of consecutive words (`hn` ~
+    `hacker-news`), as their concatenation (`autoresearch` ~ `auto-research`), as a prefix of
+    at least 3 letters (`repo` ~ `repository`), as a consonant-style abbreviation (`gh` ~
+    `github`), or as a near-typo.
+    """
+    used: set[int] = set()
+    credit = 0.0
+    head = False
+    for n, tok in enumerate(orphan):
+        best, span = 0.0, range(0)
+        for i in range(len(candidate)):
+            for j in range(i + 1, min(len(candidate), i + 4) + 1):
+                score = _match(tok, candidate[i:j])
+                if score > best or (score == best > 0 and j - i > len(span)):
+                    best, span = score, range(i, j)
+        credit += best
+        used.update(span)
+        if n == len(orphan) - 1 and len(candidate) - 1 in span:
+            head = True
+    return credit / len(orphan), used, head
+
+
+def closest_skill(orphan: str, known: set[str], *, prefer: set[str] | frozenset[str] = frozenset()) -> str | None:
+    """The real skill an orphan spec most plausibly meant, or None when none is plausibly close.
+
+    Word-aware: `hn-digest` → `hacker-news-digest`, `polymarket` → `monitor-polymarket` (the
+    last word of a compound name is its head, so matching it counts more than matching a
+    modifier, as in `polymarket-comments`). Plausible means at least two thirds of the orphan's
+    words are explained, or the whole names are a near-typo. `prefer` (skills without a spec
+    of their own: a renamed skill has none) breaks ties; then the name that sorts first.
+    """
+    words = _tokens(orphan)
+    if not words:
+        return None
+    scored: list[tuple[float, str]] = []
+    for name in known:
+        cand = _tokens(name)
+        if not cand or name == orphan:
+            continue
+        ratio = difflib.SequenceMatcher(None, orphan.lower(), name.lower()).ratio()
+        cover, used, head = _align(words, cand)
+        if cover < 2 / 3 and ratio < 0.85:
+            continue
+        score = 0.6 * max(cover, ratio) + 0.4 * len(used) / len(cand)
+        score += (0.1 if head else 0.0) + (0.05 if name in prefer else 0.0) + 0.01 * ratio
+        scored.append((score, name))
+    if not scored:
+        return None
+    return min(scored, key=lambda item: (-item[0], item[1]))[1]
+
+
+# --- the audit ---------------------------------------------------------------------------------
 
 
 def audit(root: Path, spec_skills: set[str], registry: Registry) -> AuditReport:
-    """Compare skills/, aeon.yml and evals.json. Coverage = enabled skills with a spec / enabled skills."""
+    """Compare skills/, aeon.yml and evals.json. Coverage = enabled skills with a spec / enabled skills.
+
+    Reads only folder names and SKILL.md files; never raises for a file it cannot read.
+    """
     folders = set(skill_folders(root))
+    registered = set(registry.skills)
     enabled = registry.enabled()
-    known = folders | set(registry.skills)
-    covered = sorted(spec_skills & (folders | set(registry.skills)))
-    gaps = tuple(Gap(s, infer_pattern(root, s)) for s in sorted(enabled - spec_skills))
-    disabled = sorted(s for s in folders & set(registry.skills) if s not in enabled and s not in spec_skills)
-    unregistered = sorted(folders - set(registry.skills) - spec_skills)
+    universe = folders | enabled | (spec_skills & registered)
+    covered = sorted(spec_skills & universe)
+    warnings: list[str] = []
+    gaps: list[Gap] = []
+    for skill in sorted(enabled - spec_skills):
+        try:
+            pattern = infer_pattern(root, skill) if skill in folders else ""
+        except Exception as exc:  # the audit must never stop the run: a bad SKILL.md costs only its pattern
+            warnings.append(f"{SKILLS_DIR}/{skill}/SKILL.md: output pattern not inferred: {type(exc).__name__}: {exc}")
+            pattern = ""
+        gaps.append(Gap(skill, pattern))
+    disabled = sorted((universe & registered) - enabled - spec_skills)
+    unregistered = sorted(universe - registered - spec_skills)
+    without_spec = universe - spec_skills
     orphans = tuple(
-        Orphan(s, next(iter(difflib.get_close_matches(s, sorted(known), n=1, cutoff=0.0)), None) if known else None)
-        for s in sorted(spec_skills - known)
+        Orphan(s, closest_skill(s, folders | registered, prefer=without_spec)) for s in sorted(spec_skills - universe - registered)
     )
     return AuditReport(
-        total_skills=len(folders),
+        total_skills=len(universe),
         covered=tuple(covered),
-        uncovered_enabled=gaps,
+        uncovered_enabled=tuple(gaps),
         uncovered_disabled=tuple(disabled),
         uncovered_unregistered=tuple(unregistered),
         enabled_total=len(enabled),
         coverage=Coverage(len(enabled & spec_skills), len(enabled)),
         orphans=orphans,
+        no_folder=tuple(sorted(enabled - folders)),
+        warnings=tuple(warnings),
     )

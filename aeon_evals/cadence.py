@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 from datetime import date, datetime, timedelta
 
 from croniter import croniter
@@ -22,6 +23,9 @@ def _fields(expr: str) -> tuple[list[int], list[int], set[int], set[int], set[in
     parts = expr.split()
     if len(parts) != 5:
         raise CronError(f"{expr!r} has {len(parts)} fields; a cron schedule has 5 (minute hour day month weekday)")
+    dom, dow = parts[2], parts[4]
+    if re.search(r"[LW?#]", dom) or re.search(r"#|\?|(^|,)\d*L($|,)", dow):
+        raise CronError(f"{expr!r} uses #, L, W or ?, which GitHub Actions cron does not support")
     if not croniter.is_valid(expr):
         raise CronError(f"{expr!r} is not a valid cron expression")
     expanded = croniter(expr).expanded

@@ -8,10 +8,10 @@ import traceback
 from collections.abc import Sequence
 
 from aeon_evals import __version__
-from aeon_evals.commands import audit_cmd, demo_cmd, run_cmd, site_cmd
+from aeon_evals.commands import audit_cmd, demo_cmd, init_cmd, run_cmd, site_cmd, validate_cmd
 from aeon_evals.errors import EvalsError, ExitCode
 
-COMMANDS = (run_cmd, demo_cmd, audit_cmd, site_cmd)
+COMMANDS = (run_cmd, demo_cmd, audit_cmd, site_cmd, init_cmd, validate_cmd)
 
 EPILOG = """\
 exit codes:
@@ -55,6 +55,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EvalsError as exc:
         print(f"aeon-evals: {exc.line()}", file=sys.stderr)
         return int(exc.exit_code)
+    except BrokenPipeError:  # `aeon-evals audit | head`: the reader left; not our failure
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitCode.OK
     except KeyboardInterrupt:
         print("aeon-evals: interrupted", file=sys.stderr)
         return 130

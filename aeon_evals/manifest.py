@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import date
@@ -30,6 +32,10 @@ SPEC_KEYS = {
 }
 NUMERIC_KEYS = {"label", "pattern", "min", "max", "skip_if_not_found"}
 TOP_KEYS = {"version", "description", "skills", "$schema"}
+MUTE_KEYS = {"until", "reason"}
+VERSIONS = ("1",)
+# A skill name becomes a path (memory/skill-health/<skill>.json): plain names only.
+SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 @dataclass(frozen=True)
@@ -83,27 +89,43 @@ def _type_name(value: object) -> str:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _show(value: object) -> str:
+    """A value as it is written in JSON (`"20"`, `-5`, `[1]`), cut short."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _got(value: object) -> str:
+    return _type_name(value) if isinstance(value, dict | list) or value is None else f"{_type_name(value)} {_show(value)}"
 
 
 def _patterns(value: object, where: str, out: _Collector) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
+        out.warn(where, "expected a list of patterns; the single string was read as a list of one")
         value = [value]
     if not isinstance(value, list):
-        out.error(where, f"expected a list of patterns, got {_type_name(value)}")
+        out.error(where, f"expected a list of patterns, got {_got(value)}")
         return ()
     found: list[str] = []
     for i, item in enumerate(value):
         if not isinstance(item, str):
-            out.error(f"{where}[{i}]", f"expected a pattern string, got {_type_name(item)}")
+            out.error(f"{where}[{i}]", f"expected a pattern string, got {_got(item)}")
             continue
         try:
             compile_pattern(item)
         except PatternError as exc:
             out.error(f"{where}[{i}]", str(exc))
             continue
+        if not item:
+            out.warn(f"{where}[{i}]", "an empty pattern matches every output")
         found.append(item)
     return tuple(found)
 
@@ -130,18 +152,18 @@ def _numeric(value: object, where: str, out: _Collector) -> tuple[NumericCheck, 
     for i, item in enumerate(value):
         at = f"{where}[{i}]"
         if not isinstance(item, dict):
-            out.error(at, f"expected an object, got {_type_name(item)}")
+            out.error(at, f"expected an object with label, pattern, min, max, got {_got(item)}")
             continue
         ok = True
         for key in sorted(set(item) - NUMERIC_KEYS):
             out.warn(f"{at}.{key}", "unknown key (ignored)")
         label = item.get("label", f"check {i}")
         if not isinstance(label, str):
-            out.error(f"{at}.label", f"expected a string, got {_type_name(label)}")
+            out.error(f"{at}.label", f"expected a string, got {_got(label)}")
             ok = False
         pattern = item.get("pattern")
         if not isinstance(pattern, str):
-            out.error(f"{at}.pattern", "is required and must be a string" if pattern is None else f"expected a string, got {_type_name(pattern)}")
+            out.error(f"{at}.pattern", "is required (a regex whose group 1 is the number)" if pattern is None else f"expected a string, got {_got(pattern)}")
             ok = False
         else:
             try:
@@ -153,7 +175,7 @@ def _numeric(value: object, where: str, out: _Collector) -> tuple[NumericCheck, 
         for key in ("min", "max"):
             bound = item.get(key)
             if bound is not None and not _is_number(bound):
-                out.error(f"{at}.{key}", f"expected a number, got {_type_name(bound)} {bound!r}")
+                out.error(f"{at}.{key}", f"expected a finite number, got {_got(bound)}")
                 ok = False
                 bound = None
             bounds[key] = float(bound) if bound is not None else None
@@ -161,9 +183,11 @@ def _numeric(value: object, where: str, out: _Collector) -> tuple[NumericCheck, 
         if lo is not None and hi is not None and lo > hi:
             out.error(f"{at}.max", f"max {hi:g} is below min {lo:g}")
             ok = False
+        if lo is None and hi is None and ok:
+            out.warn(at, "no min and no max: this check can never fail")
         skip = item.get("skip_if_not_found", False)
         if not isinstance(skip, bool):
-            out.error(f"{at}.skip_if_not_found", f"expected true or false, got {_type_name(skip)}")
+            out.error(f"{at}.skip_if_not_found", f"expected true or false, got {_got(skip)}")
             ok = False
         if ok:
             checks.append(NumericCheck(str(label), str(pattern), lo, hi, bool(skip)))
@@ -174,35 +198,46 @@ def _mute(value: object, where: str, out: _Collector) -> Mute | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        out.error(where, f'expected {{"until": "YYYY-MM-DD", "reason": "…"}}, got {_type_name(value)}')
+        out.error(where, f'expected {{"until": "YYYY-MM-DD", "reason": "…"}}, got {_got(value)}')
         return None
+    for key in sorted(set(value) - MUTE_KEYS):
+        out.warn(f"{where}.{key}", "unknown key (ignored)")
     until = value.get("until")
+    if until is None:
+        out.error(f"{where}.until", "is required (a date YYYY-MM-DD)")
+        return None
     try:
-        day = date.fromisoformat(str(until))
+        if not isinstance(until, str) or len(until) != 10:
+            raise ValueError
+        day = date.fromisoformat(until)
     except ValueError:
-        out.error(f"{where}.until", f"expected a date YYYY-MM-DD, got {until!r}")
+        out.error(f"{where}.until", f"expected a date YYYY-MM-DD, got {_got(until)}")
         return None
     reason = value.get("reason", "")
+    if reason is not None and not isinstance(reason, str):
+        out.warn(f"{where}.reason", f"expected a string, got {_got(reason)}")
     return Mute(day, str(reason) if reason is not None else "")
 
 
 def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
     at = f"skills.{skill}"
-    if not isinstance(raw, dict):
-        out.error(at, f"expected an object, got {_type_name(raw)}")
-        return None
     before = len([p for p in out.problems if p.severity == "error"])
+    if not SKILL_NAME.match(skill):
+        out.error(at, f"{_show(skill)} is not a skill name (letters, digits, '-', '_', '.'; it names the skills/<name>/ folder)")
+    if not isinstance(raw, dict):
+        out.error(at, f"expected an object with at least output_pattern, got {_got(raw)}")
+        return None
     for key in sorted(set(raw) - SPEC_KEYS):
         out.warn(f"{at}.{key}", "unknown key (ignored)")
     pattern = raw.get("output_pattern")
     if not isinstance(pattern, str):
-        out.error(f"{at}.output_pattern", "is required" if pattern is None else f"expected a string, got {_type_name(pattern)}")
+        out.error(f"{at}.output_pattern", "is required (a glob relative to the root)" if pattern is None else f"expected a string, got {_got(pattern)}")
         pattern = ""
     elif (bad := _glob_problem(pattern)) is not None:
         out.error(f"{at}.output_pattern", bad)
     min_words = raw.get("min_words", 0)
     if not isinstance(min_words, int) or isinstance(min_words, bool):
-        out.error(f"{at}.min_words", f"expected an integer, got {_type_name(min_words)} {min_words!r}")
+        out.error(f"{at}.min_words", f"expected an integer, got {_got(min_words)}")
         min_words = 0
     elif min_words < 0:
         out.error(f"{at}.min_words", f"must be 0 or more, got {min_words}")
@@ -214,11 +249,18 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
     if raw.get("expected_cadence") is not None:
         cadence_days = cadence.parse_cadence(raw["expected_cadence"])
         if cadence_days is None:
-            out.error(f"{at}.expected_cadence", f"expected days (7), '7d', 'daily', 'weekly' or a cron, got {raw['expected_cadence']!r}")
+            out.error(f"{at}.expected_cadence", f"expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got {_got(raw['expected_cadence'])}")
     section = raw.get("section")
     if section is not None and (not isinstance(section, str) or not section.strip()):
-        out.error(f"{at}.section", f"expected a heading such as '### {skill}', got {section!r}")
+        out.error(f"{at}.section", f"expected a heading such as '### {skill}', got {_got(section)}")
         section = None
+    elif isinstance(section, str) and not section.strip().startswith("#"):
+        # Not a heading: the run matches it as a pattern against heading lines.
+        try:
+            compile_pattern(section.strip())
+        except PatternError as exc:
+            out.error(f"{at}.section", f"not a heading such as '### {skill}', and as a pattern: {exc}")
+            section = None
     mute = _mute(raw.get("mute"), f"{at}.mute", out)
     if len([p for p in out.problems if p.severity == "error"]) > before:
         return None
@@ -241,7 +283,10 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
         raise ConfigError(f"expected a JSON object with a 'skills' key, got {_type_name(data)}", path=path)
     out = _Collector()
     for key in sorted(set(data) - TOP_KEYS):
-        out.warn(key, "unknown key (ignored)")
+        out.warn(str(key), "unknown key (ignored)")
+    version = data.get("version")
+    if version is not None and str(version) not in VERSIONS:
+        out.warn("version", f"unknown version {_show(version)}; read as version 1")
     skills = data.get("skills")
     if skills is None:
         skills = {}
@@ -259,6 +304,40 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
     return Manifest(path=path, specs=specs, spec_errors=spec_errors, problems=tuple(out.problems))
 
 
+def decode_json(raw: bytes) -> Any:
+    """Parse evals.json bytes (a UTF-8 BOM is tolerated). Raises ValueError with the location:
+    `invalid JSON at line 3 column 5: …` or `not UTF-8 text (byte 0xff at offset 12)`."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError("invalid JSON: nested too deeply") from None
+
+
+def duplicate_keys(raw: bytes) -> list[Problem]:
+    """Warnings for keys written twice in one JSON object (json.loads silently keeps the last)."""
+    found: list[Problem] = []
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                found.append(Problem(key, "written twice in the same object; the last one wins", "warning"))
+            seen.add(key)
+        return dict(pairs)
+
+    try:
+        json.loads(raw.decode("utf-8-sig"), object_pairs_hook=hook)
+    except (ValueError, RecursionError):
+        return []
+    return found
+
+
 def read_manifest_data(root: Path, *, retry_delay: float = 5.0) -> Any | None:
     """The parsed JSON of evals.json, None when the file does not exist.
 
@@ -271,17 +350,14 @@ def read_manifest_data(root: Path, *, retry_delay: float = 5.0) -> Any | None:
             raw = path.read_bytes()
         except FileNotFoundError:
             return None
+        except IsADirectoryError:
+            raise ConfigError("is a folder, not a file", path=EVALS_PATH) from None
         except OSError as exc:
             raise ConfigError(f"cannot read: {exc.strerror}", path=EVALS_PATH) from None
         try:
-            return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return decode_json(raw)
+        except ValueError as exc:
             if attempt == 2:
-                detail = (
-                    f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-                    if isinstance(exc, json.JSONDecodeError)
-                    else "not UTF-8 text"
-                )
-                raise ConfigError(f"{detail} (also after a retry {retry_delay:g}s later)", path=EVALS_PATH) from None
+                raise ConfigError(f"{exc} (also after a retry {retry_delay:g}s later)", path=EVALS_PATH) from None
             time.sleep(retry_delay)
     return None  # pragma: no cover - the loop always returns or raises

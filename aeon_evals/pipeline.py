@@ -184,7 +184,9 @@ def _run(opts: RunOptions) -> RunOutcome:
         raise NothingEvaluated(message)
     scope = [opts.skill] if opts.skill else manifest.skills
     state = load_state(root, scope)
-    warnings = [p.line() for p in manifest.problems] + list(registry.warnings) + list(state.warnings)
+    warnings = [
+        p.line() + ("" if p.severity == "warning" else " (the skill is reported as ERROR)") for p in manifest.problems
+    ] + list(registry.warnings) + list(state.warnings)
 
     results = evaluate_all(manifest, registry, state, opts, scope)
     prior, prior_warnings = history.find_prior(root, opts.today)
@@ -200,10 +202,11 @@ def _run(opts: RunOptions) -> RunOutcome:
 
     try:
         found = audit_stage.audit(root, set(manifest.skills), registry)
-        audit_source = "eval-audit=ok"
-    except (OSError, ValueError) as exc:
+        audit_source = "eval-audit=ok" + (f" ({len(found.warnings)} warning(s))" if found.warnings else "")
+        warnings += list(found.warnings)
+    except Exception as exc:  # a failing audit never stops the run (SPEC §7)
         found = None
-        audit_source = f"eval-audit=fail ({exc})"
+        audit_source = f"eval-audit=fail ({type(exc).__name__}: {exc})"
     coverage = found.coverage if found else Coverage(0, 0)
     gaps = [(g.skill, g.inferred_pattern) for g in found.uncovered_enabled] if found else []
 
@@ -302,7 +305,7 @@ def _write(opts: RunOptions, outcome: RunOutcome) -> None:
         atomic_write(log_path, replace_section(existing, section))
         outcome.log_written = f"{log_rel} (### skill-evals)"
     except (OSError, EvalsError) as exc:
-        reason = exc.message if isinstance(exc, EvalsError) else str(exc)
+        reason = exc.message if isinstance(exc, EvalsError) else (exc.strerror or type(exc).__name__)
         outcome.log_written = f"not written: {reason}"
         outcome.warnings.append(f"{log_rel}: cannot write the log section: {reason}")
 

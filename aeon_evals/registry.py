@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,108 +13,206 @@ import yaml
 from aeon_evals.model import Registration
 
 AEON_YML = "aeon.yml"
+_SKILLS_LINE = re.compile(r"^skills\s*:\s*(#.*)?$")
 _TOP_KEY = re.compile(r"^[A-Za-z_][\w.-]*\s*:")
-_ENTRY = re.compile(r"^( +)([A-Za-z0-9_][\w.:-]*)\s*:(.*)$")
+# An entry line inside the block: indentation (spaces, or tabs that YAML refuses), a name, a colon.
+_ENTRY = re.compile(r"^([ \t]+)([A-Za-z0-9_][\w.:-]*?)\s*:(?:\s|$)(.*)$")
+# Best-effort reading of an entry that is not YAML (`heartbeat: { enabled: true, schedule: "0 8 * * *"`).
+_LOOSE_ENABLED = re.compile(r"\benabled\s*:\s*[\"']?(true|false|yes|no|on|off)\b", re.IGNORECASE)
+_LOOSE_SCHEDULE = re.compile(r"\bschedule\s*:\s*(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^,}\n#]+))")
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML 1.1 without its surprise: `on`, `off`, `yes`, `no` stay strings (a skill may be named `off`)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
+def _load(text: str) -> object:
+    return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: safe
 
 
 @dataclass(frozen=True)
 class Registry:
-    """The registered skills, and one warning per entry that could not be read."""
+    """The registered skills, and one warning per entry that could not be read cleanly.
+
+    `raw` keeps each entry's value as written (a mapping, or None for a key with no value) and
+    `lines` its 1-based line in the file, for `validate`. `yaml_error` says why the file as a
+    whole is not YAML when the `skills:` block had to be read on its own.
+    """
 
     path: str
     skills: dict[str, Registration]
     warnings: tuple[str, ...] = ()
     found: bool = True
+    raw: dict[str, Any] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    yaml_error: str | None = None
+    issues: tuple[tuple[str, str], ...] = ()  # the warnings as (where, message)
 
     def enabled(self) -> set[str]:
         return {name for name, reg in self.skills.items() if reg.enabled}
 
 
+def _truthy(value: object) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "yes", "on")
+    return value is True
+
+
 def _registration(name: str, value: Any) -> Registration:
     if not isinstance(value, dict):
         return Registration(name)  # a key with no value: registered, disabled
-    enabled = value.get("enabled", False)
     schedule = value.get("schedule")
     return Registration(
         name,
-        enabled=enabled is True or (isinstance(enabled, str) and enabled.strip().lower() == "true"),
+        enabled=_truthy(value.get("enabled", False)),
         schedule=str(schedule).strip() if schedule is not None else None,
     )
 
 
-def _skills_block(text: str) -> list[str]:
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if re.match(r"^skills\s*:\s*(#.*)?$", line):
-            block: list[str] = []
-            for following in lines[i + 1 :]:
-                if _TOP_KEY.match(following):
-                    break
-                block.append(following)
-            return block
-    return []
+def _block_start(lines: list[str]) -> int | None:
+    """Index of the top-level `skills:` line."""
+    return next((i for i, line in enumerate(lines) if _SKILLS_LINE.match(line)), None)
 
 
-def _entries(block: list[str]) -> list[tuple[str, int, str]]:
-    """Split the block into (name, first line index, entry text) by its shallowest key indent."""
-    indents = [len(m.group(1)) for line in block if (m := _ENTRY.match(line)) and not line.lstrip().startswith("#")]
-    if not indents:
+def _block(lines: list[str], start: int) -> list[str]:
+    block: list[str] = []
+    for following in lines[start + 1 :]:
+        if _TOP_KEY.match(following):
+            break
+        block.append(following)
+    return block
+
+
+def _entries(block: list[str]) -> list[tuple[str, int, str, bool]]:
+    """Split the block into (name, index in block, entry text, indented with a tab) by its
+    shallowest key indent; the entry text starts at the name."""
+    found = [
+        (i, m) for i, line in enumerate(block) if (m := _ENTRY.match(line)) and not line.lstrip().startswith("#")
+    ]
+    if not found:
         return []
-    indent = min(indents)
-    entries: list[tuple[str, int, str]] = []
-    current: list[str] = []
-    start = 0
-    name = ""
+    width = min(len(m.group(1).expandtabs(2)) for _, m in found)
+    heads = {i: m for i, m in found if len(m.group(1).expandtabs(2)) == width}
+    entries: list[tuple[str, int, list[str], bool]] = []
     for i, line in enumerate(block):
-        match = _ENTRY.match(line)
-        if match and len(match.group(1)) == indent:
-            if name:
-                entries.append((name, start, "\n".join(current)))
-            name, start, current = match.group(2), i, [line[indent:]]
-        elif name:
-            current.append(line[indent:] if line[:indent].strip() == "" else line)
-    if name:
-        entries.append((name, start, "\n".join(current)))
-    return entries
+        m = heads.get(i)
+        if m is not None:
+            entries.append((m.group(2), i, [line[len(m.group(1)) :]], "\t" in m.group(1)))
+        elif entries:
+            lead = len(line) - len(line.lstrip(" \t"))
+            # YAML refuses tabs in indentation: continuation lines are re-indented with spaces.
+            entries[-1][2].append(line[:lead].expandtabs(2) + line[lead:])
+    return [(name, i, "\n".join(text), tab) for name, i, text, tab in entries]
+
+
+def _loose(text: str) -> dict[str, Any]:
+    """`enabled` and `schedule` picked out of an entry that is not YAML."""
+    value: dict[str, Any] = {}
+    if m := _LOOSE_ENABLED.search(text):
+        value["enabled"] = m.group(1).lower() in ("true", "yes", "on")
+    if m := _LOOSE_SCHEDULE.search(text):
+        value["schedule"] = next(g for g in m.groups() if g is not None).strip()
+    return value
+
+
+def _first_line(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"{problem} at line {mark.line + 1}" if mark is not None else str(problem)
+
+
+def _duplicates(names: list[tuple[str, int]]) -> list[tuple[str, str]]:
+    seen: dict[str, int] = {}
+    found = []
+    for name, line in names:
+        if name in seen:
+            found.append((f"skills.{name} (line {line})", f"defined twice (lines {seen[name]} and {line}); the last one wins"))
+        seen[name] = line
+    return found
+
+
+def _registry(path: str, raw: dict[str, Any], issues: list[tuple[str, str]], lines: dict[str, int], yaml_error: str | None = None) -> Registry:
+    skills = {name: _registration(name, value) for name, value in raw.items()}
+    found = Registry(path, skills, (), raw=raw, lines=lines, yaml_error=yaml_error, issues=tuple(issues))
+    # The run prints these warnings; a schedule it cannot use is one of them (`validate` grades it).
+    every = [*issues, *((where, message) for where, message, _ in schedule_problems(found))]
+    return dataclasses.replace(found, warnings=tuple(f"{path}: {where}: {message}" if where else f"{path}: {message}" for where, message in every))
 
 
 def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
-    """Registrations from aeon.yml text; falls back entry by entry when the YAML is broken."""
-    warnings: list[str] = []
+    """Registrations from aeon.yml text; falls back entry by entry when the YAML is broken.
+
+    Never raises: what cannot be read becomes a warning naming the entry and its line.
+    """
+    text = text.lstrip("\ufeff")
+    lines = text.splitlines()
+    start = _block_start(lines)
+    block = _block(lines, start) if start is not None else []
+    entries = _entries(block)
+    offset = (start or 0) + 2  # block index → 1-based file line
+    line_of = {name: offset + i for name, i, _, _ in entries}
+    issues = _duplicates([(name, offset + i) for name, i, _, _ in entries])
+
+    yaml_error: str | None = None
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        data = None
-    if isinstance(data, dict) and "skills" in data:
-        skills = data.get("skills") or {}
-        if isinstance(skills, dict):
-            return Registry(path, {str(k): _registration(str(k), v) for k, v in skills.items()})
-        warnings.append(f"{path}: skills: expected a mapping of skill names, got {type(skills).__name__}")
-        return Registry(path, {}, tuple(warnings))
+        data = _load(text)
+    except yaml.YAMLError as exc:
+        data, yaml_error = None, _first_line(exc)
+    if yaml_error is None:
+        if not isinstance(data, dict) or "skills" not in data:
+            issues.append(("", "no top-level 'skills:' block; every skill counts as unregistered"))
+            return _registry(path, {}, issues, line_of)
+        skills = data.get("skills")
+        if skills is None:
+            skills = {}
+        if not isinstance(skills, dict):
+            kind = "a list" if isinstance(skills, list) else type(skills).__name__
+            issues.append(("skills", f"expected a mapping of skill names, got {kind}; every skill counts as unregistered"))
+            return _registry(path, {}, issues, line_of)
+        return _registry(path, {str(k): v for k, v in skills.items()}, issues, line_of)
 
     # The file as a whole is not YAML (real files hold chains written as `- skill: a, consume: [...]`):
     # read the `skills:` block alone, and if that fails too, each entry on its own.
-    block = _skills_block(text)
+    if start is None:
+        issues.append(("", f"not valid YAML ({yaml_error}) and no top-level 'skills:' block; every skill counts as unregistered"))
+        return _registry(path, {}, issues, line_of, yaml_error)
     try:
-        data = yaml.safe_load("\n".join(block)) if block else None
+        data = _load("\n".join(block)) if block else None
     except yaml.YAMLError:
         data = None
     if isinstance(data, dict):
-        return Registry(path, {str(k): _registration(str(k), v) for k, v in data.items()})
-    skills: dict[str, Registration] = {}
-    line_offset = text.splitlines().index(next(line for line in text.splitlines() if line.startswith("skills"))) + 2 if block else 0
-    for name, start, entry in _entries(block):
+        return _registry(path, {str(k): v for k, v in data.items()}, issues, line_of, yaml_error)
+    raw: dict[str, Any] = {}
+    for name, i, entry, tab in entries:
+        where = f"skills.{name} (line {offset + i})"
+        if tab:
+            issues.append((where, "indented with a tab (YAML allows only spaces); read anyway"))
         try:
-            parsed = yaml.safe_load(entry)
+            parsed = _load(entry)
         except yaml.YAMLError as exc:
-            first = str(exc).splitlines()[0]
-            warnings.append(f"{path}: line {line_offset + start}: skills.{name}: not valid YAML ({first}); entry skipped")
+            value = _loose(entry)
+            issues.append((where, f"not valid YAML ({_first_line(exc).split(' at line ')[0]}); read best-effort as {_describe(value)}"))
+            raw[name] = value
             continue
-        value = parsed.get(name) if isinstance(parsed, dict) else None
-        skills[name] = _registration(name, value)
-    if not block:
-        warnings.append(f"{path}: no top-level 'skills:' block; every skill counts as unregistered")
-    return Registry(path, skills, tuple(warnings))
+        raw[name] = parsed.get(name) if isinstance(parsed, dict) else None
+    return _registry(path, raw, issues, line_of, yaml_error)
+
+
+def _describe(value: dict[str, Any]) -> str:
+    enabled = "enabled" if value.get("enabled") else "disabled"
+    schedule = value.get("schedule")
+    return f"{enabled}, schedule {schedule!r}" if schedule else f"{enabled}, no schedule"
+
+
+def _unusable(message: str) -> Registry:
+    return Registry(AEON_YML, {}, (f"{AEON_YML}: {message}",), found=False, issues=(("", message),))
 
 
 def load_registry(root: Path) -> Registry:
@@ -122,7 +221,70 @@ def load_registry(root: Path) -> Registry:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return Registry(AEON_YML, {}, (f"{AEON_YML}: not found; every skill counts as unregistered",), found=False)
+        return _unusable("not found; every skill counts as unregistered")
     except OSError as exc:
-        return Registry(AEON_YML, {}, (f"{AEON_YML}: cannot read: {exc.strerror}",), found=False)
-    return parse_registry(raw.decode("utf-8", errors="replace"))
+        return _unusable(f"cannot read: {exc.strerror}; every skill counts as unregistered")
+    try:
+        text = raw.decode("utf-8")
+        note: tuple[str, ...] = ()
+    except UnicodeDecodeError as exc:
+        text = raw.decode("utf-8", errors="replace")
+        note = (f"{AEON_YML}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); undecodable bytes replaced",)
+    found = parse_registry(text)
+    if note:
+        return dataclasses.replace(found, warnings=note + found.warnings, issues=(("", note[0].split(": ", 1)[1]), *found.issues))
+    return found
+
+
+_NOT_CRON = ("workflow_dispatch", "reactive")
+
+
+def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
+    """(where, message, "error" | "warning") for every entry whose `enabled` or `schedule`
+    aeon-evals cannot use as written.
+
+    `workflow_dispatch` and `reactive` are fine. `@daily` and 6-field crons are warnings: GitHub
+    Actions only takes 5-field cron, so the expected cadence falls back to 14 days. Any other
+    unparseable schedule is an error on an enabled skill and a warning on a disabled one.
+    """
+    from aeon_evals import cadence
+
+    found: list[tuple[str, str, str]] = []
+    for name in sorted(registry.raw):
+        value = registry.raw[name]
+        line = registry.lines.get(name)
+        suffix = f" (line {line})" if line else ""
+        at = f"skills.{name}{suffix}"
+        if value is not None and not isinstance(value, dict):
+            found.append((at, f"expected a mapping such as {{ enabled: true, schedule: \"0 7 * * *\" }}, got {value!r}; read as disabled", "warning"))
+            continue
+        value = value or {}
+        enabled = value.get("enabled")
+        if enabled is not None and not isinstance(enabled, bool):
+            state = "enabled" if _truthy(enabled) else "disabled"
+            found.append((f"skills.{name}.enabled{suffix}", f"expected true or false, got {enabled!r}; read as {state}", "warning"))
+        on = registry.skills[name].enabled
+        schedule = value.get("schedule")
+        if schedule is None:
+            if on:
+                found.append((f"skills.{name}.schedule{suffix}", f"enabled but no schedule; the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies", "warning"))
+            continue
+        if not isinstance(schedule, str):
+            found.append((f"skills.{name}.schedule{suffix}", f"expected a cron string, got {schedule!r}", "error" if on else "warning"))
+            continue
+        expr = schedule.strip()
+        if expr in _NOT_CRON:
+            continue
+        fallback = f"GitHub Actions only takes 5-field cron, so the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies"
+        if expr.startswith("@"):
+            found.append((f"skills.{name}.schedule{suffix}", f"{expr!r} is not a 5-field cron; {fallback}", "warning"))
+            continue
+        if len(expr.split()) == 6:
+            found.append((f"skills.{name}.schedule{suffix}", f"{expr!r} has 6 fields; {fallback}", "warning"))
+            continue
+        try:
+            cadence.validate(expr)
+            cadence.cron_gap_days(expr)
+        except Exception as exc:  # CronError, or a cron library surprise: reading aeon.yml never raises
+            found.append((f"skills.{name}.schedule{suffix}", f"{exc}; Aeon would never schedule it as written, and the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies", "error" if on else "warning"))
+    return found

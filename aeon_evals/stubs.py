@@ -2,44 +2,59 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from aeon_evals.audit import AuditReport, Gap
+from aeon_evals.audit import LOG_PATTERN, AuditReport, Gap
 
-FORBIDDEN_DEFAULTS = ["\\$\\{var\\}", "\\[TODO\\]", "PLACEHOLDER"]
-LOG_PATTERN = "memory/logs/*.md"
+# `${var}` left in an output means a prompt variable was never filled in; `[TODO]` and
+# PLACEHOLDER are what an LLM writes when it gives up on a section.
+FORBIDDEN_DEFAULTS = ("\\$\\{var\\}", "\\[TODO\\]", "PLACEHOLDER")
+MIN_WORDS_FILE = 30  # a dedicated output (article, topics file) says at least this much
+MIN_WORDS_SECTION = 10  # one skill's section of the shared daily log is a few lines
+_META = re.compile(r"([\\.^$|?*+()\[\]{}])")
+
+
+def _escape(text: str) -> str:
+    """`text` as a literal in an RE2 pattern."""
+    return _META.sub(r"\\\1", text)
+
+
+def name_pattern(skill: str) -> str:
+    """A case-insensitive pattern that finds the skill's name in its own output: the name as
+    written, with spaces for hyphens, or any of its words longer than 2 letters."""
+    words = [w for w in re.split(r"[-_]+", skill) if w]
+    options = [skill]
+    spaced = " ".join(words)
+    if spaced and spaced != skill:
+        options.append(spaced)
+    options += [w for w in words if len(w) > 2 and w not in options]
+    return "(?i)" + "|".join(_escape(o) for o in options)
 
 
 def stub_for(gap: Gap) -> dict[str, Any]:
-    """A small, safe spec: the inferred pattern, a low word floor, the skill's name as required text."""
+    """A small, safe spec: the inferred pattern, a low word floor, the skill's name as required
+    text, the usual placeholders forbidden; log-based skills are checked on their own section."""
     pattern = gap.inferred_pattern or LOG_PATTERN
-    spec: dict[str, Any] = {
-        "output_pattern": pattern,
-        "min_words": 30,
-        "required_patterns": [_name_pattern(gap.skill)],
-        "forbidden_patterns": list(FORBIDDEN_DEFAULTS),
-    }
-    if pattern == LOG_PATTERN:
+    on_log = pattern == LOG_PATTERN
+    spec: dict[str, Any] = {"output_pattern": pattern}
+    if on_log:
         spec["section"] = f"### {gap.skill}"
+    spec["min_words"] = MIN_WORDS_SECTION if on_log else MIN_WORDS_FILE
+    spec["required_patterns"] = [name_pattern(gap.skill)]
+    spec["forbidden_patterns"] = list(FORBIDDEN_DEFAULTS)
     return spec
 
 
-def _name_pattern(skill: str) -> str:
-    words = [w for w in skill.split("-") if len(w) > 2]
-    spaced = " ".join(skill.split("-"))
-    options = [skill, spaced] if spaced != skill else [skill]
-    options += [w for w in words if w not in options]
-    return "(?i)" + "|".join(options) if options else skill
-
-
 def stubs(found: AuditReport) -> dict[str, dict[str, Any]]:
-    """Starter specs keyed by skill, for every uncovered enabled skill."""
+    """Starter specs keyed by skill, for every uncovered enabled skill (ready to merge into `skills`)."""
     return {gap.skill: stub_for(gap) for gap in found.uncovered_enabled}
 
 
 def starter_manifest(root: Path, found: AuditReport) -> dict[str, Any]:
-    """A whole evals.json for an instance that has none."""
+    """A whole evals.json for an instance that has none (`root` is kept for callers; unused)."""
+    del root
     return {
         "version": "1",
         "description": "Per-skill output assertions for aeon-evals. Starter specs generated from the coverage audit: review before trusting them.",

@@ -1,0 +1,147 @@
+"""`aeon-evals validate`: every problem in evals.json and aeon.yml at once, each with its location."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aeon_evals import audit
+from aeon_evals.errors import ConfigError, ExitCode
+from aeon_evals.fsio import inside
+from aeon_evals.manifest import EVALS_PATH, Manifest, decode_json, duplicate_keys, parse_manifest
+from aeon_evals.registry import AEON_YML, Registry, load_registry, schedule_problems
+
+_GLOB_CHARS = "*?["
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: `file: where: message`."""
+
+    file: str
+    where: str
+    message: str
+    severity: str  # "error" or "warning"
+
+    def line(self) -> str:
+        return ": ".join(part for part in (self.file, self.where, self.message) if part)
+
+    def as_json(self) -> dict[str, str]:
+        return {"file": self.file, "where": self.where, "message": self.message}
+
+
+def add_parser(sub: Any, *, epilog: str) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="check evals.json and aeon.yml; report every problem with its location",
+        description="Check skills/skill-evals/evals.json against the schema (types, ranges, min ≤ max, every "
+        "pattern compiled with the engine the run uses, globs inside the root, unknown keys warned) and "
+        "aeon.yml's schedules (5-field cron, workflow_dispatch or reactive). Every problem is reported at "
+        "once. Exit 0 when valid (warnings allowed), 2 when not.",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--root", type=Path, default=Path("."), help="instance root (default: current directory)")
+    p.add_argument("--json", action="store_true", help="print {valid, errors[{file, where, message}], warnings[...]}")
+    p.set_defaults(func=run)
+
+
+def _literal_dir(pattern: str) -> str:
+    """The folders of a glob before its first wildcard (`articles/x-*.md` → `articles`)."""
+    parts = pattern.split("/")
+    fixed: list[str] = []
+    for part in parts[:-1]:
+        if any(ch in part for ch in _GLOB_CHARS):
+            break
+        fixed.append(part)
+    return "/".join(fixed)
+
+
+def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
+    path = root / EVALS_PATH
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return [Finding(EVALS_PATH, "", "not found; `aeon-evals run` would write a starter spec and stop (exit 3); `aeon-evals audit --stubs` drafts one", "error")], None
+    except OSError as exc:
+        return [Finding(EVALS_PATH, "", f"cannot read: {exc.strerror}", "error")], None
+    try:
+        data = decode_json(raw)
+    except ValueError as exc:
+        return [Finding(EVALS_PATH, "", str(exc), "error")], None
+    found = [Finding(EVALS_PATH, p.where, p.message, p.severity) for p in duplicate_keys(raw)]
+    try:
+        manifest = parse_manifest(data)
+    except ConfigError as exc:
+        return [*found, Finding(EVALS_PATH, exc.where or "", exc.message, "error")], None
+    found += [Finding(EVALS_PATH, p.where, p.message, p.severity) for p in manifest.problems]
+    if not manifest.skills:
+        found.append(Finding(EVALS_PATH, "skills", "no skill specs; `aeon-evals run` would stop with SKILL_EVALS_BOOTSTRAP (exit 3)", "error"))
+    for skill, spec in sorted(manifest.specs.items()):
+        at = f"skills.{skill}.output_pattern"
+        folder = _literal_dir(spec.output_pattern)
+        if folder and (root / folder).exists() and not inside(root, root / folder):
+            found.append(Finding(EVALS_PATH, at, f"{spec.output_pattern!r} leads outside the instance root through the symlink {folder!r}", "error"))
+        if spec.output_pattern.startswith("memory/logs/") and not spec.section:
+            found.append(
+                Finding(EVALS_PATH, at, f'checks apply to the whole shared daily log; add "section": "### {skill}" to check only this skill\'s part', "warning")
+            )
+    return found, manifest
+
+
+def _registry_findings(registry: Registry) -> list[Finding]:
+    if not registry.found:
+        return [Finding(AEON_YML, where, message + "; expected cadences fall back to 14 days", "warning") for where, message in registry.issues]
+    found = [Finding(AEON_YML, where, message, "warning") for where, message in registry.issues]
+    if registry.yaml_error and registry.skills:
+        found.append(Finding(AEON_YML, "", f"not valid YAML as a whole ({registry.yaml_error}); the skills: block was read on its own", "warning"))
+    found += [Finding(AEON_YML, where, message, severity) for where, message, severity in schedule_problems(registry)]
+    return found
+
+
+def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list[Finding]:
+    try:
+        report = audit.audit(root, set(manifest.skills), registry)
+    except (OSError, ValueError):
+        return []
+    return [
+        Finding(
+            EVALS_PATH,
+            f"skills.{o.skill}",
+            f"no skills/{o.skill}/ folder and no aeon.yml entry (orphan spec)" + (f"; did you mean {o.closest}?" if o.closest else ""),
+            "warning",
+        )
+        for o in report.orphans
+    ]
+
+
+def validate(root: Path) -> list[Finding]:
+    """Every problem in the instance's configuration, errors and warnings, in file order."""
+    found, manifest = _manifest_findings(root)
+    registry = load_registry(root)
+    found += _registry_findings(registry)
+    if manifest is not None:
+        found += _orphan_findings(root, manifest, registry)
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    root = args.root.resolve()
+    if not root.is_dir():
+        raise ConfigError("instance root does not exist or is not a folder", path=root)
+    found = validate(root)
+    errors = [f for f in found if f.severity == "error"]
+    warnings = [f for f in found if f.severity != "error"]
+    if args.json:
+        print(json.dumps({"valid": not errors, "errors": [f.as_json() for f in errors], "warnings": [f.as_json() for f in warnings]}, indent=2, ensure_ascii=False))
+    else:
+        for finding in errors:
+            print(f"error: {finding.line()}")
+        for finding in warnings:
+            print(f"warning: {finding.line()}")
+        verdict = "invalid" if errors else "valid"
+        print(f"{verdict}: {len(errors)} error{'s' * (len(errors) != 1)}, {len(warnings)} warning{'s' * (len(warnings) != 1)}")
+    return ExitCode.ERROR if errors else ExitCode.OK

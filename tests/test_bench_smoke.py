@@ -1,0 +1,85 @@
+"""Smoke test of scripts/bench.py: the generator makes an instance the real pipeline runs on.
+
+No timing is asserted here (timings never go in tests); the benchmark itself is run by hand:
+`python scripts/bench.py` (see docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aeon_evals import cli
+from aeon_evals.history import read_article
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("aeon_bench", SCRIPTS / "bench.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look the module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return _bench()
+
+
+@pytest.fixture()
+def instance(tmp_path, bench):
+    cfg = bench.Config(skills=20, outputs=3, log_share=0.3, words=40, articles=3)
+    root = tmp_path / "instance"
+    facts = bench.generate(root, cfg)
+    return root, cfg, facts
+
+
+def test_generated_instance_runs_and_writes_the_article(instance, bench):
+    root, cfg, facts = instance
+    assert facts["output_files"] > 0
+    assert len(list((root / "memory" / "logs").glob("*.md"))) == cfg.outputs
+    assert len(list((root / "articles").glob("skill-evals-*.md"))) == cfg.articles
+    assert (root / "memory" / "issues" / "INDEX.md").is_file()
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(bench.run_args(root, site=True))
+    assert code == 0
+
+    article = root / "articles" / f"skill-evals-{bench.TODAY.isoformat()}.md"
+    assert article.is_file()
+    parsed = read_article(article, root=root)
+    # every generated skill has a row (plus the two orphan specs); yesterday's article was the prior
+    assert {f"skill-{i:04d}" for i in range(cfg.skills)} <= set(parsed.rows)
+    assert "prior-article=ok" in article.read_text(encoding="utf-8")
+    assert (root / "site" / "index.html").is_file()
+
+
+def test_past_articles_parse_back(instance, bench):
+    root, cfg, _ = instance
+    for path in sorted((root / "articles").glob("skill-evals-*.md")):
+        parsed = read_article(path, root=root)
+        assert len(parsed.rows) == cfg.skills
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the shell baseline needs bash")
+def test_shell_baseline_reads_the_specs(instance, bench):
+    root, cfg, _ = instance
+    out = subprocess.run(
+        ["bash", str(bench.BASELINE), str(root), str(bench.specs_tsv(root)), bench.TODAY.isoformat()],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = [line.split("\t") for line in out.stdout.splitlines()]
+    assert len(lines) == cfg.skills + 2  # the two orphan specs too
+    assert {status for _, status, _ in lines} <= {"PASS", "FAIL", "WARN", "NO_OUTPUT"}
