@@ -168,7 +168,7 @@ def parse_article(text: str, *, path: str, day: date) -> ParsedArticle:
         "quality": full.column("quality"),
         "words": full.column("words"),
         "output": full.column("last output", "output"),
-        "flags": full.column("flags"),
+        "flags": full.column("notes", "flags"),
     }
     rows: dict[str, ArticleRow] = {}
     for raw in full.rows:
@@ -186,7 +186,7 @@ def parse_article(text: str, *, path: str, day: date) -> ParsedArticle:
             quality=_cell(raw, col["quality"]).strip() or "unknown",
             words=parse_words(_cell(raw, col["words"])),
             last_output=None if output in ("", "—", "-") else output,
-            flags=tuple(f.strip() for f in flags.split(",") if f.strip() and flags != "—"),
+            flags=tuple(f.strip() for f in flags.split(";") if f.strip() and flags != "—"),
         )
 
     verdict = coverage = pct = None

@@ -152,7 +152,8 @@ def _issue_requests(rows: list[report.Row]) -> list[IssueRequest]:
                 label=DiffLabel(row.label),
                 status=result.status,
                 root_cause=head.code if head else result.status.value,
-                detail=head.detail if head else "",
+                # the row's notes (cron-state disagreement, which log was used) belong in the issue too
+                detail="; ".join([head.detail if head else "", *result.notes]).strip("; "),
                 output_path=result.output.path if result.output else None,
                 flaky=row.flaky,
             )

@@ -87,7 +87,7 @@ def full_result_cells(row: Row) -> list[str]:
     result = row.result
     if result is None and row.kept is not None:
         kept = row.kept
-        return [kept.skill, kept.status.value, kept.diff, kept.root_cause, kept.quality, _words(kept.words), kept.last_output or "—", ", ".join(kept.flags) or "—"]
+        return [kept.skill, kept.status.value, kept.diff, kept.root_cause, kept.quality, _words(kept.words), kept.last_output or "—", "; ".join(kept.flags) or "—"]
     if result is None:
         previous = row.previous
         assert previous is not None

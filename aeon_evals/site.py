@@ -153,6 +153,8 @@ class SkillView:
     last_output: str
     failing_since: str  # "2026-05-31 (77 d)" or "—"
     issue: str
+    notes: str = "—"  # the article's Notes cell: disabled, muted, flaky, which log was used …
+    flaky: bool = False
 
 
 @dataclass(frozen=True)
@@ -417,6 +419,8 @@ def skill_views(
                 last_output=(row.last_output or "—") if row is not None else "—",
                 failing_since=since_text,
                 issue=issue or "—",
+                notes="; ".join(row.flags) if row is not None and row.flags else "—",
+                flaky=row is not None and "flaky" in row.flags,
             )
         )
     return tuple(views)

@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from aeon_evals.model import DiffLabel, Status
 from aeon_evals.report import diff_label
@@ -76,3 +78,25 @@ def test_doc_mentions_every_label() -> None:
     text = DOC.read_text()
     for label in DiffLabel:
         assert re.search(rf"\b{label.value}\b", text), label
+
+
+_statuses = st.sampled_from([None, *Status])
+
+
+@given(_statuses, _statuses)
+def test_labels_follow_the_failing_rules(previous: Status | None, current: Status | None) -> None:
+    """Property: whatever the pair, the label agrees with SPEC §5's definitions."""
+    if previous is None and current is None:
+        return
+    label = diff_label(previous, current)
+    if current is None:
+        assert label is DiffLabel.NEW_NO_COVERAGE
+    elif current is Status.ERROR:
+        assert label in (DiffLabel.NEW_ERROR, DiffLabel.STABLE)
+    elif previous is None:
+        assert label.value.startswith("NEW_")
+    else:
+        assert (label is DiffLabel.STILL_FAIL) == (previous.failing and current.failing)
+        assert (label is DiffLabel.FIXED) == (previous.failing and not current.failing)
+        assert (label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)) == (not previous.failing and current.failing)
+        assert (label is DiffLabel.STABLE) == (previous is current and not current.failing)

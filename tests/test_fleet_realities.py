@@ -56,6 +56,8 @@ def test_flaky_skill_is_marked_and_its_issue_says_so(instance: Instance, cli: Cl
         data = _json(cli, inst.root, f"{day}T23:00:00Z")
     row = data["skills"][0]
     assert row["status"] == "PASS" and row["flaky"] is True
+    cli("site", "--root", str(inst.root), "--now", "2026-05-05T23:00:00Z")
+    assert '<th scope="row">wobbly <span class="tag"' in (inst.root / "site/index.html").read_text()
     inst.write("memory/logs/2026-05-06.md", "# 2026-05-06\n### wobbly\nnothing today and more\n")
     data = _json(cli, inst.root, "2026-05-06T23:00:00Z")
     issue = data["issues"]["filed"][0]
@@ -94,7 +96,7 @@ def test_cron_state_disagreeing_with_the_outputs_is_said(instance: Instance, cli
     assert rows["ghost"]["notes"] == ["cron-state says the last run succeeded (2026-05-30T07:02:00Z) but there is no output"]
     assert rows["broken"]["notes"] == ["cron-state says the last run failed (2026-05-31T07:01:00Z) (ANTHROPIC_API_KEY invalid)"]
     issue = (inst.root / data["issues"]["filed"][0]["path"]).read_text()
-    assert "no_file_match" in issue
+    assert "no_file_match" in issue and "cron-state says the last run succeeded (2026-05-30T07:02:00Z) but there is no output" in issue
 
 
 def _git(root: Path, *args: str) -> None:

@@ -141,3 +141,11 @@ def test_root_causes_with_markdown_specials_survive(cause: str) -> None:
 @given(_text)
 def test_cell_escaping_round_trips(text: str) -> None:
     assert unescape_cell(escape_cell(text).replace("\\|", "|")) == text
+
+
+def test_notes_parse_back_as_flags() -> None:
+    from aeon_evals.model import Mute
+
+    result = SkillResult("s", Status.FAIL, (Cause(Status.FAIL, "word_count"),), enabled=False, muted=Mute(date(2026, 6, 30), "upstream down"), notes=("used memory/logs/2026-05-30.md",))
+    parsed = parse_article(_article([result]), path="a", day=date(2026, 5, 31))
+    assert parsed.rows["s"].flags == ("disabled", "muted until 2026-06-30: upstream down", "used memory/logs/2026-05-30.md")
