@@ -71,12 +71,16 @@ def cron_gap_days(expr: str) -> float:
             return dom_ok and dow_ok
         return dom_ok or dow_ok
 
-    fire_days = [i for i in range(_WINDOW_DAYS) if fires(_EPOCH + timedelta(days=i))]
+    # With every month and no day-of-month restriction the days repeat weekly: two weeks show
+    # every gap. Otherwise month lengths and leap years matter: look at eight years.
+    weekly = len(months) == 12 and dom_star
+    window = 15 if weekly else _WINDOW_DAYS
+    fire_days = [i for i in range(window) if fires(_EPOCH + timedelta(days=i))]
     if not fire_days:
         raise CronError(f"{expr!r} never fires")
     gaps = [(b - a) * 1440 - last + first for a, b in itertools.pairwise(fire_days)]
     if len(fire_days) == 1:
-        gaps.append(_WINDOW_DAYS * 1440)
+        gaps.append(window * 1440)
     return max([in_day, *gaps]) / 1440.0
 
 

@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
-from pathlib import Path
 
 from aeon_evals import cadence
 from aeon_evals.errors import PathOutsideRoot
@@ -54,38 +53,49 @@ def _section_matcher(section: str) -> tuple[int | None, object]:
     return None, compile_pattern(stripped)
 
 
-def _starts_section(level: int, title: bytes, line: bytes, want_level: int | None, want: object) -> bool:
+Heading = tuple[int, int, str, bytes]  # (start offset, level, title lower-cased, whole heading line)
+
+
+def headings(block: bytes) -> list[Heading]:
+    """Every markdown heading of a block, found once (a shared log is read by many specs)."""
+    return [
+        (m.start(), len(m.group(1)), m.group(2).decode("utf-8", errors="replace").strip().lower(), block[m.start() : m.end()])
+        for m in _HEADING.finditer(block)
+    ]
+
+
+def _starts_section(level: int, title: str, line: bytes, want_level: int | None, want: object) -> bool:
     if want_level is None:
         return want.search(line) is not None  # type: ignore[attr-defined]
     # Real logs mix `##` and `###` for the same skill: the title decides, not the level.
-    text = title.decode("utf-8", errors="replace").strip().lower()
     assert isinstance(want, str)
-    if not text.startswith(want):
+    if not title.startswith(want):
         return False
-    rest = text[len(want) :]
+    rest = title[len(want) :]
     return not rest or not (rest[0].isalnum() or rest[0] in "-_")
 
 
-def extract_sections(blocks: Iterable[bytes], section: str, *, keep: bool = True) -> Iterator[bytes]:
+def extract_sections(
+    blocks: Iterable[bytes], section: str, *, keep: bool = True, index: list[Heading] | None = None
+) -> Iterator[bytes]:
     """Only the lines of the sections headed by `section` (a heading like `### token-alert`, matched
     by its title at any heading level and case-insensitively, or a pattern matched against heading
     lines), each from its heading to the next heading of the same or a higher level. With
-    `keep=False`, everything except those sections."""
+    `keep=False`, everything except those sections. `index` is the one block's `headings()`,
+    when the caller already has them."""
     want_level, want = _section_matcher(section)
     inside: int | None = None  # level of the section we are in
     for block in blocks:
         pos = 0  # start of the next slice to emit (keep) or of the text outside (drop)
-        for m in _HEADING.finditer(block):
-            level = len(m.group(1))
-            line = block[m.start() : m.end()]
-            if _starts_section(level, m.group(2), line, want_level, want):
+        for start, level, title, line in index if index is not None else headings(block):
+            if _starts_section(level, title, line, want_level, want):
                 if (inside is not None and keep) or (inside is None and not keep):
-                    yield block[pos : m.start()]
-                inside, pos = level, m.start()
+                    yield block[pos:start]
+                inside, pos = level, start
             elif inside is not None and level <= inside:
                 if keep:
-                    yield block[pos : m.start()]
-                inside, pos = None, m.start()
+                    yield block[pos:start]
+                inside, pos = None, start
         if (inside is not None) == keep:
             yield block[pos:]
 
@@ -192,7 +202,10 @@ def _pick_log(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context
     if not spec.output_pattern.startswith("memory/logs/"):
         return files[-1], None
     # A log holding nothing but the section this tool wrote (its first run today) is no output.
-    others = [f for f in files if not _only_own_section(outputs, f)] or list(files)
+    cut = len(files)
+    while cut > 1 and _only_own_section(outputs, files[cut - 1]):
+        cut -= 1
+    others = list(files[:cut])
     newest = others[-1]
     schedule = ctx.registration.schedule if ctx.registration else None
     if not schedule:
@@ -208,7 +221,7 @@ def _pick_log(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context
             body = outputs.read(rel)
         except OutputError:
             continue
-        if _holds_entry(spec, body, outputs.root):
+        if _holds_entry(spec, body, outputs):
             if rel == newest:
                 return rel, None
             return rel, f"used {rel}: the newest log has no entry yet (last expected run {fired:%Y-%m-%d %H:%M} UTC)"
@@ -216,34 +229,51 @@ def _pick_log(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context
 
 
 def _only_own_section(outputs: Outputs, rel: str) -> bool:
-    try:
-        body = outputs.read(rel)
-    except OutputError:
-        return False
-    if body.data is None or OWN_SECTION.encode() not in body.data:
-        return False
-    rest = b"".join(extract_sections([body.data], OWN_SECTION, keep=False))
-    return all(not line.strip() or line.startswith(b"# ") for line in rest.splitlines())
+    key = ("only-own", rel)
+    if key not in outputs.memo:
+        try:
+            body = outputs.read(rel)
+        except OutputError:
+            outputs.memo[key] = False
+            return False
+        own = body.data is not None and OWN_SECTION.encode() in body.data
+        if own:
+            assert body.data is not None
+            rest = b"".join(extract_sections([body.data], OWN_SECTION, keep=False, index=_index(outputs, body)))
+            own = all(not line.strip() or line.startswith(b"# ") for line in rest.splitlines())
+        outputs.memo[key] = own
+    return bool(outputs.memo[key])
 
 
-def _content(spec: Spec, body: Body, root: Path) -> Iterable[bytes]:
+def _index(outputs: Outputs, body: Body) -> list[Heading] | None:
+    """The headings of a file read whole, computed once per run and shared by every spec."""
+    if body.data is None:
+        return None
+    key = ("headings", body.path)
+    if key not in outputs.memo:
+        outputs.memo[key] = headings(body.data)
+    index: list[Heading] = outputs.memo[key]  # type: ignore[assignment]
+    return index
+
+
+def _content(spec: Spec, body: Body, outputs: Outputs) -> Iterable[bytes]:
     """The bytes a spec is checked against: its section(s) when it names one; on a shared log,
     everything but the section this tool writes there itself."""
-    blocks: Iterable[bytes] = body.blocks(root)
+    blocks: Iterable[bytes] = body.blocks(outputs.root)
     if spec.section:
-        return extract_sections(blocks, spec.section)
+        return extract_sections(blocks, spec.section, index=_index(outputs, body))
     if spec.output_pattern.startswith("memory/logs/") and spec.skill != "skill-evals":
-        return extract_sections(blocks, OWN_SECTION, keep=False)
+        return extract_sections(blocks, OWN_SECTION, keep=False, index=_index(outputs, body))
     return blocks
 
 
-def _holds_entry(spec: Spec, body: Body, root: Path) -> bool:
+def _holds_entry(spec: Spec, body: Body, outputs: Outputs) -> bool:
     if spec.section:
-        return any(chunk.strip() for chunk in _content(spec, body, root))
+        return any(chunk.strip() for chunk in _content(spec, body, outputs))
     rxs = [compile_pattern(p) for p in spec.required_patterns]
     if not rxs:
         return True
-    return all(any(rx.search(b) for b in _content(spec, body, root)) for rx in rxs)
+    return all(any(rx.search(b) for b in _content(spec, body, outputs)) for rx in rxs)
 
 
 def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
@@ -302,7 +332,7 @@ def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
 
     # c–f. content
     if body.size and not body.binary:
-        blocks = _content(spec, body, outputs.root)
+        blocks = _content(spec, body, outputs)
         try:
             content_causes, words, seen = check_content(spec, blocks)
         except PatternError as exc:  # validated at load time; kept for safety

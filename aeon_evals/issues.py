@@ -255,10 +255,13 @@ def _frontmatter_bounds(lines: list[str]) -> tuple[int, int] | None:
 _INVALID = object()
 
 
+_FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _safe_load(text: str) -> Any:
     """yaml.safe_load, or _INVALID when it fails (PyYAML raises ValueError on bad dates too)."""
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_FAST_LOADER)  # a safe loader; libyaml's C parser when present
     except (yaml.YAMLError, ValueError, TypeError, RecursionError):
         return _INVALID
 

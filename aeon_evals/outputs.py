@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import hashlib
 import os
@@ -73,6 +74,8 @@ class Outputs:
     def __init__(self, root: Path):
         self.root = root.resolve()
         self._listing: dict[str, list[os.DirEntry[str]] | None] = {}
+        self._names: dict[str, list[str]] = {}
+        self.memo: dict[tuple[str, str], object] = {}  # derived per-file data shared by specs (headings …)
         self._matches: dict[str, Match] = {}
         self._bodies: dict[str, Body] = {}
         self._git_checkout: bool | None = None
@@ -82,9 +85,12 @@ class Outputs:
         if rel_dir not in self._listing:
             try:
                 with os.scandir(self.root / rel_dir if rel_dir else self.root) as it:
-                    self._listing[rel_dir] = sorted(it, key=lambda e: e.name)
+                    entries = sorted(it, key=lambda e: e.name)
             except OSError:
                 self._listing[rel_dir] = None
+            else:
+                self._listing[rel_dir] = entries
+                self._names[rel_dir] = [e.name for e in entries]
         return self._listing[rel_dir]
 
     def matches(self, pattern: str) -> Match:
@@ -103,8 +109,16 @@ class Outputs:
         else:
             listing = self._list(head)
             if listing is not None:
+                # The listing is sorted by name: jump to the pattern's literal prefix instead of
+                # matching every entry, so N skills × M outputs in one folder is not N × N·M work.
                 regex = re.compile(fnmatch.translate(name))
-                for entry in listing:
+                prefix = _GLOB_CHARS.split(name, 1)[0]
+                names = self._names[head]
+                start = bisect.bisect_left(names, prefix)
+                for index in range(start, len(names)):
+                    if not names[index].startswith(prefix):
+                        break
+                    entry = listing[index]
                     if regex.match(entry.name):
                         rel = f"{head}/{entry.name}" if head else entry.name
                         try:

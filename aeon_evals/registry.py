@@ -22,19 +22,28 @@ _LOOSE_ENABLED = re.compile(r"\benabled\s*:\s*[\"']?(true|false|yes|no|on|off)\b
 _LOOSE_SCHEDULE = re.compile(r"\bschedule\s*:\s*(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^,}\n#]+))")
 
 
-class _Loader(yaml.SafeLoader):
-    """YAML 1.1 without its surprise: `on`, `off`, `yes`, `no` stay strings (a skill may be named `off`)."""
+def _loader(base: Any) -> Any:
+    """`base` with YAML 1.1's surprise removed: `on`, `off`, `yes`, `no` stay strings (a skill may be named `off`)."""
+    loader: Any = type(f"_{base.__name__}", (base,), {})
+    loader.yaml_implicit_resolvers = {
+        key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+        for key, resolvers in base.yaml_implicit_resolvers.items()
+    }
+    loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+    return loader
 
 
-_Loader.yaml_implicit_resolvers = {
-    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_PyLoader = _loader(yaml.SafeLoader)
+# libyaml's C parser when present: about 10× faster on a 1,000-skill aeon.yml.
+_FastLoader = _loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def _load(text: str) -> object:
-    return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: safe
+    try:
+        return yaml.load(text, Loader=_FastLoader)  # SafeLoader subclasses: safe
+    except yaml.YAMLError:
+        # the pure-Python parser words its errors more clearly (and is the reference)
+        return yaml.load(text, Loader=_PyLoader)
 
 
 @dataclass(frozen=True)

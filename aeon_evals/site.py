@@ -43,6 +43,14 @@ from aeon_evals.resources import templates_dir
 
 OVERRIDE_DIR = Path(".aeon-evals") / "templates"  # per-instance template overrides, searched first
 GRID_RUNS = 52  # a year of weekly runs in the skills × runs grid; the charts and run list show all
+GRID_CELLS = 12_000  # a large fleet gets fewer grid columns (never under GRID_MIN_RUNS) so the page stays light
+GRID_MIN_RUNS = 8
+_STATUS = {s.value: s for s in Status}  # a dict lookup, not an Enum call, for 100,000s of cached rows
+
+
+def grid_window(skills: int) -> int:
+    """How many of the newest runs the grid shows for a fleet of `skills`."""
+    return max(GRID_MIN_RUNS, min(GRID_RUNS, GRID_CELLS // max(1, skills)))
 CACHE_NAME = (
     ".aeon-evals-site-cache.json"  # parsed articles + rendered bodies, keyed by content hash
 )
@@ -632,8 +640,9 @@ def dashboard_page(
 ) -> DashboardPage:
     """The dashboard context from parsed articles (oldest first) and issue files."""
     runs = [run_view(a, articles[i - 1] if i else None) for i, a in enumerate(articles)]
-    grid_articles = list(articles[-GRID_RUNS:])
-    grid_runs = runs[-GRID_RUNS:]
+    window = grid_window(len({skill for article in articles for skill in article.rows}))
+    grid_articles = list(articles[-window:])
+    grid_runs = runs[-window:]
     today = now.date()
     skills = skill_views(grid_articles, grid_runs, today=today)
     return DashboardPage(
@@ -713,7 +722,7 @@ def _article_from_json(data: dict[str, Any]) -> ParsedArticle:
         rows={
             key: ArticleRow(
                 skill=skill,
-                status=Status(status),
+                status=_STATUS[status],
                 diff=diff,
                 root_cause=cause,
                 quality=quality,
@@ -827,7 +836,8 @@ def build_site(
     assets = _assets(env)
     fingerprint = _fingerprint()
     cache_path = out / CACHE_NAME
-    loaded, warnings, fresh = load_articles(root, _read_cache(cache_path, fingerprint))
+    cached = _read_cache(cache_path, fingerprint)
+    loaded, warnings, fresh = load_articles(root, cached)
     issues, issue_warnings = load_issues(root)
     warnings.extend(issue_warnings)
 
@@ -867,13 +877,14 @@ def build_site(
                 stale.unlink()
                 removed.append(f"runs/{stale.name}")
 
-    cache_text = json.dumps(
-        {"version": _CACHE_VERSION, "fingerprint": fingerprint, "articles": fresh},
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
-    _write_if_changed(cache_path, cache_text)
+    if fresh != cached or not cache_path.exists():  # a deep compare costs far less than a re-dump
+        cache_text = json.dumps(
+            {"version": _CACHE_VERSION, "fingerprint": fingerprint, "articles": fresh},
+            sort_keys=True,
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        _write_if_changed(cache_path, cache_text)
     return SiteOutcome(
         out=out,
         written=tuple(written),
