@@ -142,16 +142,16 @@ def check_content(spec: Spec, blocks: Iterable[bytes]) -> tuple[list[Cause], int
         causes.append(Cause(Status.FAIL, "word_count", f"{words:,} words, minimum {spec.min_words:,}"))
     for source in spec.required_patterns:
         if source in missing:
-            causes.append(Cause(Status.FAIL, f"missing_pattern:{source}", f"required pattern {source!r} not found"))
+            causes.append(Cause(Status.FAIL, f"missing_pattern:{source}", f"required pattern `{source}` not found"))
     for source, _rx in forbidden:
         if source in hits:
             found = hits[source].decode("utf-8", errors="replace")
-            causes.append(Cause(Status.FAIL, f"forbidden_pattern:{source}", f"forbidden pattern {source!r} found: {found!r}"))
+            causes.append(Cause(Status.FAIL, f"forbidden_pattern:{source}", f"forbidden pattern `{source}` found: {found!r}"))
     for check in spec.numeric_checks:
         raw = numeric[check.label]
         if raw is None:
             if not check.skip_if_not_found:
-                causes.append(Cause(Status.WARN, f"numeric_missing:{check.label}", f"{check.label}: pattern {check.pattern!r} not found"))
+                causes.append(Cause(Status.WARN, f"numeric_missing:{check.label}", f"{check.label}: pattern `{check.pattern}` not found"))
             continue
         text = raw.decode("utf-8", errors="replace")
         value = _parse_number(text)
@@ -160,14 +160,21 @@ def check_content(spec: Spec, blocks: Iterable[bytes]) -> tuple[list[Cause], int
         if value is None:
             causes.append(Cause(Status.FAIL, f"numeric_oob:{check.label}", f"{check.label}: {text!r} is not a number"))
         elif not low <= value <= high:
-            causes.append(Cause(Status.FAIL, f"numeric_oob:{check.label}", f"{check.label} = {value:g}, expected {_bounds(check.min, check.max)}"))
+            causes.append(Cause(Status.FAIL, f"numeric_oob:{check.label}", f"{check.label} = {_num(value)}, expected {_bounds(check.min, check.max)}"))
     return causes, words, seen
+
+
+def _num(value: float) -> str:
+    """1,234 or 1,234.5: how an operator writes numbers, never 5e+06."""
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:,.6f}".rstrip("0").rstrip(".")
 
 
 def _bounds(low: float | None, high: float | None) -> str:
     if low is not None and high is not None:
-        return f"{low:g}–{high:g}"
-    return f"≥ {low:g}" if low is not None else f"≤ {high:g}"
+        return f"{_num(low)}–{_num(high)}"
+    return f"≥ {_num(low)}" if low is not None else f"≤ {_num(high)}"  # type: ignore[arg-type]
 
 
 def order_causes(causes: list[Cause]) -> tuple[Cause, ...]:

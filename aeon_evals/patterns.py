@@ -61,5 +61,5 @@ def compile_pattern(source: str) -> Pattern:
         message = exc.args[0] if exc.args else str(exc)
         if isinstance(message, bytes):
             message = message.decode("utf-8", errors="replace")
-        raise PatternError(f"pattern {source!r} does not compile: {message}") from None
+        raise PatternError(f"pattern `{source}` does not compile: {message}") from None
     return Pattern(source, regex)
