@@ -257,8 +257,27 @@ def list_articles(articles_dir: Path) -> list[tuple[date, Path]]:
     return sorted(found)
 
 
+_MEMO: dict[tuple[str, str, int, int], ParsedArticle] = {}  # (root, path, size, mtime): one parse per file per process
+
+
 def read_article(path: Path, *, root: Path) -> ParsedArticle:
-    """Read and parse one article file."""
+    """Read and parse one article file (parsed once per process while the file is unchanged)."""
+    try:
+        stat = path.stat()
+        key = (str(root), str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        key = None
+    if key is not None and key in _MEMO:
+        return _MEMO[key]
+    parsed = _read_article(path, root=root)
+    if key is not None:
+        if len(_MEMO) > 64:
+            _MEMO.clear()
+        _MEMO[key] = parsed
+    return parsed
+
+
+def _read_article(path: Path, *, root: Path) -> ParsedArticle:
     day = article_day(path)
     rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
     if day is None:

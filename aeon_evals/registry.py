@@ -38,11 +38,14 @@ _PyLoader = _loader(yaml.SafeLoader)
 _FastLoader = _loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
-def _load(text: str) -> object:
+def _load(text: str, *, precise: bool = False) -> object:
+    """Parse with libyaml; with `precise`, a failure is re-parsed by the pure-Python parser,
+    which words its errors more clearly (used for one entry's text, never the whole file)."""
     try:
         return yaml.load(text, Loader=_FastLoader)  # SafeLoader subclasses: safe
     except yaml.YAMLError:
-        # the pure-Python parser words its errors more clearly (and is the reference)
+        if not precise:
+            raise
         return yaml.load(text, Loader=_PyLoader)
 
 
@@ -190,6 +193,10 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
     # The file as a whole is not YAML (real files hold chains written as `- skill: a, consume: [...]`):
     # read the `skills:` block alone, and if that fails too, each entry on its own.
     if start is None:
+        try:  # the message is shown: let the pure-Python parser word it
+            _load(text, precise=True)
+        except yaml.YAMLError as exc:
+            yaml_error = _first_line(exc)
         issues.append(("", f"not valid YAML ({yaml_error}) and no top-level 'skills:' block; every skill counts as unregistered"))
         return _registry(path, {}, issues, line_of, yaml_error)
     try:
@@ -204,7 +211,7 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
         if tab:
             issues.append((where, "indented with a tab (YAML allows only spaces); read anyway"))
         try:
-            parsed = _load(entry)
+            parsed = _load(entry, precise=True)
         except yaml.YAMLError as exc:
             value = _loose(entry)
             issues.append((where, f"not valid YAML ({_first_line(exc).split(' at line ')[0]}); read best-effort as {_describe(value)}"))
