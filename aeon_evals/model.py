@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from datetime import date
+from typing import NamedTuple
 
 
 class Status(enum.StrEnum):
@@ -171,9 +172,11 @@ class SkillResult:
         return self.causes[0] if self.causes else None
 
 
-@dataclass(frozen=True)
-class ArticleRow:
-    """One row of an article's Full Results table, as written or as parsed back."""
+class ArticleRow(NamedTuple):
+    """One row of an article's Full Results table, as written or as parsed back.
+
+    A NamedTuple, not a dataclass: the dashboard loads hundreds of thousands of them.
+    """
 
     skill: str
     status: Status

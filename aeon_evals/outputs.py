@@ -121,7 +121,10 @@ class Outputs:
                     entry = listing[index]
                     if regex.match(entry.name):
                         rel = f"{head}/{entry.name}" if head else entry.name
-                        try:
+                        try:  # scandir knows the type of a plain entry: no stat call
+                            if entry.is_file(follow_symlinks=False):
+                                files.append(rel)
+                                continue
                             is_dir = entry.is_dir()
                         except OSError:
                             is_dir = False

@@ -54,7 +54,8 @@ def grid_window(skills: int) -> int:
 CACHE_NAME = (
     ".aeon-evals-site-cache.json"  # parsed articles + rendered bodies, keyed by content hash
 )
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2  # 2: rendered bodies live in BODIES_DIR, pages carry their input key
+BODIES_DIR = ".aeon-evals-bodies"
 
 # Raw HTML off (markdown-it passes it through by default) and images off: an image in an article
 # would make the page fetch from the network, and the site must work offline from file://.
@@ -264,10 +265,21 @@ class SiteOutcome:
 
 @dataclass(frozen=True)
 class LoadedArticle:
-    """An article parsed once, with its markdown rendered to HTML once."""
+    """An article parsed once; its markdown is rendered to HTML only when a page needs it, and
+    kept in `<out>/.aeon-evals-bodies/<sha256>.html` for the next build."""
 
     parsed: ParsedArticle
-    body: str
+    sha256: str
+    source: Path  # the article file
+    bodies: Path  # the folder of rendered bodies
+
+    def body(self) -> str:
+        cached = self.bodies / f"{self.sha256}.html"
+        with contextlib.suppress(OSError):
+            return cached.read_text(encoding="utf-8")
+        body: str = _MD.render(self.source.read_bytes().decode("utf-8", errors="replace"))
+        _write_if_changed(cached, body)
+        return body
 
 
 # --------------------------------------------------------------------------------------------
@@ -754,7 +766,7 @@ def _read_cache(path: Path, fingerprint: str) -> dict[str, Any]:
 
 
 def load_articles(
-    root: Path, cache: dict[str, Any]
+    root: Path, cache: dict[str, Any], bodies: Path
 ) -> tuple[list[LoadedArticle], list[str], dict[str, Any]]:
     """Parse and render every readable article once (cache hits skip both), oldest first.
 
@@ -773,10 +785,8 @@ def load_articles(
         entry = cache.get(path.name)
         if isinstance(entry, dict) and entry.get("sha256") == sha:
             try:
-                loaded.append(
-                    LoadedArticle(_article_from_json(entry["parsed"]), str(entry["body"]))
-                )
-                fresh[path.name] = entry
+                loaded.append(LoadedArticle(_article_from_json(entry["parsed"]), sha, path, bodies))
+                fresh[path.name] = dict(entry)  # a copy: a new page key must show as a change
                 continue
             except (KeyError, TypeError, ValueError):
                 pass  # a damaged entry: parse again
@@ -786,9 +796,8 @@ def load_articles(
             line = exc.line() if isinstance(exc, EvalsError) else f"{path.name}: {exc}"
             warnings.append(f"{line}; skipped")
             continue
-        body = _MD.render(raw.decode("utf-8", errors="replace"))
-        loaded.append(LoadedArticle(parsed, body))
-        fresh[path.name] = {"sha256": sha, "parsed": _article_to_json(parsed), "body": body}
+        loaded.append(LoadedArticle(parsed, sha, path, bodies))
+        fresh[path.name] = {"sha256": sha, "parsed": _article_to_json(parsed)}
     return loaded, warnings, fresh
 
 
@@ -798,6 +807,17 @@ def load_issues(root: Path) -> tuple[list[IssueFile], list[str]]:
     if not issues_dir.is_dir():
         return [], []
     return read_issues(issues_dir, root=root)
+
+
+def _templates_digest(env: Environment) -> str:
+    """A digest of every template the pages can use, overrides included."""
+    digest = hashlib.sha256()
+    loader = env.loader
+    for name in sorted(env.list_templates()):
+        assert loader is not None
+        source, _filename, _uptodate = loader.get_source(env, name)
+        digest.update(name.encode() + b"\0" + source.encode("utf-8"))
+    return digest.hexdigest()
 
 
 def _relative(target: Path, start: Path) -> str:
@@ -837,7 +857,8 @@ def build_site(
     fingerprint = _fingerprint()
     cache_path = out / CACHE_NAME
     cached = _read_cache(cache_path, fingerprint)
-    loaded, warnings, fresh = load_articles(root, cached)
+    bodies = out / BODIES_DIR
+    loaded, warnings, fresh = load_articles(root, cached, bodies)
     issues, issue_warnings = load_issues(root)
     warnings.extend(issue_warnings)
 
@@ -857,17 +878,36 @@ def build_site(
     emit("index.html", _render(env, "index.html", page=dashboard))
     runs_oldest_first = list(reversed(dashboard.runs))
     wanted: set[str] = set()
+    templates = _templates_digest(env)
     for i, (item, run) in enumerate(zip(loaded, runs_oldest_first, strict=True)):
+        newer = runs_oldest_first[i + 1] if i + 1 < len(runs_oldest_first) else None
+        older = runs_oldest_first[i - 1] if i else None
+        wanted.add(f"{run.name}.html")
+        # A run page depends on its article, its neighbours, the templates and this code only:
+        # when none changed and the page is there, it is not rendered again.
+        key = hashlib.sha256(
+            "\0".join([fingerprint, templates, item.sha256, repr(run), repr(newer), repr(older), root_from_runs]).encode()
+        ).hexdigest()
+        entry = fresh.get(Path(item.parsed.path).name)
+        if entry is not None and entry.get("page") == key and (out / run.href).is_file():
+            unchanged.append(run.href)
+            continue
         page = RunPage(
             assets=assets,
             run=run,
-            body=Markup(item.body),
-            newer=runs_oldest_first[i + 1] if i + 1 < len(runs_oldest_first) else None,
-            older=runs_oldest_first[i - 1] if i else None,
+            body=Markup(item.body()),
+            newer=newer,
+            older=older,
             source_href=f"{root_from_runs}/{item.parsed.path}",
         )
-        wanted.add(f"{run.name}.html")
         emit(run.href, _render(env, "run.html", page=page))
+        if entry is not None:
+            entry["page"] = key
+    if bodies.is_dir():  # bodies of articles that are gone
+        keep = {f"{item.sha256}.html" for item in loaded}
+        for stale_body in bodies.glob("*.html"):
+            if stale_body.name not in keep:
+                stale_body.unlink()
 
     removed: list[str] = []
     runs_dir = out / "runs"
