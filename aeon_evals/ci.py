@@ -357,7 +357,7 @@ def job_summary(
     gate = f"`--fail-on {fail_on.value}`: " + (f"tripped ({reason}) → exit {code}" if reason else f"not tripped → exit {code}")
     out = [f"## Skill Evals — {outcome.day.isoformat()}", "", f"**Verdict:** `{outcome.verdict.value}`  ", f"{gate}  "]
     if data is not None:
-        out += [f"**Coverage:** {coverage_line(data.coverage, data.previous_pct)}  ", f"**Diff:** {data.counts.summary()}  "]
+        out += [f"**Coverage:** {coverage_line(data.coverage, data.previous_pct, data.legacy_pct)}  ", f"**Diff:** {data.counts.summary()}  "]
     if article_line:
         out.append(article_line)
     out.append("")

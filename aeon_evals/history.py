@@ -234,6 +234,7 @@ def parse_article(text: str, *, path: str, day: date) -> ParsedArticle:
         failing_since=failing_since,
         issues=issues,
         action_queue=tuple(items.get("action queue", ())),
+        own=col["flags"] is not None and full.header[col["flags"]].strip().lower() == "notes",
         diff_summary=diff_summary,
     )
 

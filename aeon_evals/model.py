@@ -223,3 +223,4 @@ class ParsedArticle:
     action_queue: tuple[str, ...] = ()
     diff_summary: str = ""
     source: str = "disk"  # "disk", or "git <commit>" when recovered from history
+    own: bool = False  # written by aeon-evals (its Full Results has a Notes column), not the old LLM skill

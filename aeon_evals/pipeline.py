@@ -236,10 +236,16 @@ def _run(opts: RunOptions) -> RunOutcome:
     spec_problems = [p for p in spec_problems if opts.skill in (None, p[0])]
     actions = report.action_queue(rows, spec_problems=spec_problems, gaps=gaps if opts.skill is None else [])
     previous_pct = prior.coverage_pct if prior else None
-    verdict = report.verdict(rows, coverage, previous_pct)
+    # The old LLM skill counted disabled skills with a spec as covered: comparing against its
+    # number would report a coverage cliff on the first run of this tool. Only compare like with like.
+    comparable_pct = previous_pct if prior is not None and prior.own else None
+    verdict = report.verdict(rows, coverage, comparable_pct)
     day_filed, day_closed = _issues_of_the_day(root, opts.today, issues)
     sources = _sources(manifest, state, audit_source, prior, day_filed, day_closed, warnings)
-    data = render.ArticleData(opts.today, verdict, coverage, previous_pct, report.count(rows), actions, rows, gaps, sources)
+    data = render.ArticleData(
+        opts.today, verdict, coverage, comparable_pct, report.count(rows), actions, rows, gaps, sources,
+        legacy_pct=previous_pct if comparable_pct is None else None,
+    )
     outcome = RunOutcome(verdict, opts.today, results, rows, data, article, issues=issues, warnings=warnings, prior=prior, day_issues=(day_filed, day_closed))
     if opts.dry_run:
         outcome.article_written = outcome.log_written = outcome.site_written = "not written (--dry-run)"

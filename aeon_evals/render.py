@@ -26,6 +26,7 @@ class ArticleData:
     rows: list[Row]
     gaps: list[tuple[str, str]]
     sources: list[str]
+    legacy_pct: float | None = None  # the previous article's coverage when it was counted another way
 
 
 def pct_text(pct: float) -> str:
@@ -33,8 +34,10 @@ def pct_text(pct: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def coverage_line(coverage: Coverage, previous_pct: float | None) -> str:
+def coverage_line(coverage: Coverage, previous_pct: float | None, legacy_pct: float | None = None) -> str:
     now = f"{coverage.covered}/{coverage.enabled} ({pct_text(coverage.pct)}%)"
+    if legacy_pct is not None:
+        return f"{now} (prior article counted coverage another way: {pct_text(legacy_pct)}%; not compared)"
     if previous_pct is None:
         return f"{now} (first run)"
     delta = coverage.pct - previous_pct
@@ -115,7 +118,7 @@ def render_article(data: ArticleData) -> str:
         f"# Skill Evals — {data.day.isoformat()}",
         "",
         f"**Verdict:** {data.verdict.value}",
-        f"**Coverage:** {coverage_line(data.coverage, data.previous_pct)}",
+        f"**Coverage:** {coverage_line(data.coverage, data.previous_pct, data.legacy_pct)}",
         f"**Diff:** {data.counts.summary()}",
         "",
     ]
@@ -178,7 +181,7 @@ def log_section(data: ArticleData, *, article: str, filed: list[str], closed: li
             "### skill-evals",
             f"- Verdict: {data.verdict.value}",
             f"- Diff: {data.counts.summary()}",
-            f"- Coverage: {coverage_line(data.coverage, data.previous_pct)}",
+            f"- Coverage: {coverage_line(data.coverage, data.previous_pct, data.legacy_pct)}",
             f"- Issues filed: {', '.join(filed) or 'none'}",
             f"- Issues closed: {', '.join(closed) or 'none'}",
             f"- Action queue head: {data.actions[0] if data.actions else 'none — all green'}",

@@ -7,6 +7,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import Instance
 
 Cli = Callable[..., tuple[int, str, str]]
@@ -124,3 +125,26 @@ def test_vanished_articles_are_recovered_from_git_history(instance: Instance, cl
     assert data["issues"]["filed"] == []  # ISS-001 from week 1 still open; nothing re-filed
     article = (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
     assert "prior-article=ok (articles/skill-evals-2026-05-24.md from git " in article and "no article on disk)" in article
+
+
+@pytest.mark.parametrize(("notes_column", "verdict"), [(False, "SKILL_EVALS_OK"), (True, "SKILL_EVALS_COVERAGE_CLIFF")])
+def test_coverage_cliff_only_against_articles_counted_the_same_way(instance: Instance, cli: Cli, notes_column: bool, verdict: str) -> None:
+    """The old LLM skill counted disabled skills with a spec as covered (anajuliabit: 28% where
+    this tool counts 13.8%): its number is shown but never makes a cliff."""
+    inst = instance
+    inst.aeon_yml({"a": (True, "0 7 * * 1"), "b": (True, "0 7 * * 1"), "c": (True, "0 7 * * 1"), "d": (True, "0 7 * * 1")})
+    inst.evals({"a": {"output_pattern": "articles/a-*.md"}})
+    inst.write("articles/a-2026-05-30.md", WORDS)
+    notes = (" Notes |", "---|", " — |") if notes_column else ("", "", "")
+    inst.write(
+        "articles/skill-evals-2026-05-24.md",
+        "# Skill Evals — 2026-05-24\n\n**Verdict:** SKILL_EVALS_OK\n**Coverage:** 4/4 (100%)\n\n## Full Results\n"
+        f"| Skill | Status | Diff | Root cause |{notes[0]}\n|---|---|---|---|{notes[1]}\n| a | PASS | STABLE | — |{notes[2]}\n",
+    )
+    data = _json(cli, inst.root, "2026-05-31T06:00:00Z")
+    assert data["verdict"] == verdict
+    line = next(x for x in (inst.root / "articles/skill-evals-2026-05-31.md").read_text().splitlines() if x.startswith("**Coverage:**"))
+    if notes_column:
+        assert line == "**Coverage:** 1/4 (25%) ↓ vs prior 100% (-75.0 pp)"
+    else:
+        assert line == "**Coverage:** 1/4 (25%) (prior article counted coverage another way: 100%; not compared)"
