@@ -30,6 +30,7 @@ import os
 import platform
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -37,7 +38,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -398,11 +399,53 @@ def specs_tsv(root: Path) -> Path:
     return root.with_name(root.name + ".specs.tsv")
 
 
-def prime_site(root: Path) -> None:
-    """Build the dashboard of the past articles, as yesterday's run would have left it."""
-    from aeon_evals.site import build_site
+def prime_site(root: Path) -> float:
+    """Build the dashboard of the past articles, as yesterday's run would have left it (a cold
+    build: nothing cached). Runs the real CLI so the cache carries the installed code's fingerprint."""
+    wall, _, code, tail = timed_child([*_cli(), "site", "--root", str(root), "--now", "2026-05-31T06:00:00Z"])
+    if code != 0:
+        raise SystemExit(f"aeon-evals site exited {code}:\n{tail}")
+    return wall
 
-    build_site(root, root / "site", now=datetime(2026, 5, 31, 6, 0, tzinfo=UTC))
+
+def package_digest() -> str:
+    """A hash of the aeon_evals sources and templates: other people edit them while the bench runs."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("aeon_evals")
+    base = Path(spec.origin).parent if spec and spec.origin else HERE.parent / "aeon_evals"
+    h = hashlib.sha256()
+    for folder in (base, base.parent / "templates"):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                h.update(path.as_posix().encode())
+                with contextlib.suppress(OSError):
+                    h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+class Tree:
+    """The package version the template's site/ was primed with; measurements restart on a change
+    (the site cache is keyed by the code, and medians must not mix two versions of the code)."""
+
+    def __init__(self, template: Path, prime: bool):
+        self.template, self.prime = template, prime
+        self.digest = package_digest()
+        self.restarts = 0
+
+    def changed(self) -> bool:
+        now = package_digest()
+        if now == self.digest:
+            return False
+        self.restarts += 1
+        if self.restarts > 5:
+            raise SystemExit("the package keeps changing under the benchmark: try again when it is quiet")
+        print("  aeon_evals changed during the benchmark: re-priming and restarting this measurement", file=sys.stderr)
+        if self.prime:
+            shutil.rmtree(self.template / "site", ignore_errors=True)
+            prime_site(self.template)
+        self.digest = package_digest()
+        return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -421,16 +464,19 @@ def _cli() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "aeon_evals"]
 
 
-def timed_child(cmd: list[str], *, cwd: Path | None = None) -> tuple[float, float, int, str]:
-    """(wall seconds, peak RSS MiB of this child alone, exit code, stderr tail)."""
-    with tempfile.TemporaryFile() as err:
+def timed_child(cmd: list[str], *, cwd: Path | None = None, out: list[str] | None = None) -> tuple[float, float, int, str]:
+    """(wall seconds, peak RSS MiB of this child alone, exit code, stderr tail); stdout appended to `out`."""
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as std:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd)
+        proc = subprocess.Popen(cmd, stdout=std, stderr=err, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         tail = err.read().decode("utf-8", "replace")[-600:]
+        if out is not None:
+            std.seek(0)
+            out.append(std.read().decode("utf-8", "replace"))
     return wall, usage.ru_maxrss / 1024, proc.returncode, tail
 
 
@@ -447,23 +493,28 @@ def _digest(root: Path) -> str:
     return h.hexdigest()
 
 
-def measure_runs(template: Path, work: Path, repeat: int, site: bool) -> dict[str, object]:
-    walls, rss = [], []
+def measure_runs(template: Path, work: Path, repeat: int, site: bool, tree: Tree) -> dict[str, object]:
+    walls: list[float] = []
+    rss: list[float] = []
     before = _digest(template)
-    for i in range(repeat):
-        copy = fresh_copy(template, work / f"run-{i}")
+    while len(walls) < repeat:
+        if tree.changed():
+            walls.clear()
+            rss.clear()
+        copy = fresh_copy(template, work / f"run-{len(walls)}")
         wall, peak, code, tail = timed_child([*_cli(), *run_args(copy, site)])
         if code != 0:
             raise SystemExit(f"aeon-evals run exited {code}:\n{tail}")
-        walls.append(wall)
-        rss.append(peak)
         article = copy / "articles" / f"skill-evals-{TODAY.isoformat()}.md"
         if not article.is_file():
             raise SystemExit("aeon-evals run wrote no article")
         shutil.rmtree(copy)
+        if package_digest() == tree.digest:  # else the code changed while it ran: not a sample
+            walls.append(wall)
+            rss.append(peak)
     if _digest(template) != before:
         raise SystemExit("the template instance changed during a run: hard-linked copies are not safe any more")
-    return {"walls": walls, "median": statistics.median(walls), "peak_mb": max(rss)}
+    return {"walls": walls, "median": statistics.median(walls), "peak_mb": max(rss), "restarts": tree.restarts}
 
 
 def measure_startup(repeat: int) -> float:
@@ -471,17 +522,23 @@ def measure_startup(repeat: int) -> float:
     return statistics.median(timed_child([sys.executable, "-c", code])[0] for _ in range(max(repeat, 3)))
 
 
-def measure_breakdown(template: Path, work: Path, repeat: int, site: bool) -> dict[str, float]:
+def measure_breakdown(template: Path, work: Path, repeat: int, site: bool, tree: Tree) -> dict[str, float]:
     """Median per-stage seconds over `repeat` in-process runs, each in a fresh interpreter."""
     samples: list[dict[str, float]] = []
-    for i in range(repeat):
-        copy = fresh_copy(template, work / f"prof-{i}")
+    while len(samples) < repeat:
+        if tree.changed():
+            samples.clear()
+        copy = fresh_copy(template, work / f"prof-{len(samples)}")
         out = subprocess.run([sys.executable, __file__, "--child-breakdown", str(copy), *([] if site else ["--no-site"])],
                              capture_output=True, text=True, check=False)
         if out.returncode != 0:
             raise SystemExit(f"breakdown run failed:\n{out.stderr[-2000:]}")
-        samples.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        for line in out.stderr.splitlines():
+            if line.startswith("bench:") and not samples:
+                print(f"  {line}", file=sys.stderr)
         shutil.rmtree(copy)
+        if package_digest() == tree.digest:
+            samples.append(json.loads(out.stdout.strip().splitlines()[-1]))
     return {k: statistics.median(s[k] for s in samples) for k in samples[0]}
 
 
@@ -535,17 +592,23 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
 
         setattr(owner, name, timed)
 
+    missing = []
     for owner, name, stage in (
         (pipeline, "load_manifest", "load"), (pipeline, "load_registry", "load"), (pipeline, "load_state", "load"),
         (Outputs, "matches", "glob"), (Outputs, "read", "read"),
-        (checks, "check_content", "match"), (checks, "_holds_entry", "match"),
+        (checks, "check_content", "match"), (checks, "_holds_entry", "match"), (checks, "_only_own_section", "match"),
         (cadence, "expected_cadence_days", "cadence"), (cadence, "previous_fire", "cadence"),
         (history, "find_prior", "diff"), (pipeline, "_history", "diff"), (report, "build_rows", "diff"),
         (audit, "audit", "audit"), (pipeline, "keep_issues", "issues"),
         (render, "render_article", "render"), (render, "log_section", "render"),
         (site, "build_site", "site"),
     ):
-        wrap(owner, name, stage)
+        if hasattr(owner, name):
+            wrap(owner, name, stage)
+        else:  # the package moved on: say so rather than crash
+            missing.append(f"{getattr(owner, '__name__', owner)}.{name}")
+    if missing:
+        print(f"bench: not timed (no longer in the package): {', '.join(missing)}", file=sys.stderr)
     return totals, calls
 
 
@@ -611,14 +674,14 @@ def bench_one(cfg: Config, args: argparse.Namespace, work: Path) -> dict[str, ob
     print(f"[{cfg.label()}] generated {facts['output_files']:,} output files, {cfg.articles} articles, "
           f"{facts['issues']} issues in {gen:.1f}s", file=sys.stderr)
     if args.site and args.site_state == "warm":
-        t0 = time.perf_counter()
-        prime_site(template)
-        facts["cold_site_s"] = time.perf_counter() - t0  # build_site over K articles, nothing cached
+        facts["cold_site_s"] = prime_site(template)  # `aeon-evals site` over K articles, nothing cached
         print(f"[{cfg.label()}] primed site/ (cold build_site of {cfg.articles} articles) in {facts['cold_site_s']:.1f}s", file=sys.stderr)
-    runs = measure_runs(template, work, args.repeat, args.site)
-    result: dict[str, object] = {"cfg": cfg, "facts": facts, "runs": runs}
+    tree = Tree(template, prime=args.site and args.site_state == "warm")
+    runs = measure_runs(template, work, args.repeat, args.site, tree)
+    result: dict[str, object] = {"cfg": cfg, "facts": facts, "runs": runs,
+                                 "tree": f"{machine().rsplit(' · ', 1)[-1]}, code {tree.digest[:10]}", "code": tree.digest}
     if args.breakdown:
-        result["breakdown"] = measure_breakdown(template, work, args.breakdown, args.site)
+        result["breakdown"] = measure_breakdown(template, work, args.breakdown, args.site, tree)
     if args.baseline_repeat:
         result["baseline"] = measure_baseline(template, work, args.baseline_repeat)
     if args.profile:
@@ -634,12 +697,13 @@ def report(res: dict[str, object], args: argparse.Namespace, startup: float) -> 
     cfg: Config = res["cfg"]  # type: ignore[assignment]
     runs: dict = res["runs"]  # type: ignore[type-arg]
     facts: dict = res["facts"]  # type: ignore[type-arg]
-    print(f"\n## {cfg.label()}  ({facts['output_files']:,} output files; site {'on, ' + args.site_state if args.site else 'off'})")
+    print(f"\n## {cfg.label()}  ({facts['output_files']:,} output files; site {'on, ' + args.site_state if args.site else 'off'}; {res['tree']})")
     print(f"aeon-evals run: median {runs['median']:.3f}s over {len(runs['walls'])} runs "
-          f"(min {min(runs['walls']):.3f}, max {max(runs['walls']):.3f}); peak RSS {runs['peak_mb']:.0f} MiB")
+          f"(min {min(runs['walls']):.3f}, max {max(runs['walls']):.3f}); peak RSS {runs['peak_mb']:.0f} MiB"
+          + (f"; measurement restarted {runs['restarts']}× after package edits" if runs.get("restarts") else ""))
     print(f"expected statuses: {facts['expected']} · new fail {facts['expected_new_fail']} · fixed {facts['expected_fixed']}")
     if "cold_site_s" in facts:
-        print(f"cold site build (yesterday's site/, {cfg.articles} articles, nothing cached; in-process, not in the median): {facts['cold_site_s']:.1f}s")
+        print(f"cold site build (`aeon-evals site` on yesterday's {cfg.articles} articles, nothing cached; not in the median): {facts['cold_site_s']:.1f}s")
     if "breakdown" in res:
         bd: dict[str, float] = res["breakdown"]  # type: ignore[assignment]
         print(f"breakdown (median of {args.breakdown} in-process runs; interpreter start + imports ≈ {startup:.3f}s extra):")
@@ -674,6 +738,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--child-breakdown", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--child-profile", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean the temporary folder on kill
 
     if args.child_breakdown:
         return child_breakdown(args.child_breakdown, args.site)
@@ -708,6 +773,9 @@ def main(argv: list[str] | None = None) -> int:
             note = f"M 30→365 → {runs['median'] / results[1]['runs']['median']:.2f}× time (target < 2×)"
         print(f"| {cfg.skills:,} | {cfg.outputs} | {facts['output_files']:,} | {runs['median']:.3f} | "
               f"{min(runs['walls']):.3f}–{max(runs['walls']):.3f} | {runs['peak_mb']:.0f} | {note} |")
+    if len({res["code"] for res in results}) > 1:
+        trees = sorted({str(res["tree"]) for res in results})
+        print(f"warning: the rows were measured on different package code ({'; '.join(trees)}): rerun when the tree is quiet")
     return 0
 
 
