@@ -751,8 +751,33 @@ def _read_index(path: Path, root: Path) -> tuple[str | None, str | None]:
 # The stage
 
 
-def _first_naming(issues: Iterable[IssueFile], skill: str) -> IssueFile | None:
-    return next((i for i in sorted(issues, key=lambda i: i.number) if i.names(skill)), None)
+_PLAIN_NAME = re.compile(r"[\w-]+")
+
+
+class _Naming:
+    """Which open issue names a skill first (lowest number), built once: a per-skill scan of
+    every issue made keeping issues quadratic in the number of failing skills."""
+
+    def __init__(self, issues: Iterable[IssueFile]):
+        self._issues: list[IssueFile] = []
+        self._first: dict[str, IssueFile] = {}
+        for issue in sorted(issues, key=lambda i: i.number):
+            self.add(issue)
+
+    def add(self, issue: IssueFile) -> None:
+        """Index one more issue (a newly filed one has the highest number so far)."""
+        self._issues.append(issue)
+        # A plain skill name is named by a title exactly when it is one of the title's maximal
+        # runs of word characters and hyphens (see _names_in).
+        for name in (*issue.affected_skills, *_PLAIN_NAME.findall(issue.title)):
+            current = self._first.get(name)
+            if current is None or issue.number < current.number:
+                self._first[name] = issue
+
+    def first(self, skill: str) -> IssueFile | None:
+        if _PLAIN_NAME.fullmatch(skill):
+            return self._first.get(skill)
+        return next((i for i in sorted(self._issues, key=lambda i: i.number) if i.names(skill)), None)
 
 
 def _ours(issue: IssueFile) -> bool:
@@ -790,11 +815,12 @@ def keep_issues(
     in_index = {int(m.group(1)) for m in _ID_RE.finditer(index_text or "")}
     next_number = max(taken | in_index, default=0) + 1
     open_issues = [d.issue for d in loaded if d.issue.is_open]
+    naming = _Naming(open_issues)
     filed: list[IssueRef] = []
     existing: dict[str, str] = {}
 
     for req in to_file:
-        hit = _first_naming(open_issues, req.skill)
+        hit = naming.first(req.skill)
         if hit is not None:
             existing.setdefault(req.skill, hit.id)
             if index is not None and _ours(hit) and not index.mentions(hit.number):
@@ -818,6 +844,7 @@ def keep_issues(
             continue
         next_number = number + 1
         open_issues.append(issue)
+        naming.add(issue)
         filed.append(IssueRef(issue.id, req.skill, issue.path))
         if index is not None:
             index.add_open(issue)
@@ -858,8 +885,9 @@ def keep_issues(
     candidates = {s for i in still_open for s in i.affected_skills}
     candidates |= {r.skill for r in to_file} | set(to_close) | set(skills)
     open_by_skill: dict[str, str] = {}
+    still_naming = _Naming(still_open)
     for skill in sorted(candidates):
-        hit = _first_naming(still_open, skill)
+        hit = still_naming.first(skill)
         if hit is not None:
             open_by_skill[skill] = hit.id
     return IssueOutcome(

@@ -103,3 +103,19 @@ def test_index_rows_keep_their_cell_count(title: str) -> None:
     index.close(issue, "2026-06-01")
     rows = [ln for ln in index.text.split("\n") if ln.startswith("| [ISS-001]")]
     assert len(rows) == 1 and len(issues._cells(rows[0])) == 5
+
+
+@given(
+    st.lists(st.tuples(st.text(alphabet="ab-: _x1", max_size=24), st.lists(st.text(alphabet="ab-x:", min_size=1, max_size=6), max_size=3)), max_size=8),
+    st.text(alphabet="ab-x:_1", min_size=1, max_size=6),
+)
+def test_naming_index_agrees_with_a_scan_of_every_issue(issues: list[tuple[str, list[str]]], skill: str) -> None:
+    """The index that made issue keeping linear finds exactly what scanning each issue finds."""
+    from aeon_evals.issues import IssueFile, _Naming
+
+    files = [
+        IssueFile(f"ISS-{n:03d}", f"memory/issues/ISS-{n:03d}.md", title, "open", "high", "x", "skill-evals", "", None, tuple(affected), "")
+        for n, (title, affected) in enumerate(issues, 1)
+    ]
+    expected = next((f for f in files if f.names(skill)), None)
+    assert _Naming(reversed(files)).first(skill) == expected
