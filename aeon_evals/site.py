@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import dataclasses
 import hashlib
 import json
 import math
@@ -54,7 +55,7 @@ def grid_window(skills: int) -> int:
 CACHE_NAME = (
     ".aeon-evals-site-cache.json"  # parsed articles + rendered bodies, keyed by content hash
 )
-_CACHE_VERSION = 2  # 2: rendered bodies live in BODIES_DIR, pages carry their input key
+_CACHE_VERSION = 3  # 3: the cache holds summaries; rows and rendered bodies live in BODIES_DIR
 BODIES_DIR = ".aeon-evals-bodies"
 
 # Raw HTML off (markdown-it passes it through by default) and images off: an image in an article
@@ -268,10 +269,21 @@ class LoadedArticle:
     """An article parsed once; its markdown is rendered to HTML only when a page needs it, and
     kept in `<out>/.aeon-evals-bodies/<sha256>.html` for the next build."""
 
-    parsed: ParsedArticle
+    parsed: ParsedArticle  # rows empty when only the summary was read from the cache
     sha256: str
     source: Path  # the article file
-    bodies: Path  # the folder of rendered bodies
+    bodies: Path  # the folder of rendered bodies (and of each article's rows)
+    counts: tuple[int, int]  # (failing, skills)
+    has_rows: bool = True
+
+    def full(self) -> ParsedArticle:
+        """The article with its rows (read from the cache's rows file, or parsed again)."""
+        if self.has_rows:
+            return self.parsed
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            rows = json.loads((self.bodies / f"{self.sha256}.rows.json").read_text(encoding="utf-8"))
+            return dataclasses.replace(self.parsed, rows=_rows_from_json(rows))
+        return read_article(self.source, root=self.source.parents[1])
 
     def body(self) -> str:
         cached = self.bodies / f"{self.sha256}.html"
@@ -358,8 +370,9 @@ def _coverage_pct(article: ParsedArticle) -> float | None:
     return article.coverage.pct if article.coverage is not None else None
 
 
-def run_view(article: ParsedArticle, prior: ParsedArticle | None) -> RunView:
-    """The summary of one article; `prior` (the previous run) gives the coverage change."""
+def run_view(article: ParsedArticle, prior: ParsedArticle | None, counts: tuple[int, int] | None = None) -> RunView:
+    """The summary of one article; `prior` (the previous run) gives the coverage change.
+    `counts` (failing, skills) stand in for the rows when only the article's summary was loaded."""
     name = f"skill-evals-{article.day.isoformat()}"
     pct = _coverage_pct(article)
     prior_pct = _coverage_pct(prior) if prior is not None else None
@@ -381,8 +394,8 @@ def run_view(article: ParsedArticle, prior: ParsedArticle | None) -> RunView:
         coverage=_coverage_text(article),
         coverage_pct=pct,
         coverage_delta=delta,
-        failing=sum(1 for row in article.rows.values() if row.status.failing),
-        skills=len(article.rows),
+        failing=counts[0] if counts is not None else sum(1 for row in article.rows.values() if row.status.failing),
+        skills=counts[1] if counts is not None else len(article.rows),
         diff_chips=chips,
     )
 
@@ -649,10 +662,18 @@ def dashboard_page(
     assets: Assets,
     root_href: str,
     warnings: Sequence[str] = (),
+    counts: Sequence[tuple[int, int] | None] | None = None,
 ) -> DashboardPage:
-    """The dashboard context from parsed articles (oldest first) and issue files."""
-    runs = [run_view(a, articles[i - 1] if i else None) for i, a in enumerate(articles)]
-    window = grid_window(len({skill for article in articles for skill in article.rows}))
+    """The dashboard context from parsed articles (oldest first) and issue files.
+
+    With `counts` (failing, skills per article), articles outside the grid window may be
+    summaries without rows: only the grid's runs need their rows."""
+    per = list(counts) if counts is not None else [None] * len(articles)
+    runs = [run_view(a, articles[i - 1] if i else None, per[i]) for i, a in enumerate(articles)]
+    if counts is not None:
+        window = grid_window(max((run.skills for run in runs), default=0))
+    else:
+        window = grid_window(len({skill for article in articles for skill in article.rows}))
     grid_articles = list(articles[-window:])
     grid_runs = runs[-window:]
     today = now.date()
@@ -699,20 +720,7 @@ def _article_to_json(article: ParsedArticle) -> dict[str, Any]:
         if article.coverage
         else None,
         "coverage_pct": article.coverage_pct,
-        "rows": [
-            [
-                key,
-                r.skill,
-                r.status.value,
-                r.diff,
-                r.root_cause,
-                r.quality,
-                r.words,
-                r.last_output,
-                list(r.flags),
-            ]
-            for key, r in article.rows.items()
-        ],
+        "rows": _rows_to_json(article.rows),
         "failing_since": [
             [k, v.since.isoformat(), v.issue] for k, v in article.failing_since.items()
         ],
@@ -720,6 +728,20 @@ def _article_to_json(article: ParsedArticle) -> dict[str, Any]:
         "action_queue": list(article.action_queue),
         "diff_summary": article.diff_summary,
         "source": article.source,
+    }
+
+
+def _rows_to_json(rows: dict[str, ArticleRow]) -> list[list[Any]]:
+    return [
+        [key, r.skill, r.status.value, r.diff, r.root_cause, r.quality, r.words, r.last_output, list(r.flags)]
+        for key, r in rows.items()
+    ]
+
+
+def _rows_from_json(rows: list[list[Any]]) -> dict[str, ArticleRow]:
+    return {
+        key: ArticleRow(skill, _STATUS[status], diff, cause, quality, words, output, tuple(flags))
+        for key, skill, status, diff, cause, quality, words, output, flags in rows
     }
 
 
@@ -731,19 +753,7 @@ def _article_from_json(data: dict[str, Any]) -> ParsedArticle:
         verdict=data["verdict"],
         coverage=Coverage(int(coverage[0]), int(coverage[1])) if coverage else None,
         coverage_pct=data["coverage_pct"],
-        rows={
-            key: ArticleRow(
-                skill=skill,
-                status=_STATUS[status],
-                diff=diff,
-                root_cause=cause,
-                quality=quality,
-                words=words,
-                last_output=output,
-                flags=tuple(flags),
-            )
-            for key, skill, status, diff, cause, quality, words, output, flags in data["rows"]
-        },
+        rows=_rows_from_json(data["rows"]),
         failing_since={
             k: FailingSince(date.fromisoformat(s), i) for k, s, i in data["failing_since"]
         },
@@ -785,10 +795,12 @@ def load_articles(
         entry = cache.get(path.name)
         if isinstance(entry, dict) and entry.get("sha256") == sha:
             try:
-                loaded.append(LoadedArticle(_article_from_json(entry["parsed"]), sha, path, bodies))
+                summary = _article_from_json({**entry["parsed"], "rows": []})
+                counts = (int(entry["counts"][0]), int(entry["counts"][1]))
+                loaded.append(LoadedArticle(summary, sha, path, bodies, counts, has_rows=False))
                 fresh[path.name] = dict(entry)  # a copy: a new page key must show as a change
                 continue
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, IndexError):
                 pass  # a damaged entry: parse again
         try:
             parsed = read_article(path, root=root)
@@ -796,8 +808,10 @@ def load_articles(
             line = exc.line() if isinstance(exc, EvalsError) else f"{path.name}: {exc}"
             warnings.append(f"{line}; skipped")
             continue
-        loaded.append(LoadedArticle(parsed, sha, path, bodies))
-        fresh[path.name] = {"sha256": sha, "parsed": _article_to_json(parsed)}
+        counts = (sum(1 for r in parsed.rows.values() if r.status.failing), len(parsed.rows))
+        loaded.append(LoadedArticle(parsed, sha, path, bodies, counts))
+        _write_if_changed(bodies / f"{sha}.rows.json", json.dumps(_rows_to_json(parsed.rows), ensure_ascii=False, separators=(",", ":")))
+        fresh[path.name] = {"sha256": sha, "parsed": {**_article_to_json(parsed), "rows": []}, "counts": list(counts)}
     return loaded, warnings, fresh
 
 
@@ -862,11 +876,13 @@ def build_site(
     issues, issue_warnings = load_issues(root)
     warnings.extend(issue_warnings)
 
-    articles = [item.parsed for item in loaded]
+    window = grid_window(max((item.counts[1] for item in loaded), default=0))
+    articles = [item.full() if i >= len(loaded) - window else item.parsed for i, item in enumerate(loaded)]
     root_href = _relative(root, out)  # usually ".."
     root_from_runs = _relative(root, out / "runs")  # usually "../.."
     dashboard = dashboard_page(
-        articles, issues, now=now, assets=assets, root_href=root_href, warnings=warnings
+        articles, issues, now=now, assets=assets, root_href=root_href, warnings=warnings,
+        counts=[item.counts for item in loaded],
     )
 
     written: list[str] = []
@@ -904,8 +920,8 @@ def build_site(
         if entry is not None:
             entry["page"] = key
     if bodies.is_dir():  # bodies of articles that are gone
-        keep = {f"{item.sha256}.html" for item in loaded}
-        for stale_body in bodies.glob("*.html"):
+        keep = {f"{item.sha256}{ext}" for item in loaded for ext in (".html", ".rows.json")}
+        for stale_body in [*bodies.glob("*.html"), *bodies.glob("*.rows.json")]:
             if stale_body.name not in keep:
                 stale_body.unlink()
 
