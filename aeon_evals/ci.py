@@ -18,7 +18,7 @@ from aeon_evals.errors import ExitCode
 from aeon_evals.history import escape_cell
 from aeon_evals.model import ArticleRow, DiffLabel, SkillResult, Status, Verdict
 from aeon_evals.pipeline import RunOutcome
-from aeon_evals.render import coverage_line
+from aeon_evals.render import cause_text, coverage_line
 from aeon_evals.report import Row
 
 SUITE_NAME = "skill-evals"
@@ -283,14 +283,6 @@ def _md_cell(text: str) -> str:
     return escape_cell(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _cause(row: Row) -> str:
-    result = row.result
-    if result is None or result.head is None:
-        return "—"
-    head = result.head
-    return f"{head.code} — {head.detail}" if head.detail else head.code
-
-
 class _Budget:
     """Bytes left for the summary; tables stop adding rows when it runs out."""
 
@@ -377,7 +369,7 @@ def job_summary(
         out += _table(
             "Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)",
             ["Skill", "Status", "Root cause", "Issue"],
-            [[r.skill, str(r.label), _cause(r), r.issue or "—"] for r in regressions],
+            [[r.skill, str(r.label), cause_text(r), r.issue or "—"] for r in regressions],
             budget,
             more,
         )
@@ -394,7 +386,7 @@ def job_summary(
             "Still Failing",
             ["Skill", "Status", "Root cause", "Issue", "Failing since"],
             [
-                [r.skill, r.result.status.value, _cause(r), r.issue or "—", r.failing_since.since.isoformat() if r.failing_since else "—"]
+                [r.skill, r.result.status.value, cause_text(r), r.issue or "—", r.failing_since.since.isoformat() if r.failing_since else "—"]
                 for r in still
                 if r.result
             ],

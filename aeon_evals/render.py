@@ -78,7 +78,8 @@ def _words(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def _cause_text(row: Row) -> str:
+def cause_text(row: Row) -> str:
+    """The head cause with its detail, for the Regressions and Still Failing tables."""
     result = row.result
     if result is None or result.head is None:
         return "—"
@@ -132,7 +133,7 @@ def render_article(data: ArticleData) -> str:
         out += ["## Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)"]
         out += _table(
             ["Skill", "Status", "Root cause", "Issue"],
-            [[r.skill, str(r.label), _cause_text(r), r.issue or "—"] for r in sorted(regressions, key=_status_order)],
+            [[r.skill, str(r.label), cause_text(r), r.issue or "—"] for r in sorted(regressions, key=_status_order)],
         )
         out.append("")
     recovered = [r for r in data.rows if r.label is DiffLabel.FIXED and r.result and counted(r)]
@@ -152,7 +153,7 @@ def render_article(data: ArticleData) -> str:
         out += _table(
             ["Skill", "Status", "Root cause", "Issue", "Failing since"],
             [
-                [r.skill, r.result.status.value, _cause_text(r), r.issue or "—", r.failing_since.since.isoformat() if r.failing_since else "—"]  # type: ignore[union-attr]
+                [r.skill, r.result.status.value, cause_text(r), r.issue or "—", r.failing_since.since.isoformat() if r.failing_since else "—"]  # type: ignore[union-attr]
                 for r in sorted(still, key=_status_order)
             ],
         )
