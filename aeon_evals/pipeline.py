@@ -369,6 +369,13 @@ def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
     from aeon_evals.stubs import starter_manifest
 
     root = opts.root
+    if not registry.found and not (root / "skills").is_dir():
+        # Not an Aeon instance (a wrong --root, or cron started in the wrong folder): write nothing.
+        raise ConfigError(
+            "not an Aeon instance: no aeon.yml, no skills/ folder and no skills/skill-evals/evals.json "
+            "(check --root; `aeon-evals init` sets up an existing Aeon repository)",
+            path=root,
+        )
     found = audit_stage.audit(root, set(), registry)
     outcome = RunOutcome(Verdict.BOOTSTRAP, opts.today)
     target = root / EVALS_PATH
