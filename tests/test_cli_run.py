@@ -232,6 +232,6 @@ def test_missing_root_is_one_line(cli: Cli, tmp_path: Path) -> None:
 def test_a_folder_that_is_no_aeon_instance_is_refused_and_left_alone(tmp_path: Path, cli: Cli) -> None:
     """A wrong --root (or cron in the wrong folder) must not bootstrap an evals.json there."""
     (tmp_path / "notes.txt").write_text("unrelated")
-    code, out, err = cli("run", "--root", str(tmp_path), "--now", WEEK1)
+    code, _out, err = cli("run", "--root", str(tmp_path), "--now", WEEK1)
     assert code == 2 and "not an Aeon instance: no aeon.yml, no skills/ folder" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
