@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -12,6 +11,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from aeon_evals.errors import EvalsError
+from aeon_evals.gitrepo import run_git
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 
 ARTICLE_RE = re.compile(r"^skill-evals-(\d{4}-\d{2}-\d{2})\.md$")
@@ -311,24 +311,9 @@ def find_prior(root: Path, today: date) -> tuple[ParsedArticle | None, list[str]
     return None, warnings
 
 
-def _git(root: Path, *args: str) -> str | None:
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if proc.returncode != 0:
-        return None
-    return proc.stdout.decode("utf-8", errors="replace")
-
-
 def _git_articles(root: Path) -> Iterator[tuple[str, str]]:
     """(commit, path) of every skill-evals article ever committed, newest commit first."""
-    out = _git(root, "log", "--format=@%H", "--name-only", "--diff-filter=AM", "--", "articles/skill-evals-*.md")
+    out = run_git(root, "log", "--format=@%H", "--name-only", "--diff-filter=AM", "--", "articles/skill-evals-*.md")
     if not out:
         return
     commit = ""
@@ -340,7 +325,7 @@ def _git_articles(root: Path) -> Iterator[tuple[str, str]]:
 
 
 def _prior_from_git(root: Path, today: date) -> ParsedArticle | None:
-    if _git(root, "rev-parse", "--is-inside-work-tree") is None:
+    if run_git(root, "rev-parse", "--is-inside-work-tree") is None:
         return None
     best: tuple[date, str, str] | None = None
     for commit, rel in _git_articles(root):
@@ -352,7 +337,7 @@ def _prior_from_git(root: Path, today: date) -> ParsedArticle | None:
     if best is None:
         return None
     day, commit, rel = best
-    text = _git(root, "show", f"{commit}:{rel}")
+    text = run_git(root, "show", f"{commit}:{rel}")
     if text is None:
         return None
     try:

@@ -142,6 +142,7 @@ class IssueOutcome:
     existing: dict[str, str] = field(default_factory=dict)  # skill -> open issue id that already names it
     open_by_skill: dict[str, str] = field(default_factory=dict)  # skill -> an open issue id naming it, after this run
     warnings: tuple[str, ...] = ()  # unreadable files, INDEX.md problems, … one line each
+    known: tuple[IssueFile, ...] = ()  # every readable issue as it was before this run (no second read needed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -896,4 +897,5 @@ def keep_issues(
         existing=dict(sorted(existing.items())),
         open_by_skill=open_by_skill,
         warnings=tuple(warnings),
+        known=tuple(d.issue for d in loaded),
     )

@@ -8,13 +8,13 @@ import hashlib
 import os
 import re
 import stat
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from aeon_evals.fsio import confine
+from aeon_evals.gitrepo import run_git
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _NAME_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
@@ -209,21 +209,13 @@ class Outputs:
 
     def _git_time(self, rel: str) -> float | None:
         if self._git_checkout is None:
-            self._git_checkout = (self.root / ".git").exists() and _run_git(self.root, "rev-parse", "--is-inside-work-tree") is not None
+            self._git_checkout = (self.root / ".git").exists() and run_git(self.root, "rev-parse", "--is-inside-work-tree") is not None
         if not self._git_checkout:
             return None
         if rel not in self._git_times:
-            out = _run_git(self.root, "log", "-1", "--format=%ct", "--", rel)
+            out = run_git(self.root, "log", "-1", "--format=%ct", "--", rel)
             self._git_times[rel] = float(out.strip()) if out and out.strip().isdigit() else None
         return self._git_times[rel]
-
-
-def _run_git(root: Path, *args: str) -> str | None:
-    try:
-        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
 
 
 def name_date(rel: str) -> date | None:

@@ -22,7 +22,6 @@ from aeon_evals.issues import (
     IssueRef,
     IssueRequest,
     keep_issues,
-    read_issues,
 )
 from aeon_evals.manifest import EVALS_PATH, Manifest, parse_manifest, read_manifest_data
 from aeon_evals.model import (
@@ -240,7 +239,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     # number would report a coverage cliff on the first run of this tool. Only compare like with like.
     comparable_pct = previous_pct if prior is not None and prior.own else None
     verdict = report.verdict(rows, coverage, comparable_pct)
-    day_filed, day_closed = _issues_of_the_day(root, opts.today, issues)
+    day_filed, day_closed = _issues_of_the_day(opts.today, issues)
     sources = _sources(manifest, state, audit_source, prior, day_filed, day_closed, warnings)
     data = render.ArticleData(
         opts.today, verdict, coverage, comparable_pct, report.count(rows), actions, rows, gaps, sources,
@@ -255,14 +254,13 @@ def _run(opts: RunOptions) -> RunOutcome:
     return outcome
 
 
-def _issues_of_the_day(root: Path, today: date, outcome: IssueOutcome) -> tuple[list[IssueRef], list[IssueRef]]:
+def _issues_of_the_day(today: date, outcome: IssueOutcome) -> tuple[list[IssueRef], list[IssueRef]]:
     """Issues this tool filed and closed today, this run or an earlier one the same day: the
     article and the log describe the day, so a second run the same day writes the same text."""
     filed = {i.id: i for i in outcome.filed}
     closed = {i.id: i for i in outcome.closed}
-    found, _warnings = read_issues(root / "memory/issues", root=root)
     day = today.isoformat()
-    for issue in found:
+    for issue in outcome.known:
         if issue.detected_by != DETECTOR or not issue.affected_skills:
             continue
         ref = IssueRef(issue.id, issue.affected_skills[0], issue.path)
