@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
+from aeon_evals.cache import ArticleCache, content_key
 from aeon_evals.errors import EvalsError
 from aeon_evals.gitrepo import run_git
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
@@ -29,7 +32,9 @@ _DATE_RE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 # Only block structure and raw cell text are needed: skipping the inline pass halves the cost.
-_md = MarkdownIt("commonmark").enable("table").disable("inline")
+# Raw HTML is off, as in the dashboard's renderer (site.py), so both see the same blocks and the
+# dashboard can take an article's rows from the tokens it renders (one parse, not two).
+_md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("inline")
 
 
 class ArticleParseError(EvalsError):
@@ -97,9 +102,8 @@ class _Table:
         return None
 
 
-def _sections(text: str) -> tuple[list[str], dict[str, list[_Table]], dict[str, list[str]]]:
+def _sections(tokens: Sequence[Token]) -> tuple[list[str], dict[str, list[_Table]], dict[str, list[str]]]:
     """Paragraph lines before the first h2, tables and list items per h2 heading."""
-    tokens = _md.parse(text)
     preamble: list[str] = []
     tables: dict[str, list[_Table]] = {}
     items: dict[str, list[str]] = {}
@@ -152,11 +156,14 @@ def _cell(row: list[str], index: int | None) -> str:
     return row[index] if index is not None and index < len(row) else ""
 
 
-def parse_article(text: str, *, path: str, day: date) -> ParsedArticle:
-    """Parse one article; raise ArticleParseError when it has no Full Results table."""
+def parse_article(text: str, *, path: str, day: date, tokens: Sequence[Token] | None = None) -> ParsedArticle:
+    """Parse one article; raise ArticleParseError when it has no Full Results table.
+
+    `tokens`: the article already parsed by a markdown-it with the same block rules (HTML off,
+    tables on), such as the dashboard's renderer; the inline pass may have run or not."""
     if "\x00" in text:
         raise ArticleParseError("binary content, not a skill-evals article", path=path)
-    preamble, tables, items = _sections(text)
+    preamble, tables, items = _sections(_md.parse(text) if tokens is None else tokens)
     full = _first_table(tables, "full results")
     if full is None or full.column("skill") is None or full.column("status") is None:
         raise ArticleParseError("no Full Results table with Skill and Status columns", path=path)
@@ -252,17 +259,21 @@ def article_day(path: Path) -> date | None:
 
 def list_articles(articles_dir: Path) -> list[tuple[date, Path]]:
     """Every dated skill-evals article in the folder, oldest first."""
-    if not articles_dir.is_dir():
+    try:
+        with os.scandir(articles_dir) as entries:  # a folder of 30,000 outputs: no Path per entry
+            names = [e.name for e in entries if e.name.startswith("skill-evals-")]
+    except OSError:
         return []
-    found = [(d, p) for p in articles_dir.iterdir() if (d := article_day(p)) is not None and p.is_file()]
+    found = [(d, p) for p in map(articles_dir.joinpath, names) if (d := article_day(p)) is not None and p.is_file()]
     return sorted(found)
 
 
-_MEMO: dict[tuple[str, str, int, int], ParsedArticle] = {}  # (root, path, size, mtime): one parse per file per process
+_MEMO: dict[tuple[str, str, int, int], ParsedArticle] = {}  # (root, path, size, mtime): one read per file per process
 
 
-def read_article(path: Path, *, root: Path) -> ParsedArticle:
-    """Read and parse one article file (parsed once per process while the file is unchanged)."""
+def read_article(path: Path, *, root: Path, cache: ArticleCache | None = None) -> ParsedArticle:
+    """Read and parse one article file: once per process while the file is unchanged, and with a
+    `cache`, once ever for the same bytes (markdown-it on a 1,000-row table costs ~0.1 s)."""
     try:
         stat = path.stat()
         key = (str(root), str(path.resolve()), stat.st_size, stat.st_mtime_ns)
@@ -270,7 +281,13 @@ def read_article(path: Path, *, root: Path) -> ParsedArticle:
         key = None
     if key is not None and key in _MEMO:
         return _MEMO[key]
-    parsed = _read_article(path, root=root)
+    raw = path.read_bytes()
+    sha = content_key(raw) if cache is not None else ""
+    parsed = cache.get(sha) if cache is not None else None
+    if parsed is None or parsed.path != _rel(path, root) or parsed.day != article_day(path):
+        parsed = parse_raw(raw, path, root=root)[0]
+        if cache is not None:
+            cache.put(sha, parsed)
     if key is not None:
         if len(_MEMO) > 64:
             _MEMO.clear()
@@ -278,18 +295,27 @@ def read_article(path: Path, *, root: Path) -> ParsedArticle:
     return parsed
 
 
-def _read_article(path: Path, *, root: Path) -> ParsedArticle:
+def _rel(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
+def parse_raw(raw: bytes, path: Path, *, root: Path, md: MarkdownIt | None = None) -> tuple[ParsedArticle, list[Token]]:
+    """Parse the bytes of the article file at `path` (with `md` when given, so its tokens can be
+    rendered too); raise ArticleParseError when the file is no readable article."""
     day = article_day(path)
-    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    rel = _rel(path, root)
     if day is None:
         raise ArticleParseError("file name has no skill-evals-YYYY-MM-DD date", path=rel)
-    raw = path.read_bytes()
     if not raw.strip():
         raise ArticleParseError("empty file", path=rel)
-    return parse_article(raw.decode("utf-8", errors="replace"), path=rel, day=day)
+    text = raw.decode("utf-8", errors="replace")
+    if "\x00" in text:
+        raise ArticleParseError("binary content, not a skill-evals article", path=rel)
+    tokens = (md or _md).parse(text)
+    return parse_article(text, path=rel, day=day, tokens=tokens), tokens
 
 
-def find_prior(root: Path, today: date) -> tuple[ParsedArticle | None, list[str]]:
+def find_prior(root: Path, today: date, cache: ArticleCache | None = None) -> tuple[ParsedArticle | None, list[str]]:
     """The newest readable article dated before `today`, and a warning for each one skipped.
 
     When no article is on disk and the root is a git checkout, the newest one committed in
@@ -300,7 +326,7 @@ def find_prior(root: Path, today: date) -> tuple[ParsedArticle | None, list[str]
         if day >= today:
             continue
         try:
-            return read_article(path, root=root), warnings
+            return read_article(path, root=root, cache=cache), warnings
         except (ArticleParseError, OSError, UnicodeError) as exc:
             line = exc.line() if isinstance(exc, EvalsError) else f"{path}: {exc}"
             warnings.append(f"{line}; falling back to the next older article")

@@ -8,7 +8,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -77,6 +77,7 @@ class Outputs:
         self._names: dict[str, list[str]] = {}
         self.memo: dict[tuple[str, str], object] = {}  # derived per-file data shared by specs (headings …)
         self._matches: dict[str, Match] = {}
+        self._safe_heads: set[str] = set()
         self._bodies: dict[str, Body] = {}
         self._git_checkout: bool | None = None
         self._git_times: dict[str, float | None] = {}
@@ -97,8 +98,8 @@ class Outputs:
         """Files matching the glob `pattern`, sorted by path; confinement enforced per candidate."""
         if pattern in self._matches:
             return self._matches[pattern]
-        confine(self.root, pattern.replace("*", "x").replace("?", "x"), what="output_pattern")
         head, _, name = pattern.rpartition("/")
+        self._confine(pattern, head)
         files: list[str] = []
         skipped: list[str] = []
         if _GLOB_CHARS.search(head) or "**" in pattern:
@@ -111,7 +112,7 @@ class Outputs:
             if listing is not None:
                 # The listing is sorted by name: jump to the pattern's literal prefix instead of
                 # matching every entry, so N skills × M outputs in one folder is not N × N·M work.
-                regex = re.compile(fnmatch.translate(name))
+                matcher = name_matcher(name)
                 prefix = _GLOB_CHARS.split(name, 1)[0]
                 names = self._names[head]
                 start = bisect.bisect_left(names, prefix)
@@ -119,7 +120,7 @@ class Outputs:
                     if not names[index].startswith(prefix):
                         break
                     entry = listing[index]
-                    if regex.match(entry.name):
+                    if matcher(entry.name):
                         rel = f"{head}/{entry.name}" if head else entry.name
                         try:  # scandir knows the type of a plain entry: no stat call
                             if entry.is_file(follow_symlinks=False):
@@ -132,6 +133,14 @@ class Outputs:
         result = Match(tuple(files), tuple(skipped))
         self._matches[pattern] = result
         return result
+
+    def _confine(self, pattern: str, head: str) -> None:
+        """Refuse patterns that leave the root; a folder's symlinks are resolved once per run."""
+        plain = not pattern.startswith(("/", "\\")) and ".." not in pattern.split("/") and pattern[1:2] != ":"
+        if plain and head in self._safe_heads:
+            return
+        confine(self.root, pattern.replace("*", "x").replace("?", "x"), what="output_pattern")
+        self._safe_heads.add(head)
 
     def _admit(self, rel: str, path: Path, is_dir: bool, files: list[str], skipped: list[str]) -> None:
         if is_dir:
@@ -216,6 +225,16 @@ class Outputs:
             out = run_git(self.root, "log", "-1", "--format=%ct", "--", rel)
             self._git_times[rel] = float(out.strip()) if out and out.strip().isdigit() else None
         return self._git_times[rel]
+
+
+def name_matcher(name: str) -> Callable[[str], object]:
+    """fnmatch for one file name (case-sensitive, `*` also matches dots), without a regex for the
+    usual one-star name (`cost-report-*.md`): a thousand specs compile a thousand regexes otherwise."""
+    if name.count("*") == 1 and "?" not in name and "[" not in name:
+        prefix, suffix = name.split("*")
+        least = len(prefix) + len(suffix)
+        return lambda text: len(text) >= least and text.startswith(prefix) and text.endswith(suffix)
+    return re.compile(fnmatch.translate(name)).match
 
 
 def name_date(rel: str) -> date | None:

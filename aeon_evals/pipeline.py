@@ -14,6 +14,7 @@ from pathlib import Path
 from aeon_evals import audit as audit_stage
 from aeon_evals import checks, history, render, report
 from aeon_evals import notify as notifier
+from aeon_evals.cache import ArticleCache
 from aeon_evals.errors import ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.fsio import atomic_write, check_writable, create_exclusive, instance_lock
 from aeon_evals.issues import (
@@ -114,25 +115,25 @@ def evaluate_all(manifest: Manifest, registry: Registry, state: StateSources, op
     return results
 
 
-def _history(root: Path, today: date) -> dict[str, list[Status | None]]:
+def _history(root: Path, today: date, cache: ArticleCache) -> dict[str, list[Status | None]]:
     """Each skill's status over the last runs before today (oldest first), for flakiness."""
     runs = [(d, p) for d, p in history.list_articles(root / "articles") if d < today][-(report.FLAKY_WINDOW - 1) :]
     parsed: list[ParsedArticle] = []
     for _day, path in runs:
         try:
-            parsed.append(history.read_article(path, root=root))
+            parsed.append(history.read_article(path, root=root, cache=cache))
         except (EvalsError, OSError):
             continue
     skills = {s for p in parsed for s in p.rows}
     return {s: [p.rows[s].status if s in p.rows else None for p in parsed] for s in skills}
 
 
-def _same_day_rows(root: Path, today: date, skill: str) -> dict[str, ArticleRow]:
+def _same_day_rows(root: Path, today: date, skill: str, cache: ArticleCache) -> dict[str, ArticleRow]:
     path = root / article_rel(today)
     if not path.is_file():
         return {}
     try:
-        parsed = history.read_article(path, root=root)
+        parsed = history.read_article(path, root=root, cache=cache)
     except (EvalsError, OSError):
         return {}
     return {s: r for s, r in parsed.rows.items() if s != skill}
@@ -189,13 +190,14 @@ def _run(opts: RunOptions) -> RunOutcome:
     ] + list(registry.warnings) + list(state.warnings)
 
     results = evaluate_all(manifest, registry, state, opts, scope)
-    prior, prior_warnings = history.find_prior(root, opts.today)
+    cache = ArticleCache(root, writable=not opts.dry_run)
+    prior, prior_warnings = history.find_prior(root, opts.today, cache)
     warnings += prior_warnings
     rows = report.build_rows(
         results,
         prior,
         today=opts.today,
-        history=_history(root, opts.today),
+        history=_history(root, opts.today, cache),
         open_issues={},
         full_run=opts.skill is None,
     )
@@ -229,7 +231,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         for r in rows
     ]
     if opts.skill is not None:
-        rows += [report.Row(None, kept.diff, None, kept=kept) for kept in _same_day_rows(root, opts.today, opts.skill).values()]
+        rows += [report.Row(None, kept.diff, None, kept=kept) for kept in _same_day_rows(root, opts.today, opts.skill, cache).values()]
 
     spec_problems = [(o.skill, f"no skills/{o.skill}/ folder or aeon.yml entry" + (f"; did you mean {o.closest}?" if o.closest else "")) for o in (found.orphans if found else ())]
     spec_problems = [p for p in spec_problems if opts.skill in (None, p[0])]
@@ -250,7 +252,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         outcome.article_written = outcome.log_written = outcome.site_written = "not written (--dry-run)"
         outcome.notified = "not sent (--dry-run)"
         return outcome
-    _write(opts, outcome)
+    _write(opts, outcome, cache)
     return outcome
 
 
@@ -289,7 +291,7 @@ def _sources(
     return lines
 
 
-def _write(opts: RunOptions, outcome: RunOutcome) -> None:
+def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache) -> None:
     root = opts.root
     data = outcome.article
     assert data is not None and outcome.article_path is not None
@@ -321,13 +323,14 @@ def _write(opts: RunOptions, outcome: RunOutcome) -> None:
             out = opts.site_out or root / "site"
             if opts.site_out is None:
                 check_writable(root, out / "index.html", what="site")
-            built = site.build_site(root, out, now=opts.now)
+            built = site.build_site(root, out, now=opts.now, cache=cache)
             outcome.site_written = f"{_rel(root, out)}/index.html ({len(built.written)} written, {len(built.unchanged)} unchanged)"
         except Exception as exc:  # the dashboard must never cost the operator the article
             outcome.site_written = f"not written: {type(exc).__name__}: {exc}"
             outcome.warnings.append(f"site: {exc}")
     else:
         outcome.site_written = "not written (--no-site)"
+    cache.save()
 
     if not opts.notify:
         outcome.notified = "not sent (--no-notify)"

@@ -12,16 +12,14 @@ import base64
 import contextlib
 import dataclasses
 import hashlib
-import json
 import math
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from jinja2 import (
     Environment,
@@ -35,28 +33,25 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from aeon_evals import history
+from aeon_evals.cache import ArticleCache, content_key, counts_of
 from aeon_evals.errors import ConfigError, EvalsError, UsageError
 from aeon_evals.fsio import atomic_write
-from aeon_evals.history import ArticleParseError, list_articles, read_article
+from aeon_evals.history import ArticleParseError, article_day, list_articles, read_article
 from aeon_evals.issues import IssueFile, read_issues
-from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
+from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status
 from aeon_evals.resources import templates_dir
 
 OVERRIDE_DIR = Path(".aeon-evals") / "templates"  # per-instance template overrides, searched first
 GRID_RUNS = 52  # a year of weekly runs in the skills × runs grid; the charts and run list show all
 GRID_CELLS = 12_000  # a large fleet gets fewer grid columns (never under GRID_MIN_RUNS) so the page stays light
 GRID_MIN_RUNS = 8
-_STATUS = {s.value: s for s in Status}  # a dict lookup, not an Enum call, for 100,000s of cached rows
 
 
 def grid_window(skills: int) -> int:
     """How many of the newest runs the grid shows for a fleet of `skills`."""
     return max(GRID_MIN_RUNS, min(GRID_RUNS, GRID_CELLS // max(1, skills)))
-CACHE_NAME = (
-    ".aeon-evals-site-cache.json"  # parsed articles + rendered bodies, keyed by content hash
-)
-_CACHE_VERSION = 3  # 3: the cache holds summaries; rows and rendered bodies live in BODIES_DIR
-BODIES_DIR = ".aeon-evals-bodies"
+# Where versions before 0.2 kept their cache, inside the published site; removed on sight.
+LEGACY_CACHE = (".aeon-evals-site-cache.json", ".aeon-evals-bodies")
 
 # Raw HTML off (markdown-it passes it through by default) and images off: an image in an article
 # would make the page fetch from the network, and the site must work offline from file://.
@@ -267,30 +262,31 @@ class SiteOutcome:
 @dataclass(frozen=True)
 class LoadedArticle:
     """An article parsed once; its markdown is rendered to HTML only when a page needs it, and
-    kept in `<out>/.aeon-evals-bodies/<sha256>.html` for the next build."""
+    the HTML kept in the article cache for the next build."""
 
     parsed: ParsedArticle  # rows empty when only the summary was read from the cache
     sha256: str
     source: Path  # the article file
-    bodies: Path  # the folder of rendered bodies (and of each article's rows)
+    cache: ArticleCache
     counts: tuple[int, int]  # (failing, skills)
     has_rows: bool = True
+    html: str | None = None  # the rendered body, when it was rendered in this build
 
     def full(self) -> ParsedArticle:
-        """The article with its rows (read from the cache's rows file, or parsed again)."""
+        """The article with its rows (from the cache, or parsed again)."""
         if self.has_rows:
             return self.parsed
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-            rows = json.loads((self.bodies / f"{self.sha256}.rows.json").read_text(encoding="utf-8"))
-            return dataclasses.replace(self.parsed, rows=_rows_from_json(rows))
-        return read_article(self.source, root=self.source.parents[1])
+        rows = self.cache.rows(self.sha256)
+        if rows is not None:
+            return dataclasses.replace(self.parsed, rows=rows)
+        return read_article(self.source, root=self.source.parents[1], cache=self.cache)
 
     def body(self) -> str:
-        cached = self.bodies / f"{self.sha256}.html"
-        with contextlib.suppress(OSError):
-            return cached.read_text(encoding="utf-8")
+        cached = self.html if self.html is not None else self.cache.body(self.sha256)
+        if cached is not None:
+            return cached
         body: str = _MD.render(self.source.read_bytes().decode("utf-8", errors="replace"))
-        _write_if_changed(cached, body)
+        self.cache.put_body(self.sha256, body)
         return body
 
 
@@ -701,118 +697,34 @@ def dashboard_page(
 # I/O at the edges: reading articles (with a content-addressed cache) and issues, writing pages.
 
 
-def _fingerprint() -> str:
-    """Changes whenever the parser, this module or markdown-it changes: cached entries then expire."""
-    digest = hashlib.sha256(f"v{_CACHE_VERSION}".encode())
-    for source in (history.__file__, __file__):
-        digest.update(Path(source).read_bytes())
-    with contextlib.suppress(metadata.PackageNotFoundError):
-        digest.update(metadata.version("markdown-it-py").encode())
-    return digest.hexdigest()[:20]
-
-
-def _article_to_json(article: ParsedArticle) -> dict[str, Any]:
-    return {
-        "path": article.path,
-        "day": article.day.isoformat(),
-        "verdict": article.verdict,
-        "coverage": [article.coverage.covered, article.coverage.enabled]
-        if article.coverage
-        else None,
-        "coverage_pct": article.coverage_pct,
-        "rows": _rows_to_json(article.rows),
-        "failing_since": [
-            [k, v.since.isoformat(), v.issue] for k, v in article.failing_since.items()
-        ],
-        "issues": [[k, v] for k, v in article.issues.items()],
-        "action_queue": list(article.action_queue),
-        "diff_summary": article.diff_summary,
-        "source": article.source,
-    }
-
-
-def _rows_to_json(rows: dict[str, ArticleRow]) -> list[list[Any]]:
-    return [
-        [key, r.skill, r.status.value, r.diff, r.root_cause, r.quality, r.words, r.last_output, list(r.flags)]
-        for key, r in rows.items()
-    ]
-
-
-def _rows_from_json(rows: list[list[Any]]) -> dict[str, ArticleRow]:
-    return {
-        key: ArticleRow(skill, _STATUS[status], diff, cause, quality, words, output, tuple(flags))
-        for key, skill, status, diff, cause, quality, words, output, flags in rows
-    }
-
-
-def _article_from_json(data: dict[str, Any]) -> ParsedArticle:
-    coverage = data["coverage"]
-    return ParsedArticle(
-        path=str(data["path"]),
-        day=date.fromisoformat(data["day"]),
-        verdict=data["verdict"],
-        coverage=Coverage(int(coverage[0]), int(coverage[1])) if coverage else None,
-        coverage_pct=data["coverage_pct"],
-        rows=_rows_from_json(data["rows"]),
-        failing_since={
-            k: FailingSince(date.fromisoformat(s), i) for k, s, i in data["failing_since"]
-        },
-        issues={k: v for k, v in data["issues"]},
-        action_queue=tuple(data["action_queue"]),
-        diff_summary=str(data["diff_summary"]),
-        source=str(data["source"]),
-    )
-
-
-def _read_cache(path: Path, fingerprint: str) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint:
-        return {}
-    entries = data.get("articles")
-    return entries if isinstance(entries, dict) else {}
-
-
-def load_articles(
-    root: Path, cache: dict[str, Any], bodies: Path
-) -> tuple[list[LoadedArticle], list[str], dict[str, Any]]:
-    """Parse and render every readable article once (cache hits skip both), oldest first.
-
-    Returns the articles, one warning per unreadable one, and the cache entries to keep.
-    """
+def load_articles(root: Path, cache: ArticleCache) -> tuple[list[LoadedArticle], list[str]]:
+    """Every readable article, oldest first, parsed once ever (cache hits read only the summary);
+    one warning per unreadable article."""
     loaded: list[LoadedArticle] = []
     warnings: list[str] = []
-    fresh: dict[str, Any] = {}
     for _day, path in list_articles(root / "articles"):
         try:
             raw = path.read_bytes()
         except OSError as exc:
             warnings.append(f"{path.name}: cannot read ({exc.strerror or exc}); skipped")
             continue
-        sha = hashlib.sha256(raw).hexdigest()
-        entry = cache.get(path.name)
-        if isinstance(entry, dict) and entry.get("sha256") == sha:
-            try:
-                summary = _article_from_json({**entry["parsed"], "rows": []})
-                counts = (int(entry["counts"][0]), int(entry["counts"][1]))
-                loaded.append(LoadedArticle(summary, sha, path, bodies, counts, has_rows=False))
-                fresh[path.name] = dict(entry)  # a copy: a new page key must show as a change
-                continue
-            except (KeyError, TypeError, ValueError, IndexError):
-                pass  # a damaged entry: parse again
+        sha = content_key(raw)
+        hit = cache.summary(sha)
+        if hit is not None and hit[0].day == article_day(path) and hit[0].path == f"articles/{path.name}":
+            loaded.append(LoadedArticle(hit[0], sha, path, cache, hit[1], has_rows=False))
+            continue
         try:
-            parsed = read_article(path, root=root)
-        except (ArticleParseError, OSError, UnicodeError) as exc:
+            parsed, tokens = history.parse_raw(raw, path, root=root, md=_MD)
+        except (ArticleParseError, UnicodeError) as exc:
             line = exc.line() if isinstance(exc, EvalsError) else f"{path.name}: {exc}"
             warnings.append(f"{line}; skipped")
             continue
-        counts = (sum(1 for r in parsed.rows.values() if r.status.failing), len(parsed.rows))
-        loaded.append(LoadedArticle(parsed, sha, path, bodies, counts))
-        _write_if_changed(bodies / f"{sha}.rows.json", json.dumps(_rows_to_json(parsed.rows), ensure_ascii=False, separators=(",", ":")))
-        fresh[path.name] = {"sha256": sha, "parsed": {**_article_to_json(parsed), "rows": []}, "counts": list(counts)}
-    return loaded, warnings, fresh
+        cache.put(sha, parsed)
+        # a new article always needs its page: render it from the same tokens
+        html: str = _MD.renderer.render(tokens, _MD.options, {})
+        cache.put_body(sha, html)
+        loaded.append(LoadedArticle(parsed, sha, path, cache, counts_of(parsed), html=html))
+    return loaded, warnings
 
 
 def load_issues(root: Path) -> tuple[list[IssueFile], list[str]]:
@@ -856,23 +768,22 @@ def _write_if_changed(path: Path, text: str) -> bool:
 
 
 def build_site(
-    root: Path, out: Path, *, now: datetime, template_dirs: list[Path] | None = None
+    root: Path, out: Path, *, now: datetime, template_dirs: list[Path] | None = None, cache: ArticleCache | None = None
 ) -> SiteOutcome:
     """Render the dashboard and run pages for the instance at `root` into `out`.
 
     Reads root/articles/skill-evals-*.md (unparseable ones become warnings) and
     root/memory/issues/. Writes out/index.html and out/runs/skill-evals-DATE.html only where
-    the bytes changed, removes run pages whose article is gone, and keeps a cache of parsed
-    articles in out/.aeon-evals-site-cache.json so a rebuild parses only new or edited articles.
+    the bytes changed and removes run pages whose article is gone. Parsed articles, rendered
+    bodies and page keys live in the article cache (root/.aeon-evals/cache/, see cache.py), so a
+    rebuild parses and renders only new or edited articles; `cache` shares a run's cache.
     Output depends only on the files read and `now`.
     """
     env = make_env(template_search_path(root, template_dirs))
     assets = _assets(env)
-    fingerprint = _fingerprint()
-    cache_path = out / CACHE_NAME
-    cached = _read_cache(cache_path, fingerprint)
-    bodies = out / BODIES_DIR
-    loaded, warnings, fresh = load_articles(root, cached, bodies)
+    own_cache = cache is None
+    cache = cache or ArticleCache(root)
+    loaded, warnings = load_articles(root, cache)
     issues, issue_warnings = load_issues(root)
     warnings.extend(issue_warnings)
 
@@ -893,19 +804,19 @@ def build_site(
 
     emit("index.html", _render(env, "index.html", page=dashboard))
     runs_oldest_first = list(reversed(dashboard.runs))
-    wanted: set[str] = set()
     templates = _templates_digest(env)
+    before = cache.pages(out)
+    pages: dict[str, str] = {}
     for i, (item, run) in enumerate(zip(loaded, runs_oldest_first, strict=True)):
         newer = runs_oldest_first[i + 1] if i + 1 < len(runs_oldest_first) else None
         older = runs_oldest_first[i - 1] if i else None
-        wanted.add(f"{run.name}.html")
         # A run page depends on its article, its neighbours, the templates and this code only:
         # when none changed and the page is there, it is not rendered again.
         key = hashlib.sha256(
-            "\0".join([fingerprint, templates, item.sha256, repr(run), repr(newer), repr(older), root_from_runs]).encode()
+            "\0".join([cache.dir.name, templates, item.sha256, repr(run), repr(newer), repr(older), root_from_runs]).encode()
         ).hexdigest()
-        entry = fresh.get(Path(item.parsed.path).name)
-        if entry is not None and entry.get("page") == key and (out / run.href).is_file():
+        pages[run.href] = key
+        if before.get(run.href) == key and (out / run.href).is_file():
             unchanged.append(run.href)
             continue
         page = RunPage(
@@ -917,30 +828,22 @@ def build_site(
             source_href=f"{root_from_runs}/{item.parsed.path}",
         )
         emit(run.href, _render(env, "run.html", page=page))
-        if entry is not None:
-            entry["page"] = key
-    if bodies.is_dir():  # bodies of articles that are gone
-        keep = {f"{item.sha256}{ext}" for item in loaded for ext in (".html", ".rows.json")}
-        for stale_body in [*bodies.glob("*.html"), *bodies.glob("*.rows.json")]:
-            if stale_body.name not in keep:
-                stale_body.unlink()
 
     removed: list[str] = []
     runs_dir = out / "runs"
     if runs_dir.is_dir():
         for stale in sorted(runs_dir.glob("skill-evals-*.html")):
-            if stale.name not in wanted:
+            if f"runs/{stale.name}" not in pages:
                 stale.unlink()
                 removed.append(f"runs/{stale.name}")
+    for legacy in LEGACY_CACHE:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(out / legacy) if (out / legacy).is_dir() else (out / legacy).unlink()
 
-    if fresh != cached or not cache_path.exists():  # a deep compare costs far less than a re-dump
-        cache_text = json.dumps(
-            {"version": _CACHE_VERSION, "fingerprint": fingerprint, "articles": fresh},
-            sort_keys=True,
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
-        _write_if_changed(cache_path, cache_text)
+    cache.prune({item.sha256 for item in loaded})
+    cache.save_pages(out, pages)
+    if own_cache:
+        cache.save()
     return SiteOutcome(
         out=out,
         written=tuple(written),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import signal
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
@@ -9,12 +10,14 @@ from pathlib import Path
 
 import pytest
 from conftest import Instance
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from realdata import put, realdata
 
 from aeon_evals.cadence import CronError, cron_gap_days, expected_cadence_days
 from aeon_evals.checks import Context, check_content, evaluate, extract_sections
 from aeon_evals.model import NumericCheck, Registration, Spec, Status
-from aeon_evals.outputs import Outputs
+from aeon_evals.outputs import Outputs, name_matcher
 from aeon_evals.patterns import PatternError, compile_pattern
 from aeon_evals.state import Health
 
@@ -186,3 +189,20 @@ def test_real_outputs_pass_their_real_specs(tmp_path: Path) -> None:
     # the real 2026-05-03 article: repo-article FAIL (missing Aeon|aeon), the rest PASS
     assert got == {"changelog": Status.PASS, "repo-article": Status.FAIL, "repo-actions": Status.PASS, "cost-report": Status.PASS, "push-recap": Status.PASS, "deep-research": Status.PASS}
     assert date(2026, 5, 3) == now.date()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    prefix=st.text(alphabet="ab.-_é", max_size=4),
+    suffix=st.text(alphabet="ab.-_é", max_size=4),
+    name=st.text(alphabet="ab.-_é\n", max_size=10),
+)
+def test_one_star_names_match_exactly_as_fnmatch(prefix: str, suffix: str, name: str) -> None:
+    pattern = f"{prefix}*{suffix}"
+    assert bool(name_matcher(pattern)(name)) == fnmatch.fnmatchcase(name, pattern)
+
+
+@pytest.mark.parametrize("pattern", ["a?b*.md", "[ab]*x", "*a*b", "exact.md", "**"])
+def test_other_names_still_go_through_fnmatch(pattern: str) -> None:
+    for name in ("a1b-x.md", "ax", "bbx", "zab", "exact.md", "", "xaxb"):
+        assert bool(name_matcher(pattern)(name)) == fnmatch.fnmatchcase(name, pattern), (pattern, name)

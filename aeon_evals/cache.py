@@ -1,0 +1,245 @@
+"""A content-addressed cache of parsed skill-evals articles and their rendered HTML bodies.
+
+Parsing a 1,000-row article with markdown-it takes about 0.1 s and rendering it about 0.15 s; a
+nightly run reads the last few articles (prior run, flakiness) and the dashboard shows all of
+them. Each article is parsed and rendered once, and the result is kept under
+`<root>/.aeon-evals/cache/<fingerprint>/`, keyed by the SHA-256 of the article's bytes:
+
+    index.json           one summary per article (verdict, coverage, counts…, no rows)
+    rows/<sha>.json      the article's Full Results rows
+    bodies/<sha>.html    the article's markdown rendered to HTML (the dashboard's run pages)
+    pages-<out>.json     which run pages of a site folder are up to date (see site.build_site)
+
+The fingerprint covers the parser and the renderer (this module, history.py, site.py and the
+markdown-it version): new code never reads entries written by old code, and the folders of
+other fingerprints are removed. An entry that cannot be read is a miss, never an error, and
+nothing here is needed for correctness: the folder can be deleted at any time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import shutil
+from datetime import date
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from aeon_evals.fsio import atomic_write
+from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
+
+CACHE_DIR = Path(".aeon-evals") / "cache"
+VERSION = 1
+_STATUS = {s.value: s for s in Status}  # a dict lookup, not an Enum call, for 100,000s of rows
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# aeon-evals article cache; see https://bford.info/cachedir/\n"
+
+
+def fingerprint() -> str:
+    """Changes whenever the parser, the renderer or markdown-it changes."""
+    here = Path(__file__).parent
+    digest = hashlib.sha256(f"v{VERSION}".encode())
+    for name in ("cache.py", "history.py", "site.py", "model.py"):
+        with contextlib.suppress(OSError):
+            digest.update((here / name).read_bytes())
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        digest.update(metadata.version("markdown-it-py").encode())
+    return digest.hexdigest()[:16]
+
+
+def content_key(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+# ----------------------------------------------------------------------------------------
+# ParsedArticle <-> JSON
+
+
+def rows_to_json(rows: dict[str, ArticleRow]) -> list[list[Any]]:
+    return [
+        [key, r.skill, r.status.value, r.diff, r.root_cause, r.quality, r.words, r.last_output, list(r.flags)]
+        for key, r in rows.items()
+    ]
+
+
+def rows_from_json(rows: list[list[Any]]) -> dict[str, ArticleRow]:
+    return {
+        key: ArticleRow(skill, _STATUS[status], diff, cause, quality, words, output, tuple(flags))
+        for key, skill, status, diff, cause, quality, words, output, flags in rows
+    }
+
+
+def summary_to_json(article: ParsedArticle) -> dict[str, Any]:
+    """Everything but the rows."""
+    return {
+        "path": article.path,
+        "day": article.day.isoformat(),
+        "verdict": article.verdict,
+        "coverage": [article.coverage.covered, article.coverage.enabled] if article.coverage else None,
+        "coverage_pct": article.coverage_pct,
+        "failing_since": [[k, v.since.isoformat(), v.issue] for k, v in article.failing_since.items()],
+        "issues": [[k, v] for k, v in article.issues.items()],
+        "action_queue": list(article.action_queue),
+        "diff_summary": article.diff_summary,
+        "source": article.source,
+        "own": article.own,
+    }
+
+
+def summary_from_json(data: dict[str, Any], rows: dict[str, ArticleRow] | None = None) -> ParsedArticle:
+    coverage = data["coverage"]
+    return ParsedArticle(
+        path=str(data["path"]),
+        day=date.fromisoformat(data["day"]),
+        verdict=data["verdict"],
+        coverage=Coverage(int(coverage[0]), int(coverage[1])) if coverage else None,
+        coverage_pct=data["coverage_pct"],
+        rows=rows if rows is not None else {},
+        failing_since={k: FailingSince(date.fromisoformat(s), i) for k, s, i in data["failing_since"]},
+        issues={k: v for k, v in data["issues"]},
+        action_queue=tuple(data["action_queue"]),
+        diff_summary=str(data["diff_summary"]),
+        source=str(data["source"]),
+        own=bool(data["own"]),
+    )
+
+
+def counts_of(article: ParsedArticle) -> tuple[int, int]:
+    """(failing, skills) of an article's rows."""
+    return sum(1 for r in article.rows.values() if r.status.failing), len(article.rows)
+
+
+_DAMAGED = (OSError, ValueError, KeyError, TypeError, IndexError)
+
+
+class ArticleCache:
+    """Parsed articles and rendered bodies by content hash. `writable=False` only reads (dry runs)."""
+
+    def __init__(self, root: Path, *, writable: bool = True, fp: str | None = None) -> None:
+        self.root = root
+        self.base = root / CACHE_DIR
+        self.writable = writable
+        self.dir = self.base / (fp or fingerprint())
+        self._index: dict[str, Any] | None = None
+        self._dirty = False
+        self._ready = False
+
+    # -- the summaries index
+
+    @property
+    def index(self) -> dict[str, Any]:
+        if self._index is None:
+            self._index = {}
+            with contextlib.suppress(*_DAMAGED):
+                data = json.loads((self.dir / "index.json").read_text(encoding="utf-8"))
+                if isinstance(data, dict) and isinstance(data.get("articles"), dict):
+                    self._index = data["articles"]
+        return self._index
+
+    def summary(self, sha: str) -> tuple[ParsedArticle, tuple[int, int]] | None:
+        """The article without its rows, and its (failing, skills) counts."""
+        entry: Any = self.index.get(sha)
+        try:
+            return summary_from_json(entry["parsed"]), (int(entry["counts"][0]), int(entry["counts"][1]))
+        except _DAMAGED:
+            return None
+
+    def rows(self, sha: str) -> dict[str, ArticleRow] | None:
+        try:
+            return rows_from_json(json.loads((self.dir / "rows" / f"{sha}.json").read_text(encoding="utf-8")))
+        except _DAMAGED:
+            return None
+
+    def get(self, sha: str) -> ParsedArticle | None:
+        """The whole parsed article, or None on a miss."""
+        entry: Any = self.index.get(sha)
+        rows = self.rows(sha) if entry is not None else None
+        if rows is None:
+            return None
+        try:
+            article, skills = summary_from_json(entry["parsed"], rows), int(entry["counts"][1])
+        except _DAMAGED:
+            return None
+        return article if skills == len(rows) else None
+
+    def put(self, sha: str, article: ParsedArticle) -> None:
+        if not self.writable:
+            return
+        self._write(self.dir / "rows" / f"{sha}.json", json.dumps(rows_to_json(article.rows), ensure_ascii=False, separators=(",", ":")))
+        self.index[sha] = {"parsed": summary_to_json(article), "counts": list(counts_of(article))}
+        self._dirty = True
+
+    # -- rendered bodies and page keys (the dashboard)
+
+    def body(self, sha: str) -> str | None:
+        try:
+            return (self.dir / "bodies" / f"{sha}.html").read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return None
+
+    def put_body(self, sha: str, html: str) -> None:
+        if self.writable:
+            self._write(self.dir / "bodies" / f"{sha}.html", html)
+
+    def _pages_path(self, out: Path) -> Path:
+        # Named after the site folder relative to the instance (`site`), so a checkout at another
+        # path (each CI job, a copy) still finds its pages; an outside folder by its full path.
+        root = self.root.resolve()
+        target = out.resolve()
+        name = target.relative_to(root).as_posix() if target.is_relative_to(root) else str(target)
+        return self.dir / f"pages-{hashlib.sha256(name.encode()).hexdigest()[:12]}.json"
+
+    def pages(self, out: Path) -> dict[str, str]:
+        """{run page: the key of the inputs it was last rendered from} for the site at `out`."""
+        with contextlib.suppress(*_DAMAGED):
+            data = json.loads(self._pages_path(out).read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                return {str(k): str(v) for k, v in data.items()}
+        return {}
+
+    def save_pages(self, out: Path, pages: dict[str, str]) -> None:
+        if self.writable and pages != self.pages(out):
+            self._write(self._pages_path(out), json.dumps(pages, sort_keys=True, indent=0))
+
+    # -- upkeep
+
+    def prune(self, keep: set[str]) -> None:
+        """Forget every article whose content hash is not in `keep` (the articles on disk now)."""
+        if not self.writable:
+            return
+        for sha in [s for s in self.index if s not in keep]:
+            del self.index[sha]
+            self._dirty = True
+        for folder, suffix in (("rows", ".json"), ("bodies", ".html")):
+            with contextlib.suppress(OSError):
+                for path in (self.dir / folder).iterdir():
+                    if path.name.endswith(suffix) and path.name[: -len(suffix)] not in keep:
+                        with contextlib.suppress(OSError):
+                            path.unlink()
+
+    def save(self) -> None:
+        """Write the summaries index if it changed; a cache that cannot be written is no error."""
+        if self.writable and self._dirty and self._index is not None:
+            self._write(self.dir / "index.json", json.dumps({"version": VERSION, "articles": self._index}, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+            self._dirty = False
+
+    def _write(self, path: Path, text: str) -> None:
+        try:
+            if not self._ready:
+                self._prepare()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, text)
+        except OSError:
+            self.writable = False  # a read-only instance: go on without the cache
+
+    def _prepare(self) -> None:
+        """Create the folder (tagged, ignored by git) and drop the folders of other fingerprints."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", _TAG)):
+            if not (self.base / name).exists():
+                atomic_write(self.base / name, text)
+        for other in self.base.iterdir():
+            if other.is_dir() and other.name != self.dir.name:
+                shutil.rmtree(other, ignore_errors=True)
+        self._ready = True

@@ -1,0 +1,175 @@
+"""The article cache: past articles are parsed once, across runs, and never trusted blindly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import Instance
+from realdata import realdata
+from test_cli_run import WEEK1, WEEK2, WEEK3, Cli, fleet
+
+from aeon_evals import history
+from aeon_evals.cache import (
+    CACHE_DIR,
+    ArticleCache,
+    content_key,
+    rows_from_json,
+    rows_to_json,
+    summary_from_json,
+    summary_to_json,
+)
+from aeon_evals.history import ArticleParseError, read_article
+
+
+@pytest.fixture(autouse=True)
+def _no_memo() -> None:
+    history._MEMO.clear()  # every read below must come from the file or the cache, not the process
+
+
+def _never_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("parsed again although the cache holds these bytes")
+
+    monkeypatch.setattr(history, "parse_article", refuse)
+
+
+def test_every_real_article_round_trips_through_the_cache_json() -> None:
+    seen = 0
+    for path in sorted(realdata().glob("*/articles/skill-evals-*.md")):
+        try:
+            parsed = read_article(path, root=path.parents[1])
+        except ArticleParseError:
+            continue
+        data = json.loads(json.dumps(summary_to_json(parsed)))
+        rows = rows_from_json(json.loads(json.dumps(rows_to_json(parsed.rows))))
+        assert summary_from_json(data, rows) == parsed, path
+        seen += 1
+    assert seen >= 14
+
+
+def test_a_cached_article_is_not_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = sorted(realdata().glob("anajuliabit*/articles/skill-evals-2026-05-24.md"))[0]
+    path = tmp_path / "articles" / real.name
+    path.parent.mkdir()
+    path.write_bytes(real.read_bytes())
+    cache = ArticleCache(tmp_path)
+    first = read_article(path, root=tmp_path, cache=cache)
+    cache.save()
+    assert first.own is False and len(first.rows) == 14
+
+    history._MEMO.clear()
+    _never_parse(monkeypatch)
+    again = read_article(path, root=tmp_path, cache=ArticleCache(tmp_path))  # a new run: a new process
+    assert again == first
+
+
+def test_edited_bytes_are_parsed_again(tmp_path: Path) -> None:
+    path = tmp_path / "articles" / "skill-evals-2026-05-24.md"
+    path.parent.mkdir()
+    path.write_text("## Full Results\n\n| Skill | Status |\n|---|---|\n| a | PASS |\n", encoding="utf-8")
+    cache = ArticleCache(tmp_path)
+    assert read_article(path, root=tmp_path, cache=cache).rows["a"].status.value == "PASS"
+    cache.save()
+    history._MEMO.clear()
+    path.write_text("## Full Results\n\n| Skill | Status |\n|---|---|\n| a | FAIL |\n", encoding="utf-8")
+    assert read_article(path, root=tmp_path, cache=ArticleCache(tmp_path)).rows["a"].status.value == "FAIL"
+
+
+def test_the_same_bytes_under_another_date_are_not_taken_from_the_cache(tmp_path: Path) -> None:
+    """failing_since defaults to the article's own day, so the day is part of what was parsed."""
+    text = "## Full Results\n\n| Skill | Status |\n|---|---|\n| a | FAIL |\n\n## Regressions\n\n| Skill | Issue |\n|---|---|\n| a | ISS-001 |\n"
+    cache = ArticleCache(tmp_path)
+    days = {}
+    for day in ("2026-05-17", "2026-05-24"):
+        path = tmp_path / "articles" / f"skill-evals-{day}.md"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        days[day] = read_article(path, root=tmp_path, cache=cache).failing_since["a"].since.isoformat()
+    assert days == {"2026-05-17": "2026-05-17", "2026-05-24": "2026-05-24"}
+
+
+@pytest.mark.parametrize("damage", ["index", "rows", "both"])
+def test_a_damaged_cache_is_a_miss(tmp_path: Path, damage: str) -> None:
+    real = sorted(realdata().glob("*/articles/skill-evals-*.md"))[-1]
+    path = tmp_path / "articles" / real.name
+    path.parent.mkdir()
+    path.write_bytes(real.read_bytes())
+    cache = ArticleCache(tmp_path)
+    expected = read_article(path, root=tmp_path, cache=cache)
+    cache.save()
+    sha = content_key(path.read_bytes())
+    if damage in ("index", "both"):
+        (cache.dir / "index.json").write_bytes(b'{"articles": {"' + sha.encode() + b'": {"parsed": 5')
+    if damage in ("rows", "both"):
+        (cache.dir / "rows" / f"{sha}.json").write_text('[["x", "x", "NOT_A_STATUS"', encoding="utf-8")
+    history._MEMO.clear()
+    assert read_article(path, root=tmp_path, cache=ArticleCache(tmp_path)) == expected
+
+
+def test_new_code_drops_the_entries_of_old_code(tmp_path: Path) -> None:
+    old = ArticleCache(tmp_path, fp="0ld0ld0ld0ld0ld0")
+    old.put_body("abc", "<p>old</p>")
+    assert (tmp_path / CACHE_DIR / "0ld0ld0ld0ld0ld0" / "bodies" / "abc.html").is_file()
+    new = ArticleCache(tmp_path)
+    assert new.body("abc") is None
+    new.put_body("abc", "<p>new</p>")
+    assert {p.name for p in (tmp_path / CACHE_DIR).iterdir()} == {".gitignore", "CACHEDIR.TAG", new.dir.name}
+
+
+def test_read_only_cache_writes_nothing(tmp_path: Path) -> None:
+    real = sorted(realdata().glob("*/articles/skill-evals-*.md"))[-1]
+    path = tmp_path / "articles" / real.name
+    path.parent.mkdir()
+    path.write_bytes(real.read_bytes())
+    cache = ArticleCache(tmp_path, writable=False)
+    read_article(path, root=tmp_path, cache=cache)
+    cache.save()
+    assert not (tmp_path / ".aeon-evals").exists()
+
+
+def test_runs_keep_their_cache_out_of_git_and_out_of_the_site(instance: Instance, cli: Cli) -> None:
+    inst = fleet(instance)
+    subprocess.run(["git", "init", "-q", str(inst.root)], check=True)
+    # an instance upgraded from 0.1 still has the old cache inside its published site
+    inst.write("site/.aeon-evals-site-cache.json", "{}")
+    inst.write("site/.aeon-evals-bodies/x.html", "<p>x</p>")
+    for now in (WEEK1, WEEK2, WEEK3):
+        code, _out, err = cli("run", "--root", str(inst.root), "--now", now, "--no-notify")
+        assert code == 0, err
+    cache = ArticleCache(inst.root)
+    articles = sorted((inst.root / "articles").glob("skill-evals-*.md"))
+    assert len(articles) == 3
+    # every article is in the cache, rows and rendered body, under its content hash
+    assert set(cache.index) == {content_key(p.read_bytes()) for p in articles}
+    assert all(cache.get(content_key(p.read_bytes())) is not None and cache.body(content_key(p.read_bytes())) for p in articles)
+    status = subprocess.run(["git", "-C", str(inst.root), "status", "--porcelain", "--untracked-files=all"], capture_output=True, text=True, check=True).stdout
+    assert ".aeon-evals" not in status and "articles/skill-evals-2026-05-31.md" in status
+    assert sorted(p.name for p in (inst.root / "site").iterdir()) == ["index.html", "runs"]
+
+
+def test_a_dry_run_leaves_no_cache(instance: Instance, cli: Cli) -> None:
+    inst = fleet(instance)
+    cli("run", "--root", str(inst.root), "--now", WEEK1, "--no-notify")
+    cli("run", "--root", str(inst.root), "--now", WEEK2, "--no-notify", "--dry-run")
+    before = inst.snapshot()
+    history._MEMO.clear()
+    cli("run", "--root", str(inst.root), "--now", WEEK2, "--no-notify", "--dry-run")
+    assert inst.snapshot() == before
+
+
+def test_a_run_over_a_cold_cache_and_a_warm_one_write_the_same(tmp_path: Path, cli: Cli) -> None:
+    roots = []
+    for name in ("warm", "cold"):
+        inst = fleet(Instance(tmp_path / name))
+        for now in (WEEK1, WEEK2):
+            cli("run", "--root", str(inst.root), "--now", now, "--no-notify")
+        roots.append(inst.root)
+    (roots[1] / ".aeon-evals").rename(tmp_path / "gone")
+    for root in roots:
+        history._MEMO.clear()
+        cli("run", "--root", str(root), "--now", WEEK3, "--no-notify")
+    for rel in ("articles/skill-evals-2026-05-31.md", "memory/logs/2026-05-31.md", "memory/issues/INDEX.md", "site/index.html", "site/runs/skill-evals-2026-05-31.html"):
+        assert (roots[0] / rel).read_bytes() == (roots[1] / rel).read_bytes(), rel
