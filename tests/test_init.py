@@ -184,7 +184,9 @@ def test_workflow_structure(source: str, tmp_path: Path) -> None:
     assert "articles/skill-evals-*.md memory/issues memory/logs skills/skill-evals/evals.json" in commit
     assert "git diff --cached --quiet" in commit and "git rebase" in commit
     uses = {s.get("uses", "").split("@")[0] for s in by_name.values()} | {s.get("uses", "").split("@")[0] for s in wf["jobs"]["pages"]["steps"]}
-    assert {"actions/upload-artifact", "actions/upload-pages-artifact", "actions/deploy-pages"} <= uses
+    assert {"actions/upload-artifact", "actions/upload-pages-artifact", "actions/deploy-pages", "actions/cache"} <= uses
+    cache = by_name["Restore the article cache"]["with"]
+    assert cache["path"] == ".aeon-evals/cache" and cache["key"].startswith(cache["restore-keys"].strip())
     assert "./notify" in by_name["Notify that the run failed"]["run"]
 
 
