@@ -202,6 +202,20 @@ class ArticleCache:
         if self.writable and pages != self.pages(out):
             self._write(self._pages_path(out), json.dumps(pages, sort_keys=True, indent=0))
 
+    def folder(self, name: str) -> Path | None:
+        """A sub-folder for other derived files (compiled templates), or None when read-only."""
+        if not self.writable:
+            return None
+        try:
+            if not self._ready:
+                self._prepare()
+            path = self.dir / name
+            path.mkdir(exist_ok=True)
+        except OSError:
+            self.writable = False
+            return None
+        return path
+
     # -- upkeep
 
     def prune(self, keep: set[str]) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from jinja2 import (
     Environment,
+    FileSystemBytecodeCache,
     FileSystemLoader,
     StrictUndefined,
     TemplateError,
@@ -299,10 +300,12 @@ def template_search_path(root: Path, template_dirs: Sequence[Path] | None = None
     return [root / OVERRIDE_DIR, *(template_dirs or ()), templates_dir()]
 
 
-def make_env(search_path: Sequence[Path]) -> Environment:
-    """A Jinja2 environment that escapes everything in .html/.svg templates and fails on typos."""
+def make_env(search_path: Sequence[Path], bytecode: Path | None = None) -> Environment:
+    """A Jinja2 environment that escapes everything in .html/.svg templates and fails on typos.
+    `bytecode`: a folder that keeps the compiled templates between runs (keyed by their source)."""
     return Environment(
         loader=FileSystemLoader([str(p) for p in search_path]),
+        bytecode_cache=FileSystemBytecodeCache(str(bytecode)) if bytecode is not None else None,
         # Only the inline CSS/JS assets are unescaped; any other name is escaped by default.
         autoescape=select_autoescape(
             enabled_extensions=("html", "htm", "svg", "xml"),
@@ -779,10 +782,10 @@ def build_site(
     rebuild parses and renders only new or edited articles; `cache` shares a run's cache.
     Output depends only on the files read and `now`.
     """
-    env = make_env(template_search_path(root, template_dirs))
-    assets = _assets(env)
     own_cache = cache is None
     cache = cache or ArticleCache(root)
+    env = make_env(template_search_path(root, template_dirs), cache.folder("templates"))
+    assets = _assets(env)
     loaded, warnings = load_articles(root, cache)
     issues, issue_warnings = load_issues(root)
     warnings.extend(issue_warnings)
