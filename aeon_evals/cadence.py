@@ -84,6 +84,7 @@ def cron_gap_days(expr: str) -> float:
     return max([in_day, *gaps]) / 1440.0
 
 
+@functools.lru_cache(maxsize=4096)  # skills share schedules, and a run has one `now`
 def previous_fire(expr: str, now: datetime) -> datetime | None:
     """The last time `expr` fired at or before `now` (None when it is not a cron)."""
     try:

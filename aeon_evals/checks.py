@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -64,6 +65,48 @@ def headings(block: bytes) -> list[Heading]:
     ]
 
 
+class HeadingIndex:
+    """A block's headings, with what makes finding one skill's sections cost O(log H) instead of
+    a walk over every heading: a shared log of N skills holds N sections, read by N specs."""
+
+    def __init__(self, block: bytes) -> None:
+        self.size = len(block)
+        self.items = headings(block)
+        count = len(self.items)
+        # for each heading, the next one at the same or a higher level (where its section ends)
+        self.next_up = [count] * count
+        open_: list[int] = []
+        for i, (_, level, _, _) in enumerate(self.items):
+            while open_ and self.items[open_[-1]][1] >= level:
+                self.next_up[open_.pop()] = i
+            open_.append(i)
+        self.by_title = sorted((title, i) for i, (_, _, title, _) in enumerate(self.items))
+        self.titles = [title for title, _ in self.by_title]
+
+    def spans(self, want_level: int | None, want: object) -> list[tuple[int, int]]:
+        """(start, end) of each section `want` heads, in order, exactly as extract_sections walks them."""
+        if want_level is None:  # a pattern: every heading line must be tried
+            hits = [i for i, (_, level, title, line) in enumerate(self.items) if _starts_section(level, title, line, want_level, want)]
+        else:  # titles that start with `want` are one run of the sorted list
+            assert isinstance(want, str)
+            hits = []
+            for k in range(bisect.bisect_left(self.titles, want), len(self.titles)):
+                title, i = self.by_title[k]
+                if not title.startswith(want):
+                    break
+                _, level, _, line = self.items[i]
+                if _starts_section(level, title, line, want_level, want):
+                    hits.append(i)
+            hits.sort()
+        count = len(self.items)
+        found = []
+        for k, i in enumerate(hits):
+            # a section ends at the next heading of its level or higher, or at the next match
+            stop = min(self.next_up[i], hits[k + 1] if k + 1 < len(hits) else count)
+            found.append((self.items[i][0], self.items[stop][0] if stop < count else self.size))
+        return found
+
+
 def _starts_section(level: int, title: str, line: bytes, want_level: int | None, want: object) -> bool:
     if want_level is None:
         return want.search(line) is not None  # type: ignore[attr-defined]
@@ -76,18 +119,30 @@ def _starts_section(level: int, title: str, line: bytes, want_level: int | None,
 
 
 def extract_sections(
-    blocks: Iterable[bytes], section: str, *, keep: bool = True, index: list[Heading] | None = None
+    blocks: Iterable[bytes], section: str, *, keep: bool = True, index: HeadingIndex | None = None
 ) -> Iterator[bytes]:
     """Only the lines of the sections headed by `section` (a heading like `### token-alert`, matched
     by its title at any heading level and case-insensitively, or a pattern matched against heading
     lines), each from its heading to the next heading of the same or a higher level. With
-    `keep=False`, everything except those sections. `index` is the one block's `headings()`,
-    when the caller already has them."""
+    `keep=False`, everything except those sections. `index` is the HeadingIndex of the one
+    block, when the caller already has it."""
     want_level, want = _section_matcher(section)
+    if index is not None:
+        for block in blocks:
+            pos = 0
+            for start, end in index.spans(want_level, want):
+                if keep:
+                    yield block[start:end]
+                else:
+                    yield block[pos:start]
+                pos = end
+            if not keep:
+                yield block[pos:]
+        return
     inside: int | None = None  # level of the section we are in
     for block in blocks:
         pos = 0  # start of the next slice to emit (keep) or of the text outside (drop)
-        for start, level, title, line in index if index is not None else headings(block):
+        for start, level, title, line in headings(block):
             if _starts_section(level, title, line, want_level, want):
                 if (inside is not None and keep) or (inside is None and not keep):
                     yield block[pos:start]
@@ -252,14 +307,14 @@ def _only_own_section(outputs: Outputs, rel: str) -> bool:
     return bool(outputs.memo[key])
 
 
-def _index(outputs: Outputs, body: Body) -> list[Heading] | None:
-    """The headings of a file read whole, computed once per run and shared by every spec."""
+def _index(outputs: Outputs, body: Body) -> HeadingIndex | None:
+    """The headings of a file read whole, indexed once per run and shared by every spec."""
     if body.data is None:
         return None
     key = ("headings", body.path)
     if key not in outputs.memo:
-        outputs.memo[key] = headings(body.data)
-    index: list[Heading] = outputs.memo[key]  # type: ignore[assignment]
+        outputs.memo[key] = HeadingIndex(body.data)
+    index: HeadingIndex = outputs.memo[key]  # type: ignore[assignment]
     return index
 
 

@@ -394,19 +394,24 @@ def _severity(req: IssueRequest) -> str:
     return "medium" if quality else "high"
 
 
-def _dump_pair(key: str, value: object) -> str:
-    """`key: value` as YAML that loads back to exactly `value` (checked; escaped ASCII if not)."""
+def _dump_pair(key: str, value: object, *, check: bool = True) -> str:
+    """`key: value` as YAML that loads back to exactly `value` (with `check`: checked, and
+    escaped ASCII if not)."""
     pair = {key: value}
     flow = None if isinstance(value, list) else False  # lists inline, the mapping itself in block
     options: dict[str, Any] = {"sort_keys": False, "width": _WIDE, "default_flow_style": flow}
     out = str(yaml.dump(pair, Dumper=_FAST_DUMPER, allow_unicode=True, **options))
-    if _safe_load(out) != pair:
+    if check and _safe_load(out) != pair:
         out = str(yaml.dump(pair, Dumper=_FAST_DUMPER, allow_unicode=False, default_style='"', **options))
     return out
 
 
 def _render_frontmatter(fields: dict[str, object]) -> str:
-    return "---\n" + "".join(_dump_pair(k, v) for k, v in fields.items()) + "---\n"
+    # One check for the whole usual issue; pair by pair (escaping what needs it) otherwise.
+    text = "".join(_dump_pair(k, v, check=False) for k, v in fields.items())
+    if _safe_load(text) != fields:
+        text = "".join(_dump_pair(k, v) for k, v in fields.items())
+    return "---\n" + text + "---\n"
 
 
 def _body(req: IssueRequest, today: date, article_path: str) -> str:

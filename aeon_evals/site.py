@@ -700,10 +700,53 @@ def dashboard_page(
 # I/O at the edges: reading articles (with a content-addressed cache) and issues, writing pages.
 
 
-def load_articles(root: Path, cache: ArticleCache) -> tuple[list[LoadedArticle], list[str]]:
+FORK = hasattr(os, "fork")  # render new articles on a second core where the platform can fork
+
+
+class BodyRenderer:
+    """Renders new articles' markdown to HTML into the cache in a forked child process, so this
+    process parses the same articles (and builds the dashboard) meanwhile: a 1,000-row article
+    costs ~0.1 s to parse and ~0.12 s to render, and each stage wants a core of its own.
+
+    Without fork, or with a cache that cannot be written, `start` says no and the caller renders
+    in-process. A child that dies leaves bodies missing, and `LoadedArticle.body` renders those.
+    """
+
+    def __init__(self, cache: ArticleCache) -> None:
+        self.cache = cache
+        self.pid: int | None = None
+
+    def start(self, work: list[tuple[str, bytes]]) -> bool:
+        if not work or not FORK or self.cache.folder("bodies") is None:
+            return False
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: render, write, leave without running the parent's exit handlers
+            code = 1
+            try:
+                for sha, raw in work:
+                    self.cache.put_body(sha, _MD.render(raw.decode("utf-8", errors="replace")))
+                code = 0
+            finally:
+                os._exit(code)
+        self.pid = pid
+        return True
+
+    def wait(self) -> None:
+        if self.pid is not None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = None
+
+
+def load_articles(
+    root: Path, cache: ArticleCache, renderer: BodyRenderer | None = None
+) -> tuple[list[LoadedArticle], list[str]]:
     """Every readable article, oldest first, parsed once ever (cache hits read only the summary);
-    one warning per unreadable article."""
-    loaded: list[LoadedArticle] = []
+    one warning per unreadable article. New articles' bodies are rendered by `renderer` when it
+    can fork, else here, from the tokens of the same parse."""
+    found: list[tuple[Path, bytes, str]] = []
     warnings: list[str] = []
     for _day, path in list_articles(root / "articles"):
         try:
@@ -711,23 +754,35 @@ def load_articles(root: Path, cache: ArticleCache) -> tuple[list[LoadedArticle],
         except OSError as exc:
             warnings.append(f"{path.name}: cannot read ({exc.strerror or exc}); skipped")
             continue
-        sha = content_key(raw)
-        hit = cache.summary(sha)
-        if hit is not None and hit[0].day == article_day(path) and hit[0].path == f"articles/{path.name}":
+        found.append((path, raw, content_key(raw)))
+    hits = {sha: cache.summary(sha) for _path, _raw, sha in found}
+    misses = [(sha, raw) for path, raw, sha in found if not _fits(hits[sha], path)]
+    forked = renderer is not None and renderer.start(misses)
+    loaded: list[LoadedArticle] = []
+    for path, raw, sha in found:
+        hit = hits[sha]
+        if hit is not None and _fits(hit, path):
             loaded.append(LoadedArticle(hit[0], sha, path, cache, hit[1], has_rows=False))
             continue
         try:
-            parsed, tokens = history.parse_raw(raw, path, root=root, md=_MD)
+            parsed, tokens = history.parse_raw(raw, path, root=root, md=None if forked else _MD)
         except (ArticleParseError, UnicodeError) as exc:
             line = exc.line() if isinstance(exc, EvalsError) else f"{path.name}: {exc}"
             warnings.append(f"{line}; skipped")
             continue
         cache.put(sha, parsed)
-        # a new article always needs its page: render it from the same tokens
-        html: str = _MD.renderer.render(tokens, _MD.options, {})
-        cache.put_body(sha, html)
+        html: str | None = None
+        if not forked:  # a new article always needs its page: render it from the same tokens
+            html = _MD.renderer.render(tokens, _MD.options, {})
+            cache.put_body(sha, html)
         loaded.append(LoadedArticle(parsed, sha, path, cache, counts_of(parsed), html=html))
     return loaded, warnings
+
+
+def _fits(hit: tuple[ParsedArticle, tuple[int, int]] | None, path: Path) -> bool:
+    """A cached summary stands for the article at `path` (the same bytes under another name were
+    parsed with another date)."""
+    return hit is not None and hit[0].day == article_day(path) and hit[0].path == f"articles/{path.name}"
 
 
 def load_issues(root: Path) -> tuple[list[IssueFile], list[str]]:
@@ -786,7 +841,17 @@ def build_site(
     cache = cache or ArticleCache(root)
     env = make_env(template_search_path(root, template_dirs), cache.folder("templates"))
     assets = _assets(env)
-    loaded, warnings = load_articles(root, cache)
+    renderer = BodyRenderer(cache)
+    try:
+        return _build(root, out, now, env, assets, cache, renderer, own_cache)
+    finally:
+        renderer.wait()
+
+
+def _build(
+    root: Path, out: Path, now: datetime, env: Environment, assets: Assets, cache: ArticleCache, renderer: BodyRenderer, own_cache: bool
+) -> SiteOutcome:
+    loaded, warnings = load_articles(root, cache, renderer)
     issues, issue_warnings = load_issues(root)
     warnings.extend(issue_warnings)
 
@@ -809,6 +874,7 @@ def build_site(
     runs_oldest_first = list(reversed(dashboard.runs))
     templates = _templates_digest(env)
     before = cache.pages(out)
+    renderer.wait()  # the new articles' bodies are in the cache now
     pages: dict[str, str] = {}
     for i, (item, run) in enumerate(zip(loaded, runs_oldest_first, strict=True)):
         newer = runs_oldest_first[i + 1] if i + 1 < len(runs_oldest_first) else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -173,3 +174,50 @@ def test_a_run_over_a_cold_cache_and_a_warm_one_write_the_same(tmp_path: Path, c
         cli("run", "--root", str(root), "--now", WEEK3, "--no-notify")
     for rel in ("articles/skill-evals-2026-05-31.md", "memory/logs/2026-05-31.md", "memory/issues/INDEX.md", "site/index.html", "site/runs/skill-evals-2026-05-31.html"):
         assert (roots[0] / rel).read_bytes() == (roots[1] / rel).read_bytes(), rel
+
+
+def test_bodies_rendered_in_a_forked_child_match_the_serial_build(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """New articles' bodies are rendered on a second core where the platform can fork; the pages
+    and the cache must be byte for byte what one process makes."""
+    from aeon_evals import site
+
+    if not site.FORK:
+        pytest.skip("this platform cannot fork: the serial build is the only one")
+    roots = []
+    for name, fork in (("forked", True), ("serial", False)):
+        monkeypatch.setattr(site, "FORK", fork)
+        inst = fleet(Instance(tmp_path / name))
+        for now in (WEEK1, WEEK2, WEEK3):
+            history._MEMO.clear()
+            code, _out, err = cli("run", "--root", str(inst.root), "--now", now, "--no-notify")
+            assert code == 0, err
+        roots.append(inst.root)
+    for rel in ("site/index.html", *(f"site/runs/skill-evals-2026-05-{d}.html" for d in (17, 24, 31))):
+        assert (roots[0] / rel).read_bytes() == (roots[1] / rel).read_bytes(), rel
+    caches = [ArticleCache(r) for r in roots]
+    assert caches[0].index == caches[1].index
+    for sha in caches[0].index:
+        assert caches[0].body(sha) == caches[1].body(sha) is not None
+        assert caches[0].rows(sha) == caches[1].rows(sha)
+
+
+def test_a_dead_renderer_costs_time_not_pages(instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the child rendering the bodies dies, the build renders them itself."""
+    from aeon_evals import site
+
+    inst = fleet(instance)
+    for now in (WEEK1, WEEK2):
+        cli("run", "--root", str(inst.root), "--now", now, "--no-notify", "--no-site")
+
+    def dies(self: site.BodyRenderer, work: list[tuple[str, bytes]]) -> bool:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(9)
+        self.pid = pid
+        return True
+
+    monkeypatch.setattr(site.BodyRenderer, "start", dies)
+    code, _out, err = cli("site", "--root", str(inst.root), "--now", WEEK2)
+    assert code == 0, err
+    page = (inst.root / "site/runs/skill-evals-2026-05-24.html").read_text(encoding="utf-8")
+    assert "<table>" in page and "cost-report" in page

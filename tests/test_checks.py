@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from realdata import put, realdata
 
 from aeon_evals.cadence import CronError, cron_gap_days, expected_cadence_days
-from aeon_evals.checks import Context, check_content, evaluate, extract_sections
+from aeon_evals.checks import Context, HeadingIndex, check_content, evaluate, extract_sections
 from aeon_evals.model import NumericCheck, Registration, Spec, Status
 from aeon_evals.outputs import Outputs, name_matcher
 from aeon_evals.patterns import PatternError, compile_pattern
@@ -206,3 +206,20 @@ def test_one_star_names_match_exactly_as_fnmatch(prefix: str, suffix: str, name:
 def test_other_names_still_go_through_fnmatch(pattern: str) -> None:
     for name in ("a1b-x.md", "ax", "bbx", "zab", "exact.md", "", "xaxb"):
         assert bool(name_matcher(pattern)(name)) == fnmatch.fnmatchcase(name, pattern), (pattern, name)
+
+
+_TITLES = st.sampled_from(["a", "A", "a-b", "ab", "a (12:00)", "a:ok", "a_b", "b", "skill-evals", "a b"])
+_LINES = st.one_of(
+    st.tuples(st.integers(1, 4), _TITLES).map(lambda h: f"{'#' * h[0]} {h[1]}"),
+    st.sampled_from(["text", "", "  - item", "#nospace", "a"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=st.lists(_LINES, max_size=25), section=st.sampled_from(["### a", "## a-b", "# ab", "a", "### skill-evals", "#### A B", "a-b|b"]), keep=st.booleans())
+def test_indexed_sections_are_the_walked_sections(lines: list[str], section: str, keep: bool) -> None:
+    """The heading index (used for shared logs) cuts exactly what a walk over every heading cuts."""
+    block = ("\n".join(lines) + "\n").encode()
+    walked = [c for c in extract_sections([block], section, keep=keep) if c]
+    indexed = [c for c in extract_sections([block], section, keep=keep, index=HeadingIndex(block)) if c]
+    assert indexed == walked
