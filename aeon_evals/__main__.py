@@ -1,7 +1,5 @@
 """`python -m aeon_evals` is the `aeon-evals` command."""
 
-import sys
+from aeon_evals.cli import console
 
-from aeon_evals.cli import main
-
-sys.exit(main())
+console()

@@ -259,8 +259,11 @@ def closest_skill(orphan: str, known: set[str], *, prefer: set[str] | frozenset[
         cand = _tokens(name)
         if not cand or name == orphan:
             continue
-        ratio = difflib.SequenceMatcher(None, orphan.lower(), name.lower()).ratio()
         cover, used, head = _align(words, cand)
+        matcher = difflib.SequenceMatcher(None, orphan.lower(), name.lower())
+        if cover < 2 / 3 and (matcher.real_quick_ratio() < 0.85 or matcher.quick_ratio() < 0.85):
+            continue  # both are upper bounds of ratio(): no near-typo either
+        ratio = matcher.ratio()
         if cover < 2 / 3 and ratio < 0.85:
             continue
         score = 0.6 * max(cover, ratio) + 0.4 * len(used) / len(cand)

@@ -23,9 +23,10 @@ import hashlib
 import json
 import shutil
 from datetime import date
-from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+import markdown_it
 
 from aeon_evals.fsio import atomic_write
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
@@ -43,8 +44,7 @@ def fingerprint() -> str:
     for name in ("cache.py", "history.py", "site.py", "model.py"):
         with contextlib.suppress(OSError):
             digest.update((here / name).read_bytes())
-    with contextlib.suppress(metadata.PackageNotFoundError):
-        digest.update(metadata.version("markdown-it-py").encode())
+    digest.update(markdown_it.__version__.encode())
     return digest.hexdigest()[:16]
 
 

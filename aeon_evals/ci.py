@@ -9,9 +9,9 @@ from __future__ import annotations
 import enum
 import json
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from aeon_evals.errors import ExitCode
@@ -20,6 +20,9 @@ from aeon_evals.model import ArticleRow, DiffLabel, SkillResult, Status, Verdict
 from aeon_evals.pipeline import RunOutcome
 from aeon_evals.render import cause_text, coverage_line
 from aeon_evals.report import Row
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 SUITE_NAME = "skill-evals"
 # GitHub refuses a step summary over 1 MiB; stay far below so other steps keep room too.
@@ -133,6 +136,7 @@ def junit_xml(outcome: RunOutcome) -> str:
     <system-out>. Rows kept from an earlier run today are not testcases: they were not
     evaluated by this invocation.
     """
+    import xml.etree.ElementTree as ET  # only for --junit: not on every run's start-up
     evaluated = sorted(((r, r.result) for r in outcome.rows if r.result is not None), key=lambda p: p[1].skill)
     counts = {"failures": 0, "errors": 0, "skipped": 0}
     cases: list[ET.Element] = []

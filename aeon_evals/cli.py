@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from aeon_evals import __version__
 from aeon_evals.commands import audit_cmd, demo_cmd, init_cmd, run_cmd, site_cmd, validate_cmd
@@ -69,5 +71,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.INTERNAL
 
 
-if __name__ == "__main__":  # pragma: no cover
+def console() -> NoReturn:
+    """The `aeon-evals` and `python -m aeon_evals` entry point: `main` in a process of its own.
+
+    A run builds a million small objects and frees almost none of them before it exits, so the
+    cyclic garbage collector's full passes only cost time (about 0.15 s of a 1,000-skill run):
+    the imported modules are frozen out of its sight and its thresholds raised. Memory use is
+    unchanged. `main` itself (called in-process by the tests) leaves the collector alone.
+    """
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
     sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    console()

@@ -197,6 +197,14 @@ def _load(issues_dir: Path, root: Path) -> tuple[list[_Loaded], list[str], set[i
             warnings.append(f"{rel}: leads outside the root; left untouched")
             continue
         try:
+            stat = path.stat()
+            key = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        except OSError:
+            key = None
+        if key is not None and key in _MEMO:  # read already in this process, and unchanged since
+            loaded.append(_MEMO[key])
+            continue
+        try:
             raw = path.read_bytes()
         except OSError as exc:
             warnings.append(f"{rel}: cannot be read ({exc.strerror}); left untouched")
@@ -220,7 +228,16 @@ def _load(issues_dir: Path, root: Path) -> tuple[list[_Loaded], list[str], set[i
             continue
         issue = _issue_from(data, fallback_id=f"ISS-{number:03d}", rel=rel, valid=valid)
         loaded.append(_Loaded(issue, path, text))
+        if key is not None:
+            if len(_MEMO) > 50_000:
+                _MEMO.clear()
+            _MEMO[key] = loaded[-1]
     return loaded, warnings, taken
+
+
+# (path, inode, size, mtime): a run reads the issues, files and closes some, and its dashboard
+# reads them again; only the files written in between are parsed twice.
+_MEMO: dict[tuple[str, int, int, int], _Loaded] = {}
 
 
 def _rel(path: Path, root: Path) -> str:

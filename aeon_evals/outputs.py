@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import fnmatch
+import functools
 import hashlib
 import os
 import re
@@ -237,6 +238,7 @@ def name_matcher(name: str) -> Callable[[str], object]:
     return re.compile(fnmatch.translate(name)).match
 
 
+@functools.lru_cache(maxsize=65536)  # every log-based spec asks about the same logs
 def name_date(rel: str) -> date | None:
     """The last YYYY-MM-DD in a file name, if any."""
     for text in reversed(_NAME_DATE.findall(Path(rel).name)):

@@ -442,7 +442,8 @@ class Tree:
             raise SystemExit("the package keeps changing under the benchmark: try again when it is quiet")
         print("  aeon_evals changed during the benchmark: re-priming and restarting this measurement", file=sys.stderr)
         if self.prime:
-            shutil.rmtree(self.template / "site", ignore_errors=True)
+            for derived in ("site", ".aeon-evals/cache"):
+                shutil.rmtree(self.template / derived, ignore_errors=True)
             prime_site(self.template)
         self.digest = package_digest()
         return True
@@ -679,10 +680,11 @@ def bench_one(cfg: Config, args: argparse.Namespace, work: Path) -> dict[str, ob
     gen = time.perf_counter() - t0
     print(f"[{cfg.label()}] generated {facts['output_files']:,} output files, {cfg.articles} articles, "
           f"{facts['issues']} issues in {gen:.1f}s", file=sys.stderr)
+    # the code's digest is taken before priming: an edit during the priming re-primes
+    tree = Tree(template, prime=args.site and args.site_state == "warm")
     if args.site and args.site_state == "warm":
         facts["cold_site_s"] = prime_site(template)  # `aeon-evals site` over K articles, nothing cached
         print(f"[{cfg.label()}] primed site/ (cold build_site of {cfg.articles} articles) in {facts['cold_site_s']:.1f}s", file=sys.stderr)
-    tree = Tree(template, prime=args.site and args.site_state == "warm")
     runs = measure_runs(template, work, args.repeat, args.site, tree)
     result: dict[str, object] = {"cfg": cfg, "facts": facts, "runs": runs,
                                  "tree": f"{machine().rsplit(' · ', 1)[-1]}, code {tree.digest[:10]}", "code": tree.digest}
