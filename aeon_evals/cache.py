@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import shutil
 from datetime import date
 from pathlib import Path
@@ -122,6 +123,7 @@ class ArticleCache:
         self.writable = writable
         self.dir = self.base / (fp or fingerprint())
         self._index: dict[str, Any] | None = None
+        self._files: dict[str, list[int | str]] = {}  # article file name -> [inode, size, mtime_ns, sha256]
         self._dirty = False
         self._ready = False
 
@@ -135,7 +137,32 @@ class ArticleCache:
                 data = json.loads((self.dir / "index.json").read_text(encoding="utf-8"))
                 if isinstance(data, dict) and isinstance(data.get("articles"), dict):
                     self._index = data["articles"]
+                    files = data.get("files")
+                    self._files = files if isinstance(files, dict) else {}
         return self._index
+
+    # -- which bytes a file holds, without reading it
+
+    @staticmethod
+    def _stamp(stat: os.stat_result) -> list[int]:
+        return [stat.st_ino, stat.st_size, stat.st_mtime_ns]
+
+    def known_sha(self, path: Path, stat: os.stat_result) -> str | None:
+        """The SHA-256 recorded for the article `path` when it was read with exactly this inode,
+        size and modification time, as rsync and make trust them (this tool and git replace an
+        article, never edit it in place); None when it must be read and hashed again."""
+        self.index  # noqa: B018 - loads the file records too
+        entry = self._files.get(path.name)
+        if isinstance(entry, list) and len(entry) == 4 and entry[:3] == self._stamp(stat) and isinstance(entry[3], str):
+            return entry[3]
+        return None
+
+    def remember_file(self, path: Path, stat: os.stat_result, sha: str) -> None:
+        entry: list[int | str] = [*self._stamp(stat), sha]
+        if self.writable and self._files.get(path.name) != entry:
+            self.index  # noqa: B018
+            self._files[path.name] = entry
+            self._dirty = True
 
     def summary(self, sha: str) -> tuple[ParsedArticle, tuple[int, int]] | None:
         """The article without its rows, and its (failing, skills) counts."""
@@ -177,6 +204,9 @@ class ArticleCache:
             return (self.dir / "bodies" / f"{sha}.html").read_text(encoding="utf-8")
         except (OSError, ValueError):
             return None
+
+    def has_body(self, sha: str) -> bool:
+        return (self.dir / "bodies" / f"{sha}.html").is_file()
 
     def put_body(self, sha: str, html: str) -> None:
         if self.writable:
@@ -225,6 +255,9 @@ class ArticleCache:
         for sha in [s for s in self.index if s not in keep]:
             del self.index[sha]
             self._dirty = True
+        for name in [n for n, entry in self._files.items() if entry[-1] not in keep]:
+            del self._files[name]
+            self._dirty = True
         for folder, suffix in (("rows", ".json"), ("bodies", ".html")):
             with contextlib.suppress(OSError):
                 for path in (self.dir / folder).iterdir():
@@ -235,7 +268,7 @@ class ArticleCache:
     def save(self) -> None:
         """Write the summaries index if it changed; a cache that cannot be written is no error."""
         if self.writable and self._dirty and self._index is not None:
-            self._write(self.dir / "index.json", json.dumps({"version": VERSION, "articles": self._index}, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+            self._write(self.dir / "index.json", json.dumps({"version": VERSION, "articles": self._index, "files": self._files}, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
             self._dirty = False
 
     def _write(self, path: Path, text: str) -> None:

@@ -71,16 +71,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.INTERNAL
 
 
-def console() -> NoReturn:
-    """The `aeon-evals` and `python -m aeon_evals` entry point: `main` in a process of its own.
-
-    A run builds a million small objects and frees almost none of them before it exits, so the
-    cyclic garbage collector's full passes only cost time (about 0.15 s of a 1,000-skill run):
-    the imported modules are frozen out of its sight and its thresholds raised. Memory use is
-    unchanged. `main` itself (called in-process by the tests) leaves the collector alone.
-    """
+def tune_gc() -> None:
+    """For a process that runs one command and exits: a run builds a million small objects and
+    frees almost none of them before it ends, so the cyclic garbage collector's full passes only
+    cost time (about 0.15 s of a 1,000-skill run). The imported modules are frozen out of its
+    sight and its thresholds raised; memory use is unchanged."""
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
+
+
+def console() -> NoReturn:
+    """The `aeon-evals` and `python -m aeon_evals` entry point: `main` in a process of its own.
+    (`main` itself, called in-process by the tests, leaves the collector alone.)"""
+    tune_gc()
     sys.exit(main())
 
 

@@ -47,6 +47,12 @@ def escape_cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
+def cell_as_parsed(text: str) -> str:
+    """What `parse_article` reads back from a cell this tool wrote as `escape_cell(text)`: the
+    table rule of markdown-it drops the backslash before an escaped pipe and trims the cell."""
+    return unescape_cell(escape_cell(text).replace("\\|", "|").strip())
+
+
 def unescape_cell(text: str) -> str:
     """CommonMark backslash escapes (markdown-it has already turned `\\|` into `|`)."""
     if "\\" not in text:
@@ -156,17 +162,24 @@ def _cell(row: list[str], index: int | None) -> str:
     return row[index] if index is not None and index < len(row) else ""
 
 
-def parse_article(text: str, *, path: str, day: date, tokens: Sequence[Token] | None = None) -> ParsedArticle:
+def parse_article(
+    text: str, *, path: str, day: date, tokens: Sequence[Token] | None = None, full_rows: list[list[str]] | None = None
+) -> ParsedArticle:
     """Parse one article; raise ArticleParseError when it has no Full Results table.
 
     `tokens`: the article already parsed by a markdown-it with the same block rules (HTML off,
-    tables on), such as the dashboard's renderer; the inline pass may have run or not."""
+    tables on), such as the dashboard's renderer; the inline pass may have run or not.
+    `full_rows`: the Full Results rows as their cells would be parsed, for an article whose
+    text holds that table's header only (render.parsed_article: the run that writes an article
+    knows its cells, and a 1,000-row table is most of the parsing)."""
     if "\x00" in text:
         raise ArticleParseError("binary content, not a skill-evals article", path=path)
     preamble, tables, items = _sections(_md.parse(text) if tokens is None else tokens)
     full = _first_table(tables, "full results")
     if full is None or full.column("skill") is None or full.column("status") is None:
         raise ArticleParseError("no Full Results table with Skill and Status columns", path=path)
+    if full_rows is not None:
+        full = _Table(full.header, full_rows)
 
     col = {
         "skill": full.column("skill"),

@@ -5,6 +5,7 @@ Each stage is a function of data; this module wires them and owns the run's writ
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from pathlib import Path
 from aeon_evals import audit as audit_stage
 from aeon_evals import checks, history, render, report
 from aeon_evals import notify as notifier
-from aeon_evals.cache import ArticleCache
+from aeon_evals.cache import ArticleCache, content_key
 from aeon_evals.errors import ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.fsio import atomic_write, check_writable, create_exclusive, instance_lock
 from aeon_evals.issues import (
@@ -298,9 +299,11 @@ def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache) -> None:
     text = render.render_article(data)
     path = root / outcome.article_path
     check_writable(root, path, what="article")
-    unchanged = path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text
-    atomic_write(path, text)
+    unchanged = path.is_file() and path.read_bytes() == text.encode("utf-8")
+    if not unchanged:  # an identical article keeps its file (and its mtime, for make, rsync, caches)
+        atomic_write(path, text)
     outcome.article_written = f"{outcome.article_path}" + (" (unchanged)" if unchanged else "")
+    _remember_article(cache, path, text, data, outcome.article_path)
 
     filed, closed = outcome.day_issues
     section = render.log_section(data, article=outcome.article_path, filed=[i.id for i in filed], closed=[i.id for i in closed])
@@ -344,6 +347,19 @@ def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache) -> None:
         outcome.notified = sent.message
         if not sent.sent:
             outcome.warnings.append(f"notify: {sent.message}")
+
+
+def _remember_article(cache: ArticleCache, path: Path, text: str, data: render.ArticleData, rel: str) -> None:
+    """Put the article just written into the cache, parsed without parsing its big table: the
+    dashboard and tomorrow's run then read it from there."""
+    sha = content_key(text.encode("utf-8"))
+    if sha not in cache.index:
+        parsed = render.parsed_article(data, path=rel)
+        if parsed is None:
+            return
+        cache.put(sha, parsed)
+    with contextlib.suppress(OSError):
+        cache.remember_file(path, path.stat(), sha)
 
 
 def _rel(root: Path, path: Path) -> str:

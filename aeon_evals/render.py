@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from aeon_evals.history import escape_cell
-from aeon_evals.model import Coverage, DiffLabel, Status, Verdict
+from aeon_evals.history import cell_as_parsed, escape_cell, parse_article
+from aeon_evals.model import Coverage, DiffLabel, ParsedArticle, Status, Verdict
 from aeon_evals.report import DiffCounts, Row, counted
 
 MAX_GAP_LINES = 10
@@ -115,6 +115,23 @@ def _status_order(row: Row) -> tuple[int, str]:
 
 def render_article(data: ArticleData) -> str:
     """The article in the SPEC §7 layout; empty sections are omitted."""
+    return "\n".join(_article_lines(data)[0]) + "\n"
+
+
+def parsed_article(data: ArticleData, *, path: str) -> ParsedArticle | None:
+    """`history.parse_article(render_article(data))`, without parsing the Full Results rows: the
+    rest of the article is parsed, the rows' cells are taken as the parser would read them.
+    None when the text holds what the parser treats specially (it is then parsed as a whole)."""
+    lines, (start, end), cells = _article_lines(data)
+    if any("\x00" in line or "\r" in line for line in lines):
+        return None
+    skeleton = "\n".join(lines[:start] + lines[end:]) + "\n"
+    rows = [[cell_as_parsed(c) for c in row] for row in cells]
+    return parse_article(skeleton, path=path, day=data.day, full_rows=rows)
+
+
+def _article_lines(data: ArticleData) -> tuple[list[str], tuple[int, int], list[list[str]]]:
+    """The article's lines, where the Full Results rows are among them, and those rows' cells."""
     out = [
         f"# Skill Evals — {data.day.isoformat()}",
         "",
@@ -159,10 +176,9 @@ def render_article(data: ArticleData) -> str:
         )
         out.append("")
     out += ["## Full Results"]
-    out += _table(
-        ["Skill", "Status", "Diff", "Root cause", "Quality", "Words", "Last output", "Notes"],
-        [full_result_cells(r) for r in sorted(data.rows, key=_status_order)],
-    )
+    cells = [full_result_cells(r) for r in sorted(data.rows, key=_status_order)]
+    out += _table(["Skill", "Status", "Diff", "Root cause", "Quality", "Words", "Last output", "Notes"], cells)
+    span = (len(out) - len(cells), len(out))
     out.append("")
     if data.gaps:
         out += ["## Coverage Gaps (enabled in aeon.yml, missing from evals.json)"]
@@ -172,7 +188,7 @@ def render_article(data: ArticleData) -> str:
             out.append(f"+{len(data.gaps) - MAX_GAP_LINES} more")
         out.append("")
     out += ["## Sources", *[f"- {s}" for s in data.sources]]
-    return "\n".join(out) + "\n"
+    return out, span, cells
 
 
 def log_section(data: ArticleData, *, article: str, filed: list[str], closed: list[str]) -> str:

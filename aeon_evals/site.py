@@ -750,14 +750,25 @@ def load_articles(
     warnings: list[str] = []
     for _day, path in list_articles(root / "articles"):
         try:
-            raw = path.read_bytes()
+            stat = path.stat()
+            sha = cache.known_sha(path, stat)  # unchanged since it was last hashed: not read
+            raw = b"" if sha is not None else path.read_bytes()
         except OSError as exc:
             warnings.append(f"{path.name}: cannot read ({exc.strerror or exc}); skipped")
             continue
-        found.append((path, raw, content_key(raw)))
+        if sha is None:
+            sha = content_key(raw)
+            cache.remember_file(path, stat, sha)
+        found.append((path, raw, sha))
     hits = {sha: cache.summary(sha) for _path, _raw, sha in found}
-    misses = [(sha, raw) for path, raw, sha in found if not _fits(hits[sha], path)]
-    forked = renderer is not None and renderer.start(misses)
+    unrendered = []  # new articles, and parsed ones (the one a run just wrote) without a body yet
+    for i, (path, raw, sha) in enumerate(found):
+        if not _fits(hits[sha], path) or not cache.has_body(sha):
+            if not raw:  # known bytes, not read above: read them after all
+                with contextlib.suppress(OSError):
+                    found[i] = (path, raw := path.read_bytes(), sha)
+            unrendered.append((sha, raw))
+    forked = renderer is not None and renderer.start(unrendered)
     loaded: list[LoadedArticle] = []
     for path, raw, sha in found:
         hit = hits[sha]

@@ -626,6 +626,7 @@ def child_breakdown(root: Path, site: bool) -> int:
     from aeon_evals import cli
 
     totals, _calls = _install_timers()
+    cli.tune_gc()  # as the console script does
     start = time.perf_counter()
     with redirect_stdout(io.StringIO()):
         code = cli.main(run_args(root, site))
@@ -646,6 +647,7 @@ def child_profile(root: Path, site: bool, top: int) -> int:
     from aeon_evals import cli
 
     prof = cProfile.Profile()
+    cli.tune_gc()
     with redirect_stdout(io.StringIO()):
         prof.runcall(cli.main, run_args(root, site))
     for key in ("cumulative", "tottime"):

@@ -221,3 +221,24 @@ def test_a_dead_renderer_costs_time_not_pages(instance: Instance, cli: Cli, monk
     assert code == 0, err
     page = (inst.root / "site/runs/skill-evals-2026-05-24.html").read_text(encoding="utf-8")
     assert "<table>" in page and "cost-report" in page
+
+
+def test_an_article_replaced_by_bytes_of_the_same_size_is_read_again(instance: Instance, cli: Cli) -> None:
+    """Unchanged articles are not even read (inode, size and mtime as recorded); any replacement is."""
+    inst = fleet(instance)
+    for now in (WEEK1, WEEK2):
+        cli("run", "--root", str(inst.root), "--now", now, "--no-notify")
+    article = inst.root / "articles/skill-evals-2026-05-17.md"
+    text = article.read_text(encoding="utf-8")
+    assert "SKILL_EVALS_REGRESSED" in text
+    edited = text.replace("SKILL_EVALS_REGRESSED", "SKILL_EVALS_RECOVERED")  # the same length
+    assert len(edited) == len(text)
+    stat = article.stat()
+    tmp = article.with_suffix(".tmp")
+    tmp.write_text(edited, encoding="utf-8")
+    os.utime(tmp, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # even the same modification time
+    tmp.replace(article)
+    code, _out, err = cli("site", "--root", str(inst.root), "--now", WEEK2)
+    assert code == 0, err
+    page = (inst.root / "site/runs/skill-evals-2026-05-17.html").read_text(encoding="utf-8")
+    assert "SKILL_EVALS_RECOVERED" in page and "SKILL_EVALS_REGRESSED" not in page
