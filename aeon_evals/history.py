@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -270,13 +271,22 @@ def article_day(path: Path) -> date | None:
         return None
 
 
-def list_articles(articles_dir: Path) -> list[tuple[date, Path]]:
-    """Every dated skill-evals article in the folder, oldest first."""
-    try:
-        with os.scandir(articles_dir) as entries:  # a folder of 30,000 outputs: no Path per entry
-            names = [e.name for e in entries if e.name.startswith("skill-evals-")]
-    except OSError:
-        return []
+PREFIX = "skill-evals-"
+
+
+def list_articles(articles_dir: Path, listing: Sequence[str] | None = None) -> list[tuple[date, Path]]:
+    """Every dated skill-evals article in the folder, oldest first. `listing`: the folder's
+    names, sorted, when the caller has listed it already (a year of outputs is 300,000 names)."""
+    if listing is not None:
+        start = bisect.bisect_left(listing, PREFIX)
+        end = bisect.bisect_left(listing, PREFIX[:-1] + chr(ord(PREFIX[-1]) + 1), start)
+        names: Sequence[str] = listing[start:end]
+    else:
+        try:
+            with os.scandir(articles_dir) as entries:
+                names = [e.name for e in entries if e.name.startswith(PREFIX)]
+        except OSError:
+            return []
     found = [(d, p) for p in map(articles_dir.joinpath, names) if (d := article_day(p)) is not None and p.is_file()]
     return sorted(found)
 
@@ -328,14 +338,16 @@ def parse_raw(raw: bytes, path: Path, *, root: Path, md: MarkdownIt | None = Non
     return parse_article(text, path=rel, day=day, tokens=tokens), tokens
 
 
-def find_prior(root: Path, today: date, cache: ArticleCache | None = None) -> tuple[ParsedArticle | None, list[str]]:
+def find_prior(
+    root: Path, today: date, cache: ArticleCache | None = None, listing: Sequence[str] | None = None
+) -> tuple[ParsedArticle | None, list[str]]:
     """The newest readable article dated before `today`, and a warning for each one skipped.
 
     When no article is on disk and the root is a git checkout, the newest one committed in
     history is used instead (an instance whose `articles/` was wiped by a re-sync).
     """
     warnings: list[str] = []
-    for day, path in reversed(list_articles(root / "articles")):
+    for day, path in reversed(list_articles(root / "articles", listing)):
         if day >= today:
             continue
         try:

@@ -95,6 +95,10 @@ class Outputs:
                 self._names[rel_dir] = [e.name for e in entries]
         return self._listing[rel_dir]
 
+    def names(self, rel_dir: str) -> list[str] | None:
+        """The sorted names in a folder (listed once per run), or None when it cannot be listed."""
+        return None if self._list(rel_dir) is None else self._names[rel_dir]
+
     def matches(self, pattern: str) -> Match:
         """Files matching the glob `pattern`, sorted by path; confinement enforced per candidate."""
         if pattern in self._matches:

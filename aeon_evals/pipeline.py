@@ -5,6 +5,7 @@ Each stage is a function of data; this module wires them and owns the run's writ
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import json
@@ -103,9 +104,10 @@ def load_manifest(opts: RunOptions) -> Manifest | None:
     return manifest if manifest.skills else None
 
 
-def evaluate_all(manifest: Manifest, registry: Registry, state: StateSources, opts: RunOptions, scope: list[str]) -> list[SkillResult]:
+def evaluate_all(
+    manifest: Manifest, registry: Registry, state: StateSources, opts: RunOptions, scope: list[str], outputs: Outputs
+) -> list[SkillResult]:
     """Checks for every skill in scope; a broken spec gives an ERROR row, never a crash."""
-    outputs = Outputs(opts.root)
     results: list[SkillResult] = []
     for skill in scope:
         ctx = checks.Context(registry.skills.get(skill), state.cron.get(skill), state.health.get(skill), opts.now, opts.today)
@@ -116,9 +118,9 @@ def evaluate_all(manifest: Manifest, registry: Registry, state: StateSources, op
     return results
 
 
-def _history(root: Path, today: date, cache: ArticleCache) -> dict[str, list[Status | None]]:
+def _history(root: Path, today: date, cache: ArticleCache, listing: list[str] | None) -> dict[str, list[Status | None]]:
     """Each skill's status over the last runs before today (oldest first), for flakiness."""
-    runs = [(d, p) for d, p in history.list_articles(root / "articles") if d < today][-(report.FLAKY_WINDOW - 1) :]
+    runs = [(d, p) for d, p in history.list_articles(root / "articles", listing) if d < today][-(report.FLAKY_WINDOW - 1) :]
     parsed: list[ParsedArticle] = []
     for _day, path in runs:
         try:
@@ -190,15 +192,17 @@ def _run(opts: RunOptions) -> RunOutcome:
         p.line() + ("" if p.severity == "warning" else " (the skill is reported as ERROR)") for p in manifest.problems
     ] + list(registry.warnings) + list(state.warnings)
 
-    results = evaluate_all(manifest, registry, state, opts, scope)
+    outputs = Outputs(root)
+    results = evaluate_all(manifest, registry, state, opts, scope, outputs)
     cache = ArticleCache(root, writable=not opts.dry_run)
-    prior, prior_warnings = history.find_prior(root, opts.today, cache)
+    listing = outputs.names("articles")  # articles/ is listed once, for the globs and the history
+    prior, prior_warnings = history.find_prior(root, opts.today, cache, listing)
     warnings += prior_warnings
     rows = report.build_rows(
         results,
         prior,
         today=opts.today,
-        history=_history(root, opts.today, cache),
+        history=_history(root, opts.today, cache, listing),
         open_issues={},
         full_run=opts.skill is None,
     )
@@ -253,7 +257,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         outcome.article_written = outcome.log_written = outcome.site_written = "not written (--dry-run)"
         outcome.notified = "not sent (--dry-run)"
         return outcome
-    _write(opts, outcome, cache)
+    _write(opts, outcome, cache, listing)
     return outcome
 
 
@@ -292,7 +296,7 @@ def _sources(
     return lines
 
 
-def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache) -> None:
+def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache, listing: list[str] | None) -> None:
     root = opts.root
     data = outcome.article
     assert data is not None and outcome.article_path is not None
@@ -326,7 +330,7 @@ def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache) -> None:
             out = opts.site_out or root / "site"
             if opts.site_out is None:
                 check_writable(root, out / "index.html", what="site")
-            built = site.build_site(root, out, now=opts.now, cache=cache)
+            built = site.build_site(root, out, now=opts.now, cache=cache, listing=_with(listing, path.name))
             outcome.site_written = f"{_rel(root, out)}/index.html ({len(built.written)} written, {len(built.unchanged)} unchanged)"
         except Exception as exc:  # the dashboard must never cost the operator the article
             outcome.site_written = f"not written: {type(exc).__name__}: {exc}"
@@ -347,6 +351,14 @@ def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache) -> None:
         outcome.notified = sent.message
         if not sent.sent:
             outcome.warnings.append(f"notify: {sent.message}")
+
+
+def _with(listing: list[str] | None, name: str) -> list[str] | None:
+    """The sorted listing of articles/ taken before the run, with the article it wrote."""
+    if listing is None:
+        return None
+    at = bisect.bisect_left(listing, name)
+    return listing if at < len(listing) and listing[at] == name else [*listing[:at], name, *listing[at:]]
 
 
 def _remember_article(cache: ArticleCache, path: Path, text: str, data: render.ArticleData, rel: str) -> None:

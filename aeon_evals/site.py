@@ -741,14 +741,14 @@ class BodyRenderer:
 
 
 def load_articles(
-    root: Path, cache: ArticleCache, renderer: BodyRenderer | None = None
+    root: Path, cache: ArticleCache, renderer: BodyRenderer | None = None, listing: Sequence[str] | None = None
 ) -> tuple[list[LoadedArticle], list[str]]:
     """Every readable article, oldest first, parsed once ever (cache hits read only the summary);
     one warning per unreadable article. New articles' bodies are rendered by `renderer` when it
     can fork, else here, from the tokens of the same parse."""
     found: list[tuple[Path, bytes, str]] = []
     warnings: list[str] = []
-    for _day, path in list_articles(root / "articles"):
+    for _day, path in list_articles(root / "articles", listing):
         try:
             stat = path.stat()
             sha = cache.known_sha(path, stat)  # unchanged since it was last hashed: not read
@@ -837,7 +837,13 @@ def _write_if_changed(path: Path, text: str) -> bool:
 
 
 def build_site(
-    root: Path, out: Path, *, now: datetime, template_dirs: list[Path] | None = None, cache: ArticleCache | None = None
+    root: Path,
+    out: Path,
+    *,
+    now: datetime,
+    template_dirs: list[Path] | None = None,
+    cache: ArticleCache | None = None,
+    listing: Sequence[str] | None = None,
 ) -> SiteOutcome:
     """Render the dashboard and run pages for the instance at `root` into `out`.
 
@@ -845,7 +851,8 @@ def build_site(
     root/memory/issues/. Writes out/index.html and out/runs/skill-evals-DATE.html only where
     the bytes changed and removes run pages whose article is gone. Parsed articles, rendered
     bodies and page keys live in the article cache (root/.aeon-evals/cache/, see cache.py), so a
-    rebuild parses and renders only new or edited articles; `cache` shares a run's cache.
+    rebuild parses and renders only new or edited articles; `cache` shares a run's cache and
+    `listing` its sorted names of root/articles (the run has listed that folder already).
     Output depends only on the files read and `now`.
     """
     own_cache = cache is None
@@ -854,15 +861,16 @@ def build_site(
     assets = _assets(env)
     renderer = BodyRenderer(cache)
     try:
-        return _build(root, out, now, env, assets, cache, renderer, own_cache)
+        return _build(root, out, now, env, assets, cache, renderer, own_cache, listing)
     finally:
         renderer.wait()
 
 
 def _build(
-    root: Path, out: Path, now: datetime, env: Environment, assets: Assets, cache: ArticleCache, renderer: BodyRenderer, own_cache: bool
+    root: Path, out: Path, now: datetime, env: Environment, assets: Assets, cache: ArticleCache, renderer: BodyRenderer,
+    own_cache: bool, listing: Sequence[str] | None,
 ) -> SiteOutcome:
-    loaded, warnings = load_articles(root, cache, renderer)
+    loaded, warnings = load_articles(root, cache, renderer, listing)
     issues, issue_warnings = load_issues(root)
     warnings.extend(issue_warnings)
 

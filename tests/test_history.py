@@ -14,6 +14,7 @@ from aeon_evals.history import (
     ArticleParseError,
     escape_cell,
     find_prior,
+    list_articles,
     parse_article,
     parse_status,
     parse_words,
@@ -149,3 +150,16 @@ def test_notes_parse_back_as_flags() -> None:
     result = SkillResult("s", Status.FAIL, (Cause(Status.FAIL, "word_count"),), enabled=False, muted=Mute(date(2026, 6, 30), "upstream down"), notes=("used memory/logs/2026-05-30.md",))
     parsed = parse_article(_article([result]), path="a", day=date(2026, 5, 31))
     assert parsed.rows["s"].flags == ("disabled", "muted until 2026-06-30: upstream down", "used memory/logs/2026-05-30.md")
+
+
+def test_a_listing_taken_earlier_finds_the_same_articles(tmp_path: Path) -> None:
+    """The run lists articles/ once for its globs and hands that listing to the history."""
+    names = ["skill-evals-2026-05-24.md", "skill-evals-2026-05-31.md", "skill-evals.md", "skill-evals-x.md", "skill-evalsz-2026-05-24.md",
+             "skill-evals-2026-02-30.md", "skill-eval-2026-05-24.md", "a.md", "zz.md", "skill-evals-2026-06-07.md.tmp"]
+    for name in names:
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    (tmp_path / "skill-evals-2026-06-07.md").mkdir()  # a folder is no article
+    listing = sorted(p.name for p in tmp_path.iterdir())
+    found = list_articles(tmp_path, listing)
+    assert found == list_articles(tmp_path)
+    assert [p.name for _d, p in found] == ["skill-evals-2026-05-24.md", "skill-evals-2026-05-31.md"]

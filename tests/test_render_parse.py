@@ -9,7 +9,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon_evals.history import parse_article
-from aeon_evals.model import ArticleRow, Cause, Coverage, DiffLabel, FailingSince, Mute, OutputFile, SkillResult, Status, Verdict
+from aeon_evals.model import (
+    ArticleRow,
+    Cause,
+    Coverage,
+    DiffLabel,
+    FailingSince,
+    Mute,
+    OutputFile,
+    SkillResult,
+    Status,
+    Verdict,
+)
 from aeon_evals.render import ArticleData, parsed_article, render_article
 from aeon_evals.report import DiffCounts, Row
 
