@@ -576,6 +576,7 @@ class _Index:
     def __init__(self, text: str | None) -> None:
         self.original = text
         self.lines = _lines(text) if text is not None else []
+        self._sections: dict[str, tuple[int, int] | None] = {}  # kept in step with every edit below
         first = self.lines[0] if self.lines else ""
         self.eol = "\r\n" if first.endswith("\r\n") else "\n"
         rows = [ln for t in self._tables() for ln in self.lines[t.rows_start : t.rows_end]]
@@ -597,6 +598,24 @@ class _Index:
     # -- structure
 
     def _section(self, name: str) -> tuple[int, int] | None:
+        """(heading line, first line after the section), found once and then moved with each edit:
+        filing 200 issues must not scan INDEX.md 600 times."""
+        if name not in self._sections:
+            self._sections[name] = self._find_section(name)
+        return self._sections[name]
+
+    def _shift(self, at: int, count: int) -> None:
+        """Lines were inserted (count > 0) or deleted (count < 0) at index `at`."""
+        for name, sec in self._sections.items():
+            if sec is None:
+                continue
+            start, end = sec
+            if start >= at:
+                self._sections[name] = (start + count, end + count)
+            elif end >= at:  # inside the section, or at its end (before the next heading)
+                self._sections[name] = (start, end + count)
+
+    def _find_section(self, name: str) -> tuple[int, int] | None:
         for i, line in enumerate(self.lines):
             m = _SECTION_RE.match(_bare(line))
             if m and m.group(1).lower() == name:
@@ -637,6 +656,7 @@ class _Index:
         if at > 0 and not self.lines[at - 1].endswith("\n"):
             self.lines[at - 1] += self.eol
         self.lines[at:at] = new
+        self._shift(at, len(new))
 
     def _blank_before(self, at: int) -> list[str]:
         return [] if at == 0 or not self.lines[at - 1].strip() else [self.eol]
@@ -651,6 +671,7 @@ class _Index:
             return
         if not self.lines:
             self.lines = ["# Issues" + self.eol]
+            self._sections.clear()
         if has_resolved:  # Open goes just before Resolved
             at = has_resolved[0]
             self._insert(at, [*self._blank_before(at), *self._section_lines("open"), self.eol])
@@ -662,6 +683,7 @@ class _Index:
             at = len(self.lines)
             opened = [*self._blank_before(at), *self._section_lines("open")]
             self._insert(at, [*opened, self.eol, *self._section_lines("resolved")])
+        self._sections.clear()  # new sections: find them again
 
     def _ensure_table(self, name: str) -> _Table:
         self._ensure_sections()
@@ -677,6 +699,7 @@ class _Index:
         )
         if content is not None and placeholder:
             self.lines[content : content + 1] = self._table_lines(name)
+            self._sections.clear()
         else:
             at = head + 1
             if at < len(self.lines) and not self.lines[at].strip():
@@ -755,6 +778,7 @@ class _Index:
                 else:
                     kept["id"] = cells[0]
                 del self.lines[j]
+                self._shift(j, -1)
         resolved = self._ensure_table("resolved")
         listed = self.lines[resolved.rows_start : resolved.rows_end]
         if any(_row_number(ln) == issue.number for ln in listed):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -10,6 +11,7 @@ import frontmatter
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from realdata import REALDATA
 
 from aeon_evals import issues
 from aeon_evals.issues import IssueRequest, keep_issues, read_issues
@@ -119,3 +121,30 @@ def test_naming_index_agrees_with_a_scan_of_every_issue(issues: list[tuple[str, 
     ]
     expected = next((f for f in files if f.names(skill)), None)
     assert _Naming(reversed(files)).first(skill) == expected
+
+
+class _Unmemoised(issues._Index):
+    """The index as it was: every lookup scans INDEX.md again."""
+
+    def _section(self, name: str) -> tuple[int, int] | None:
+        return self._find_section(name)
+
+
+_INDEXES = sorted(REALDATA.glob("*/memory/issues/INDEX.md@*"))  # all nine real versions
+_LAYOUTS = [p.read_text(encoding="utf-8") for p in _INDEXES] + ["", "# Issues\n", "# Issues\n\n## Resolved\n\nNone yet.\n", "## Open\n\n_none_\n"]
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(layout=st.sampled_from(_LAYOUTS), ops=st.lists(st.tuples(st.booleans(), st.integers(1, 40)), max_size=25))
+def test_edits_that_track_the_sections_give_the_same_index_as_rescanning(layout: str, ops: list[tuple[bool, int]]) -> None:
+    """INDEX.md sections are found once and moved with each edit: the text must be exactly what
+    scanning the file again before every edit gives, on every real layout."""
+    assert len(_INDEXES) >= 9 or os.environ.get("CI") != "true"
+    fast, slow = issues._Index(layout), _Unmemoised(layout)
+    for add, number in ops:
+        issue = issues.IssueFile(id=f"ISS-{number:03d}", path=f"memory/issues/ISS-{number:03d}.md", title=f"t{number}", status="open",
+                                 severity="high", category="output", detected_by="skill-evals", detected_at="2026-05-31T06:00:00Z",
+                                 resolved_at=None, affected_skills=(f"s{number}",), root_cause="word_count")
+        for index in (fast, slow):
+            index.add_open(issue) if add else index.close(issue, "2026-05-31")
+    assert fast.text == slow.text
