@@ -9,6 +9,7 @@ texts, the registry and the spec names; a SKILL.md that cannot be read only lose
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,7 +196,8 @@ def infer_pattern(root: Path, skill: str) -> str:
 # --- closest real skill for an orphan spec -----------------------------------------------------
 
 
-def _match(tok: str, part: list[str]) -> float:
+@functools.lru_cache(maxsize=65536)  # a fleet's skill names share their words
+def _match(tok: str, part: tuple[str, ...]) -> float:
     """How well one orphan word stands for consecutive candidate words `part` (0 = not at all)."""
     joined = "".join(part)
     if len(part) > 1:
@@ -232,7 +234,7 @@ def _align(orphan: list[str], candidate: list[str]) -> tuple[float, set[int], bo
         best, span = 0.0, range(0)
         for i in range(len(candidate)):
             for j in range(i + 1, min(len(candidate), i + 4) + 1):
-                score = _match(tok, candidate[i:j])
+                score = _match(tok, tuple(candidate[i:j]))
                 if score > best or (score == best > 0 and j - i > len(span)):
                     best, span = score, range(i, j)
         credit += best

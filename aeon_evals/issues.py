@@ -570,6 +570,12 @@ def _row_number(line: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _is_row_of(line: str, number: int) -> bool:
+    """`_row_number(line) == number`, with a substring test first: closing a hundred issues looks
+    at every row of a long table a hundred times."""
+    return str(number) in line and _row_number(line) == number
+
+
 class _Index:
     """INDEX.md as lines, edited in place: only rows (and missing sections) it adds or moves change."""
 
@@ -756,9 +762,7 @@ class _Index:
     def open_row(self, number: int) -> bool:
         sec = self._section("open")
         table = self._table_in(sec[0] + 1, sec[1]) if sec else None
-        return table is not None and any(
-            _row_number(ln) == number for ln in self.lines[table.rows_start : table.rows_end]
-        )
+        return table is not None and any(_is_row_of(ln, number) for ln in self.lines[table.rows_start : table.rows_end])
 
     def close(self, issue: IssueFile, resolved_on: str) -> None:
         """Move the issue's Open row (if any) to the end of Resolved, rebuilt to its columns."""
@@ -767,7 +771,7 @@ class _Index:
         table = self._table_in(sec[0] + 1, sec[1]) if sec else None
         if table:
             for j in range(table.rows_end - 1, table.rows_start - 1, -1):
-                if _row_number(self.lines[j]) != issue.number:
+                if not _is_row_of(self.lines[j], issue.number):
                     continue
                 cells = _cells(self.lines[j])
                 if len(cells) == len(table.columns):  # else an unescaped `|` split a cell
@@ -781,7 +785,7 @@ class _Index:
                 self._shift(j, -1)
         resolved = self._ensure_table("resolved")
         listed = self.lines[resolved.rows_start : resolved.rows_end]
-        if any(_row_number(ln) == issue.number for ln in listed):
+        if any(_is_row_of(ln, issue.number) for ln in listed):
             return
         values = self._values(issue, status="resolved", resolved=resolved_on)
         self._insert_row(resolved, self._row(resolved.columns, values, kept))
