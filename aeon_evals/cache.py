@@ -5,8 +5,9 @@ nightly run reads the last few articles (prior run, flakiness) and the dashboard
 them. Each article is parsed and rendered once, and the result is kept under
 `<root>/.aeon-evals/cache/<fingerprint>/`, keyed by the SHA-256 of the article's bytes:
 
-    index.json           one summary per article (verdict, coverage, counts…, no rows)
-    rows/<sha>.json      the article's Full Results rows
+    index.json           one small summary per article (verdict, coverage, counts…), and each
+                         article file's inode, size, mtime and SHA-256
+    rows/<sha>.json      the article's Full Results rows, failing-since dates and issues
     bodies/<sha>.html    the article's markdown rendered to HTML (the dashboard's run pages)
     pages-<out>.json     which run pages of a site folder are up to date (see site.build_site)
 
@@ -19,6 +20,7 @@ nothing here is needed for correctness: the folder can be deleted at any time.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -33,7 +35,7 @@ from aeon_evals.fsio import atomic_write
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 
 CACHE_DIR = Path(".aeon-evals") / "cache"
-VERSION = 1
+VERSION = 2  # 2: failing-since dates and issues moved from the index to each article's rows file
 _STATUS = {s.value: s for s in Status}  # a dict lookup, not an Enum call, for 100,000s of rows
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# aeon-evals article cache; see https://bford.info/cachedir/\n"
 
@@ -57,30 +59,26 @@ def content_key(raw: bytes) -> str:
 # ParsedArticle <-> JSON
 
 
-def rows_to_json(rows: dict[str, ArticleRow]) -> list[list[Any]]:
-    return [
-        [key, r.skill, r.status.value, r.diff, r.root_cause, r.quality, r.words, r.last_output, list(r.flags)]
-        for key, r in rows.items()
-    ]
-
-
-def rows_from_json(rows: list[list[Any]]) -> dict[str, ArticleRow]:
+def detail_to_json(article: ParsedArticle) -> dict[str, Any]:
+    """What an article says per skill: its rows, and who is failing since when under which issue."""
     return {
-        key: ArticleRow(skill, _STATUS[status], diff, cause, quality, words, output, tuple(flags))
-        for key, skill, status, diff, cause, quality, words, output, flags in rows
+        "rows": [
+            [key, r.skill, r.status.value, r.diff, r.root_cause, r.quality, r.words, r.last_output, list(r.flags)]
+            for key, r in article.rows.items()
+        ],
+        "failing_since": [[k, v.since.isoformat(), v.issue] for k, v in article.failing_since.items()],
+        "issues": [[k, v] for k, v in article.issues.items()],
     }
 
 
 def summary_to_json(article: ParsedArticle) -> dict[str, Any]:
-    """Everything but the rows."""
+    """What the dashboard needs of every run: small, so that K in the thousands loads fast."""
     return {
         "path": article.path,
         "day": article.day.isoformat(),
         "verdict": article.verdict,
         "coverage": [article.coverage.covered, article.coverage.enabled] if article.coverage else None,
         "coverage_pct": article.coverage_pct,
-        "failing_since": [[k, v.since.isoformat(), v.issue] for k, v in article.failing_since.items()],
-        "issues": [[k, v] for k, v in article.issues.items()],
         "action_queue": list(article.action_queue),
         "diff_summary": article.diff_summary,
         "source": article.source,
@@ -88,22 +86,35 @@ def summary_to_json(article: ParsedArticle) -> dict[str, Any]:
     }
 
 
-def summary_from_json(data: dict[str, Any], rows: dict[str, ArticleRow] | None = None) -> ParsedArticle:
-    coverage = data["coverage"]
-    return ParsedArticle(
-        path=str(data["path"]),
-        day=date.fromisoformat(data["day"]),
-        verdict=data["verdict"],
-        coverage=Coverage(int(coverage[0]), int(coverage[1])) if coverage else None,
-        coverage_pct=data["coverage_pct"],
-        rows=rows if rows is not None else {},
-        failing_since={k: FailingSince(date.fromisoformat(s), i) for k, s, i in data["failing_since"]},
-        issues={k: v for k, v in data["issues"]},
-        action_queue=tuple(data["action_queue"]),
-        diff_summary=str(data["diff_summary"]),
-        source=str(data["source"]),
-        own=bool(data["own"]),
+def with_detail(summary: ParsedArticle, detail: dict[str, Any]) -> ParsedArticle:
+    """`summary` with the rows, failing-since dates and issues of `detail_to_json`."""
+    return dataclasses.replace(
+        summary,
+        rows={
+            key: ArticleRow(skill, _STATUS[status], diff, cause, quality, words, output, tuple(flags))
+            for key, skill, status, diff, cause, quality, words, output, flags in detail["rows"]
+        },
+        failing_since={k: FailingSince(date.fromisoformat(s), i) for k, s, i in detail["failing_since"]},
+        issues={k: v for k, v in detail["issues"]},
     )
+
+
+def article_from_json(summary: dict[str, Any], detail: dict[str, Any] | None = None) -> ParsedArticle:
+    """The article from its summary, with its rows and failing-since facts when `detail` is given."""
+    coverage = summary["coverage"]
+    article = ParsedArticle(
+        path=str(summary["path"]),
+        day=date.fromisoformat(summary["day"]),
+        verdict=summary["verdict"],
+        coverage=Coverage(int(coverage[0]), int(coverage[1])) if coverage else None,
+        coverage_pct=summary["coverage_pct"],
+        rows={},
+        action_queue=tuple(summary["action_queue"]),
+        diff_summary=str(summary["diff_summary"]),
+        source=str(summary["source"]),
+        own=bool(summary["own"]),
+    )
+    return with_detail(article, detail) if detail is not None else article
 
 
 def counts_of(article: ParsedArticle) -> tuple[int, int]:
@@ -165,35 +176,32 @@ class ArticleCache:
             self._dirty = True
 
     def summary(self, sha: str) -> tuple[ParsedArticle, tuple[int, int]] | None:
-        """The article without its rows, and its (failing, skills) counts."""
+        """The article without its rows and per-skill facts, and its (failing, skills) counts."""
         entry: Any = self.index.get(sha)
         try:
-            return summary_from_json(entry["parsed"]), (int(entry["counts"][0]), int(entry["counts"][1]))
+            return article_from_json(entry["parsed"]), (int(entry["counts"][0]), int(entry["counts"][1]))
         except _DAMAGED:
             return None
 
-    def rows(self, sha: str) -> dict[str, ArticleRow] | None:
+    def full(self, sha: str, summary: ParsedArticle) -> ParsedArticle | None:
+        """`summary` with its rows, failing-since dates and issues, or None on a miss."""
         try:
-            return rows_from_json(json.loads((self.dir / "rows" / f"{sha}.json").read_text(encoding="utf-8")))
+            return with_detail(summary, json.loads((self.dir / "rows" / f"{sha}.json").read_text(encoding="utf-8")))
         except _DAMAGED:
             return None
 
     def get(self, sha: str) -> ParsedArticle | None:
         """The whole parsed article, or None on a miss."""
-        entry: Any = self.index.get(sha)
-        rows = self.rows(sha) if entry is not None else None
-        if rows is None:
+        found = self.summary(sha)
+        whole = self.full(sha, found[0]) if found is not None else None
+        if found is None or whole is None or len(whole.rows) != found[1][1]:
             return None
-        try:
-            article, skills = summary_from_json(entry["parsed"], rows), int(entry["counts"][1])
-        except _DAMAGED:
-            return None
-        return article if skills == len(rows) else None
+        return whole
 
     def put(self, sha: str, article: ParsedArticle) -> None:
         if not self.writable:
             return
-        self._write(self.dir / "rows" / f"{sha}.json", json.dumps(rows_to_json(article.rows), ensure_ascii=False, separators=(",", ":")))
+        self._write(self.dir / "rows" / f"{sha}.json", json.dumps(detail_to_json(article), ensure_ascii=False, separators=(",", ":")))
         self.index[sha] = {"parsed": summary_to_json(article), "counts": list(counts_of(article))}
         self._dirty = True
 

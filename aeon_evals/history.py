@@ -277,6 +277,20 @@ PREFIX = "skill-evals-"
 def list_articles(articles_dir: Path, listing: Sequence[str] | None = None) -> list[tuple[date, Path]]:
     """Every dated skill-evals article in the folder, oldest first. `listing`: the folder's
     names, sorted, when the caller has listed it already (a year of outputs is 300,000 names)."""
+    return [(d, p) for d, p in article_names(articles_dir, listing) if p.is_file()]
+
+
+def newest_articles(articles_dir: Path, listing: Sequence[str] | None, before: date) -> Iterator[tuple[date, Path]]:
+    """The articles dated before `before`, newest first, looked at one by one: a run wants the
+    newest few, and a thousand past articles need not be looked at for that."""
+    for day, path in reversed(article_names(articles_dir, listing)):
+        if day < before and path.is_file():
+            yield day, path
+
+
+def article_names(articles_dir: Path, listing: Sequence[str] | None = None) -> list[tuple[date, Path]]:
+    """(date, path) of every name that is a dated article's, oldest first; what each one is (a
+    file, a folder …) is not looked at."""
     if listing is not None:
         start = bisect.bisect_left(listing, PREFIX)
         end = bisect.bisect_left(listing, PREFIX[:-1] + chr(ord(PREFIX[-1]) + 1), start)
@@ -287,7 +301,7 @@ def list_articles(articles_dir: Path, listing: Sequence[str] | None = None) -> l
                 names = [e.name for e in entries if e.name.startswith(PREFIX)]
         except OSError:
             return []
-    found = [(d, p) for p in map(articles_dir.joinpath, names) if (d := article_day(p)) is not None and p.is_file()]
+    found = [(d, p) for p in map(articles_dir.joinpath, names) if (d := article_day(p)) is not None]
     return sorted(found)
 
 
@@ -347,9 +361,7 @@ def find_prior(
     history is used instead (an instance whose `articles/` was wiped by a re-sync).
     """
     warnings: list[str] = []
-    for day, path in reversed(list_articles(root / "articles", listing)):
-        if day >= today:
-            continue
+    for _day, path in newest_articles(root / "articles", listing, today):
         try:
             return read_article(path, root=root, cache=cache), warnings
         except (ArticleParseError, OSError, UnicodeError) as exc:

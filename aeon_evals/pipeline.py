@@ -8,6 +8,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import dataclasses
+import itertools
 import json
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -120,7 +121,7 @@ def evaluate_all(
 
 def _history(root: Path, today: date, cache: ArticleCache, listing: list[str] | None) -> dict[str, list[Status | None]]:
     """Each skill's status over the last runs before today (oldest first), for flakiness."""
-    runs = [(d, p) for d, p in history.list_articles(root / "articles", listing) if d < today][-(report.FLAKY_WINDOW - 1) :]
+    runs = list(itertools.islice(history.newest_articles(root / "articles", listing, today), report.FLAKY_WINDOW - 1))[::-1]
     parsed: list[ParsedArticle] = []
     for _day, path in runs:
         try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
-import dataclasses
 import hashlib
 import math
 import os
@@ -20,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
+from stat import S_ISREG
 
 from jinja2 import (
     Environment,
@@ -37,7 +37,7 @@ from aeon_evals import history
 from aeon_evals.cache import ArticleCache, content_key, counts_of
 from aeon_evals.errors import ConfigError, EvalsError, UsageError
 from aeon_evals.fsio import atomic_write
-from aeon_evals.history import ArticleParseError, article_day, list_articles, read_article
+from aeon_evals.history import ArticleParseError, article_day, article_names, read_article
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status
 from aeon_evals.resources import templates_dir
@@ -277,9 +277,9 @@ class LoadedArticle:
         """The article with its rows (from the cache, or parsed again)."""
         if self.has_rows:
             return self.parsed
-        rows = self.cache.rows(self.sha256)
-        if rows is not None:
-            return dataclasses.replace(self.parsed, rows=rows)
+        whole = self.cache.full(self.sha256, self.parsed)
+        if whole is not None:
+            return whole
         return read_article(self.source, root=self.source.parents[1], cache=self.cache)
 
     def body(self) -> str:
@@ -748,9 +748,11 @@ def load_articles(
     can fork, else here, from the tokens of the same parse."""
     found: list[tuple[Path, bytes, str]] = []
     warnings: list[str] = []
-    for _day, path in list_articles(root / "articles", listing):
+    for _day, path in article_names(root / "articles", listing):
         try:
             stat = path.stat()
+            if not S_ISREG(stat.st_mode):
+                continue  # a folder or a device under an article's name
             sha = cache.known_sha(path, stat)  # unchanged since it was last hashed: not read
             raw = b"" if sha is not None else path.read_bytes()
         except OSError as exc:

@@ -16,10 +16,9 @@ from aeon_evals import history
 from aeon_evals.cache import (
     CACHE_DIR,
     ArticleCache,
+    article_from_json,
     content_key,
-    rows_from_json,
-    rows_to_json,
-    summary_from_json,
+    detail_to_json,
     summary_to_json,
 )
 from aeon_evals.history import ArticleParseError, read_article
@@ -44,9 +43,9 @@ def test_every_real_article_round_trips_through_the_cache_json() -> None:
             parsed = read_article(path, root=path.parents[1])
         except ArticleParseError:
             continue
-        data = json.loads(json.dumps(summary_to_json(parsed)))
-        rows = rows_from_json(json.loads(json.dumps(rows_to_json(parsed.rows))))
-        assert summary_from_json(data, rows) == parsed, path
+        summary = json.loads(json.dumps(summary_to_json(parsed)))
+        detail = json.loads(json.dumps(detail_to_json(parsed)))
+        assert article_from_json(summary, detail) == parsed, path
         seen += 1
     assert seen >= 14
 
@@ -198,7 +197,7 @@ def test_bodies_rendered_in_a_forked_child_match_the_serial_build(tmp_path: Path
     assert caches[0].index == caches[1].index
     for sha in caches[0].index:
         assert caches[0].body(sha) == caches[1].body(sha) is not None
-        assert caches[0].rows(sha) == caches[1].rows(sha)
+        assert caches[0].get(sha) == caches[1].get(sha) is not None
 
 
 def test_a_dead_renderer_costs_time_not_pages(instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
