@@ -583,6 +583,7 @@ class _Index:
         self.original = text
         self.lines = _lines(text) if text is not None else []
         self._sections: dict[str, tuple[int, int] | None] = {}  # kept in step with every edit below
+        self._tables_of: dict[str, _Table | None] = {}  # the table of each section, likewise
         first = self.lines[0] if self.lines else ""
         self.eol = "\r\n" if first.endswith("\r\n") else "\n"
         rows = [ln for t in self._tables() for ln in self.lines[t.rows_start : t.rows_end]]
@@ -610,8 +611,21 @@ class _Index:
             self._sections[name] = self._find_section(name)
         return self._sections[name]
 
+    def _table(self, name: str) -> _Table | None:
+        """The first table of a section, found once and then moved with each edit."""
+        if name not in self._tables_of:
+            sec = self._section(name)
+            self._tables_of[name] = self._table_in(sec[0] + 1, sec[1]) if sec else None
+        return self._tables_of[name]
+
+    def _forget(self) -> None:
+        """The layout changed (a section or a table was added): find everything again."""
+        self._sections.clear()
+        self._tables_of.clear()
+
     def _shift(self, at: int, count: int) -> None:
-        """Lines were inserted (count > 0) or deleted (count < 0) at index `at`."""
+        """Lines were inserted (count > 0) or deleted (count < 0) at index `at`; rows are only
+        ever inserted at a table's end or deleted from inside it."""
         for name, sec in self._sections.items():
             if sec is None:
                 continue
@@ -620,6 +634,13 @@ class _Index:
                 self._sections[name] = (start + count, end + count)
             elif end >= at:  # inside the section, or at its end (before the next heading)
                 self._sections[name] = (start, end + count)
+        for name, table in self._tables_of.items():
+            if table is None:
+                continue
+            if table.header >= at:
+                self._tables_of[name] = _Table(table.header + count, table.rows_start + count, table.rows_end + count, table.columns)
+            elif table.rows_end >= at:  # a row added at its end, or one deleted from it
+                self._tables_of[name] = _Table(table.header, table.rows_start, table.rows_end + count, table.columns)
 
     def _find_section(self, name: str) -> tuple[int, int] | None:
         for i, line in enumerate(self.lines):
@@ -644,8 +665,7 @@ class _Index:
     def _tables(self) -> list[_Table]:
         found = []
         for name in ("open", "resolved"):
-            sec = self._section(name)
-            table = self._table_in(sec[0] + 1, sec[1]) if sec else None
+            table = self._table(name)
             if table:
                 found.append(table)
         return found
@@ -677,7 +697,7 @@ class _Index:
             return
         if not self.lines:
             self.lines = ["# Issues" + self.eol]
-            self._sections.clear()
+            self._forget()
         if has_resolved:  # Open goes just before Resolved
             at = has_resolved[0]
             self._insert(at, [*self._blank_before(at), *self._section_lines("open"), self.eol])
@@ -689,13 +709,13 @@ class _Index:
             at = len(self.lines)
             opened = [*self._blank_before(at), *self._section_lines("open")]
             self._insert(at, [*opened, self.eol, *self._section_lines("resolved")])
-        self._sections.clear()  # new sections: find them again
+        self._forget()  # new sections: find them again
 
     def _ensure_table(self, name: str) -> _Table:
         self._ensure_sections()
         sec = self._section(name)
         assert sec is not None
-        table = self._table_in(sec[0] + 1, sec[1])
+        table = self._table(name)
         if table:
             return table
         head, end = sec
@@ -705,16 +725,14 @@ class _Index:
         )
         if content is not None and placeholder:
             self.lines[content : content + 1] = self._table_lines(name)
-            self._sections.clear()
         else:
             at = head + 1
             if at < len(self.lines) and not self.lines[at].strip():
                 at += 1
             tail = [self.eol] if at < len(self.lines) and self.lines[at].strip() else []
             self._insert(at, [*self._blank_before(at), *self._table_lines(name), *tail])
-        sec = self._section(name)
-        assert sec is not None
-        table = self._table_in(sec[0] + 1, sec[1])
+        self._forget()  # a new table: find it
+        table = self._table(name)
         assert table is not None
         return table
 
@@ -760,15 +778,13 @@ class _Index:
         self._mentioned.update(int(m.group(1)) for m in _ID_RE.finditer(self.lines[table.rows_end]))
 
     def open_row(self, number: int) -> bool:
-        sec = self._section("open")
-        table = self._table_in(sec[0] + 1, sec[1]) if sec else None
+        table = self._table("open")
         return table is not None and any(_is_row_of(ln, number) for ln in self.lines[table.rows_start : table.rows_end])
 
     def close(self, issue: IssueFile, resolved_on: str) -> None:
         """Move the issue's Open row (if any) to the end of Resolved, rebuilt to its columns."""
         kept: dict[str, str] = {"id": self._id_cell(issue)}
-        sec = self._section("open")
-        table = self._table_in(sec[0] + 1, sec[1]) if sec else None
+        table = self._table("open")
         if table:
             for j in range(table.rows_end - 1, table.rows_start - 1, -1):
                 if not _is_row_of(self.lines[j], issue.number):

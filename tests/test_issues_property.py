@@ -129,6 +129,10 @@ class _Unmemoised(issues._Index):
     def _section(self, name: str) -> tuple[int, int] | None:
         return self._find_section(name)
 
+    def _table(self, name: str) -> issues._Table | None:
+        sec = self._find_section(name)
+        return self._table_in(sec[0] + 1, sec[1]) if sec else None
+
 
 _INDEXES = sorted(REALDATA.glob("*/memory/issues/INDEX.md@*"))  # all nine real versions
 _LAYOUTS = [p.read_text(encoding="utf-8") for p in _INDEXES] + ["", "# Issues\n", "# Issues\n\n## Resolved\n\nNone yet.\n", "## Open\n\n_none_\n"]
