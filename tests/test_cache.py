@@ -29,6 +29,15 @@ def _no_memo() -> None:
     history._MEMO.clear()  # every read below must come from the file or the cache, not the process
 
 
+def _real_article(root: Path, pattern: str = "*/articles/skill-evals-*.md") -> Path:
+    """A copy of a real LLM-written article in root/articles/."""
+    real = sorted(realdata().glob(pattern))[-1]
+    path = root / "articles" / real.name
+    path.parent.mkdir()
+    path.write_bytes(real.read_bytes())
+    return path
+
+
 def _never_parse(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("parsed again although the cache holds these bytes")
@@ -51,10 +60,7 @@ def test_every_real_article_round_trips_through_the_cache_json() -> None:
 
 
 def test_a_cached_article_is_not_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = sorted(realdata().glob("anajuliabit*/articles/skill-evals-2026-05-24.md"))[0]
-    path = tmp_path / "articles" / real.name
-    path.parent.mkdir()
-    path.write_bytes(real.read_bytes())
+    path = _real_article(tmp_path, "anajuliabit*/articles/skill-evals-2026-05-24.md")
     cache = ArticleCache(tmp_path)
     first = read_article(path, root=tmp_path, cache=cache)
     cache.save()
@@ -93,10 +99,7 @@ def test_the_same_bytes_under_another_date_are_not_taken_from_the_cache(tmp_path
 
 @pytest.mark.parametrize("damage", ["index", "rows", "both"])
 def test_a_damaged_cache_is_a_miss(tmp_path: Path, damage: str) -> None:
-    real = sorted(realdata().glob("*/articles/skill-evals-*.md"))[-1]
-    path = tmp_path / "articles" / real.name
-    path.parent.mkdir()
-    path.write_bytes(real.read_bytes())
+    path = _real_article(tmp_path)
     cache = ArticleCache(tmp_path)
     expected = read_article(path, root=tmp_path, cache=cache)
     cache.save()
@@ -120,10 +123,7 @@ def test_new_code_drops_the_entries_of_old_code(tmp_path: Path) -> None:
 
 
 def test_read_only_cache_writes_nothing(tmp_path: Path) -> None:
-    real = sorted(realdata().glob("*/articles/skill-evals-*.md"))[-1]
-    path = tmp_path / "articles" / real.name
-    path.parent.mkdir()
-    path.write_bytes(real.read_bytes())
+    path = _real_article(tmp_path)
     cache = ArticleCache(tmp_path, writable=False)
     read_article(path, root=tmp_path, cache=cache)
     cache.save()
