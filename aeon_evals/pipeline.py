@@ -304,11 +304,12 @@ def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache, listing: 
     text = render.render_article(data)
     path = root / outcome.article_path
     check_writable(root, path, what="article")
-    unchanged = path.is_file() and path.read_bytes() == text.encode("utf-8")
+    raw = text.encode("utf-8")
+    unchanged = path.is_file() and path.read_bytes() == raw
     if not unchanged:  # an identical article keeps its file (and its mtime, for make, rsync, caches)
         atomic_write(path, text)
     outcome.article_written = f"{outcome.article_path}" + (" (unchanged)" if unchanged else "")
-    _remember_article(cache, path, text, data, outcome.article_path)
+    _remember_article(cache, path, raw, data, outcome.article_path)
 
     filed, closed = outcome.day_issues
     section = render.log_section(data, article=outcome.article_path, filed=[i.id for i in filed], closed=[i.id for i in closed])
@@ -362,10 +363,10 @@ def _with(listing: list[str] | None, name: str) -> list[str] | None:
     return listing if at < len(listing) and listing[at] == name else [*listing[:at], name, *listing[at:]]
 
 
-def _remember_article(cache: ArticleCache, path: Path, text: str, data: render.ArticleData, rel: str) -> None:
+def _remember_article(cache: ArticleCache, path: Path, raw: bytes, data: render.ArticleData, rel: str) -> None:
     """Put the article just written into the cache, parsed without parsing its big table: the
     dashboard and tomorrow's run then read it from there."""
-    sha = content_key(text.encode("utf-8"))
+    sha = content_key(raw)
     if sha not in cache.index:
         parsed = render.parsed_article(data, path=rel)
         if parsed is None:

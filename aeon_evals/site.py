@@ -37,7 +37,7 @@ from aeon_evals import history
 from aeon_evals.cache import ArticleCache, content_key, counts_of
 from aeon_evals.errors import ConfigError, EvalsError, UsageError
 from aeon_evals.fsio import atomic_write
-from aeon_evals.history import ArticleParseError, article_day, article_names, read_article
+from aeon_evals.history import ArticleParseError, article_names, read_article
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status
 from aeon_evals.resources import templates_dir
@@ -765,7 +765,7 @@ def load_articles(
     hits = {sha: cache.summary(sha) for _path, _raw, sha in found}
     unrendered = []  # new articles, and parsed ones (the one a run just wrote) without a body yet
     for i, (path, raw, sha) in enumerate(found):
-        if not _fits(hits[sha], path) or not cache.has_body(sha):
+        if not _fits(hits[sha], path, root) or not cache.has_body(sha):
             if not raw:  # known bytes, not read above: read them after all
                 with contextlib.suppress(OSError):
                     found[i] = (path, raw := path.read_bytes(), sha)
@@ -774,7 +774,7 @@ def load_articles(
     loaded: list[LoadedArticle] = []
     for path, raw, sha in found:
         hit = hits[sha]
-        if hit is not None and _fits(hit, path):
+        if hit is not None and _fits(hit, path, root):
             loaded.append(LoadedArticle(hit[0], sha, path, cache, hit[1], has_rows=False))
             continue
         try:
@@ -792,10 +792,9 @@ def load_articles(
     return loaded, warnings
 
 
-def _fits(hit: tuple[ParsedArticle, tuple[int, int]] | None, path: Path) -> bool:
-    """A cached summary stands for the article at `path` (the same bytes under another name were
-    parsed with another date)."""
-    return hit is not None and hit[0].day == article_day(path) and hit[0].path == f"articles/{path.name}"
+def _fits(hit: tuple[ParsedArticle, tuple[int, int]] | None, path: Path, root: Path) -> bool:
+    """There is a cached summary, and it stands for the article at `path`."""
+    return hit is not None and history.stands_for(hit[0], path, root)
 
 
 def load_issues(root: Path) -> tuple[list[IssueFile], list[str]]:
