@@ -39,19 +39,87 @@ _SENTENCE_END = re.compile(r"(?:[.!?:](?=\s)|\n\s*\n|\n\s*[-*\d]|\n#|;|\|)")
 # The verb nearest before a path says whether the skill writes it or only reads it.
 _WRITE_WORDS = frozenset(
     {
-        "write", "writes", "writing", "wrote", "written", "save", "saves", "saved", "saving", "rewrite",
-        "rewrites", "overwrite", "overwrites", "append", "appends", "appending", "create", "creates",
-        "creating", "output", "outputs", "publish", "publishes", "log", "logs", "store", "stores",
-        "update", "updates", "generate", "generates", "emit", "emits", "produce", "produces", "commit",
-        "commits", "→", ">", ">>",
+        "write",
+        "writes",
+        "writing",
+        "wrote",
+        "written",
+        "save",
+        "saves",
+        "saved",
+        "saving",
+        "rewrite",
+        "rewrites",
+        "overwrite",
+        "overwrites",
+        "append",
+        "appends",
+        "appending",
+        "create",
+        "creates",
+        "creating",
+        "output",
+        "outputs",
+        "publish",
+        "publishes",
+        "log",
+        "logs",
+        "store",
+        "stores",
+        "update",
+        "updates",
+        "generate",
+        "generates",
+        "emit",
+        "emits",
+        "produce",
+        "produces",
+        "commit",
+        "commits",
+        "→",
+        ">",
+        ">>",
     }
 )
 _READ_WORDS = frozenset(
     {
-        "read", "reads", "reading", "scan", "scans", "scanning", "load", "loads", "check", "checks",
-        "compare", "compared", "comparing", "against", "parse", "parses", "find", "finds", "look",
-        "looks", "fetch", "grep", "list", "from", "prior", "previous", "last", "latest", "newest",
-        "existing", "exists", "consult", "review", "reviews", "skip", "since", "recent",
+        "read",
+        "reads",
+        "reading",
+        "scan",
+        "scans",
+        "scanning",
+        "load",
+        "loads",
+        "check",
+        "checks",
+        "compare",
+        "compared",
+        "comparing",
+        "against",
+        "parse",
+        "parses",
+        "find",
+        "finds",
+        "look",
+        "looks",
+        "fetch",
+        "grep",
+        "list",
+        "from",
+        "prior",
+        "previous",
+        "last",
+        "latest",
+        "newest",
+        "existing",
+        "exists",
+        "consult",
+        "review",
+        "reviews",
+        "skip",
+        "since",
+        "recent",
     }
 )
 _WRITE, _UNKNOWN, _READ = 2, 1, 0
@@ -114,11 +182,17 @@ def normalize_ref(ref: str) -> str | None:
     if ref.startswith("memory/logs/"):
         return LOG_PATTERN
     glob = _PLACEHOLDER.sub("*", ref)
-    glob = re.sub(r"-{2,}", "-", _STARS.sub("*", glob))  # `fleet-status--*` was the old script's bug
+    glob = re.sub(
+        r"-{2,}", "-", _STARS.sub("*", glob)
+    )  # `fleet-status--*` was the old script's bug
     directory, _, name = glob.rpartition("/")
     if directory not in ("articles", "output/articles", "memory/topics", "memory"):
         return None
-    if name in ("", "MEMORY.md") or not _NAME.match(name) or _MALFORMED.search(name.removesuffix(".md")):
+    if (
+        name in ("", "MEMORY.md")
+        or not _NAME.match(name)
+        or _MALFORMED.search(name.removesuffix(".md"))
+    ):
         return None
     if not re.search(r"[A-Za-z]", name.removesuffix(".md")):
         return None  # `articles/*.md` would match every article
@@ -133,7 +207,11 @@ def _clause_class(before: str) -> int:
     for m in _SENTENCE_END.finditer(before):
         cut = m.end()
     words = _WORD.findall(before[cut:])
-    if words and words[-1].lower() in ("to", "into") and any(w.lower() in _WRITE_WORDS for w in words):
+    if (
+        words
+        and words[-1].lower() in ("to", "into")
+        and any(w.lower() in _WRITE_WORDS for w in words)
+    ):
         return _WRITE
     for word in reversed(words):
         lowered = word.lower()
@@ -206,7 +284,10 @@ def _match(tok: str, part: tuple[str, ...]) -> float:
         return 1.0
     if min(len(tok), len(joined)) >= 3 and (joined.startswith(tok) or tok.startswith(joined)):
         return 0.8
-    if min(len(tok), len(joined)) >= 5 and difflib.SequenceMatcher(None, tok, joined).ratio() >= 0.8:
+    if (
+        min(len(tok), len(joined)) >= 5
+        and difflib.SequenceMatcher(None, tok, joined).ratio() >= 0.8
+    ):
         return 0.8
     if 2 <= len(tok) <= 4 < len(joined) and tok[0] == joined[0] and _subsequence(tok, joined):
         return 0.7  # `gh` ~ `github`, `msg` ~ `message`
@@ -244,7 +325,9 @@ def _align(orphan: list[str], candidate: list[str]) -> tuple[float, set[int], bo
     return credit / len(orphan), used, head
 
 
-def closest_skill(orphan: str, known: set[str], *, prefer: set[str] | frozenset[str] = frozenset()) -> str | None:
+def closest_skill(
+    orphan: str, known: set[str], *, prefer: set[str] | frozenset[str] = frozenset()
+) -> str | None:
     """The real skill an orphan spec most plausibly meant, or None when none is plausibly close.
 
     Word-aware: `hn-digest` → `hacker-news-digest`, `polymarket` → `monitor-polymarket` (the
@@ -294,15 +377,20 @@ def audit(root: Path, spec_skills: set[str], registry: Registry) -> AuditReport:
     for skill in sorted(enabled - spec_skills):
         try:
             pattern = infer_pattern(root, skill) if skill in folders else ""
-        except Exception as exc:  # the audit must never stop the run: a bad SKILL.md costs only its pattern
-            warnings.append(f"{SKILLS_DIR}/{skill}/SKILL.md: output pattern not inferred: {type(exc).__name__}: {exc}")
+        except (
+            Exception
+        ) as exc:  # the audit must never stop the run: a bad SKILL.md costs only its pattern
+            warnings.append(
+                f"{SKILLS_DIR}/{skill}/SKILL.md: output pattern not inferred: {type(exc).__name__}: {exc}"
+            )
             pattern = ""
         gaps.append(Gap(skill, pattern))
     disabled = sorted((universe & registered) - enabled - spec_skills)
     unregistered = sorted(universe - registered - spec_skills)
     without_spec = universe - spec_skills
     orphans = tuple(
-        Orphan(s, closest_skill(s, folders | registered, prefer=without_spec)) for s in sorted(spec_skills - universe - registered)
+        Orphan(s, closest_skill(s, folders | registered, prefer=without_spec))
+        for s in sorted(spec_skills - universe - registered)
     )
     return AuditReport(
         total_skills=len(universe),

@@ -63,10 +63,22 @@ def detail_to_json(article: ParsedArticle) -> dict[str, Any]:
     """What an article says per skill: its rows, and who is failing since when under which issue."""
     return {
         "rows": [
-            [key, r.skill, r.status.value, r.diff, r.root_cause, r.quality, r.words, r.last_output, list(r.flags)]
+            [
+                key,
+                r.skill,
+                r.status.value,
+                r.diff,
+                r.root_cause,
+                r.quality,
+                r.words,
+                r.last_output,
+                list(r.flags),
+            ]
             for key, r in article.rows.items()
         ],
-        "failing_since": [[k, v.since.isoformat(), v.issue] for k, v in article.failing_since.items()],
+        "failing_since": [
+            [k, v.since.isoformat(), v.issue] for k, v in article.failing_since.items()
+        ],
         "issues": [[k, v] for k, v in article.issues.items()],
     }
 
@@ -77,7 +89,9 @@ def summary_to_json(article: ParsedArticle) -> dict[str, Any]:
         "path": article.path,
         "day": article.day.isoformat(),
         "verdict": article.verdict,
-        "coverage": [article.coverage.covered, article.coverage.enabled] if article.coverage else None,
+        "coverage": [article.coverage.covered, article.coverage.enabled]
+        if article.coverage
+        else None,
         "coverage_pct": article.coverage_pct,
         "action_queue": list(article.action_queue),
         "diff_summary": article.diff_summary,
@@ -91,15 +105,21 @@ def with_detail(summary: ParsedArticle, detail: dict[str, Any]) -> ParsedArticle
     return dataclasses.replace(
         summary,
         rows={
-            key: ArticleRow(skill, _STATUS[status], diff, cause, quality, words, output, tuple(flags))
+            key: ArticleRow(
+                skill, _STATUS[status], diff, cause, quality, words, output, tuple(flags)
+            )
             for key, skill, status, diff, cause, quality, words, output, flags in detail["rows"]
         },
-        failing_since={k: FailingSince(date.fromisoformat(s), i) for k, s, i in detail["failing_since"]},
+        failing_since={
+            k: FailingSince(date.fromisoformat(s), i) for k, s, i in detail["failing_since"]
+        },
         issues={k: v for k, v in detail["issues"]},
     )
 
 
-def article_from_json(summary: dict[str, Any], detail: dict[str, Any] | None = None) -> ParsedArticle:
+def article_from_json(
+    summary: dict[str, Any], detail: dict[str, Any] | None = None
+) -> ParsedArticle:
     """The article from its summary, with its rows and failing-since facts when `detail` is given."""
     coverage = summary["coverage"]
     article = ParsedArticle(
@@ -134,7 +154,9 @@ class ArticleCache:
         self.writable = writable
         self.dir = self.base / (fp or fingerprint())
         self._index: dict[str, Any] | None = None
-        self._files: dict[str, list[int | str]] = {}  # article file name -> [inode, size, mtime_ns, sha256]
+        self._files: dict[
+            str, list[int | str]
+        ] = {}  # article file name -> [inode, size, mtime_ns, sha256]
         self._dirty = False
         self._ready = False
 
@@ -164,7 +186,12 @@ class ArticleCache:
         article, never edit it in place); None when it must be read and hashed again."""
         self.index  # noqa: B018 - loads the file records too
         entry = self._files.get(path.name)
-        if isinstance(entry, list) and len(entry) == 4 and entry[:3] == self._stamp(stat) and isinstance(entry[3], str):
+        if (
+            isinstance(entry, list)
+            and len(entry) == 4
+            and entry[:3] == self._stamp(stat)
+            and isinstance(entry[3], str)
+        ):
             return entry[3]
         return None
 
@@ -179,14 +206,19 @@ class ArticleCache:
         """The article without its rows and per-skill facts, and its (failing, skills) counts."""
         entry: Any = self.index.get(sha)
         try:
-            return article_from_json(entry["parsed"]), (int(entry["counts"][0]), int(entry["counts"][1]))
+            return article_from_json(entry["parsed"]), (
+                int(entry["counts"][0]),
+                int(entry["counts"][1]),
+            )
         except _DAMAGED:
             return None
 
     def full(self, sha: str, summary: ParsedArticle) -> ParsedArticle | None:
         """`summary` with its rows, failing-since dates and issues, or None on a miss."""
         try:
-            return with_detail(summary, json.loads((self.dir / "rows" / f"{sha}.json").read_text(encoding="utf-8")))
+            return with_detail(
+                summary, json.loads((self.dir / "rows" / f"{sha}.json").read_text(encoding="utf-8"))
+            )
         except _DAMAGED:
             return None
 
@@ -201,7 +233,10 @@ class ArticleCache:
     def put(self, sha: str, article: ParsedArticle) -> None:
         if not self.writable:
             return
-        self._write(self.dir / "rows" / f"{sha}.json", json.dumps(detail_to_json(article), ensure_ascii=False, separators=(",", ":")))
+        self._write(
+            self.dir / "rows" / f"{sha}.json",
+            json.dumps(detail_to_json(article), ensure_ascii=False, separators=(",", ":")),
+        )
         self.index[sha] = {"parsed": summary_to_json(article), "counts": list(counts_of(article))}
         self._dirty = True
 
@@ -276,7 +311,15 @@ class ArticleCache:
     def save(self) -> None:
         """Write the summaries index if it changed; a cache that cannot be written is no error."""
         if self.writable and self._dirty and self._index is not None:
-            self._write(self.dir / "index.json", json.dumps({"version": VERSION, "articles": self._index, "files": self._files}, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+            self._write(
+                self.dir / "index.json",
+                json.dumps(
+                    {"version": VERSION, "articles": self._index, "files": self._files},
+                    sort_keys=True,
+                    ensure_ascii=False,
+                    separators=(",", ":"),
+                ),
+            )
             self._dirty = False
 
     def _write(self, path: Path, text: str) -> None:

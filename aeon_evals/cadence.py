@@ -22,7 +22,9 @@ class CronError(ValueError):
 def _fields(expr: str) -> tuple[list[int], list[int], set[int], set[int], set[int], bool, bool]:
     parts = expr.split()
     if len(parts) != 5:
-        raise CronError(f"{expr!r} has {len(parts)} fields; a cron schedule has 5 (minute hour day month weekday)")
+        raise CronError(
+            f"{expr!r} has {len(parts)} fields; a cron schedule has 5 (minute hour day month weekday)"
+        )
     dom, dow = parts[2], parts[4]
     if re.search(r"[LW?#]", dom) or re.search(r"#|\?|(^|,)\d*L($|,)", dow):
         raise CronError(f"{expr!r} uses #, L, W or ?, which GitHub Actions cron does not support")

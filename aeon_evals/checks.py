@@ -54,13 +54,20 @@ def _section_matcher(section: str) -> tuple[int | None, object]:
     return None, compile_pattern(stripped)
 
 
-Heading = tuple[int, int, str, bytes]  # (start offset, level, title lower-cased, whole heading line)
+Heading = tuple[
+    int, int, str, bytes
+]  # (start offset, level, title lower-cased, whole heading line)
 
 
 def headings(block: bytes) -> list[Heading]:
     """Every markdown heading of a block, found once (a shared log is read by many specs)."""
     return [
-        (m.start(), len(m.group(1)), m.group(2).decode("utf-8", errors="replace").strip().lower(), block[m.start() : m.end()])
+        (
+            m.start(),
+            len(m.group(1)),
+            m.group(2).decode("utf-8", errors="replace").strip().lower(),
+            block[m.start() : m.end()],
+        )
         for m in _HEADING.finditer(block)
     ]
 
@@ -86,7 +93,11 @@ class HeadingIndex:
     def spans(self, want_level: int | None, want: object) -> list[tuple[int, int]]:
         """(start, end) of each section `want` heads, in order, exactly as extract_sections walks them."""
         if want_level is None:  # a pattern: every heading line must be tried
-            hits = [i for i, (_, level, title, line) in enumerate(self.items) if _starts_section(level, title, line, want_level, want)]
+            hits = [
+                i
+                for i, (_, level, title, line) in enumerate(self.items)
+                if _starts_section(level, title, line, want_level, want)
+            ]
         else:  # titles that start with `want` are one run of the sorted list
             assert isinstance(want, str)
             hits = []
@@ -107,7 +118,9 @@ class HeadingIndex:
         return found
 
 
-def _starts_section(level: int, title: str, line: bytes, want_level: int | None, want: object) -> bool:
+def _starts_section(
+    level: int, title: str, line: bytes, want_level: int | None, want: object
+) -> bool:
     if want_level is None:
         return want.search(line) is not None  # type: ignore[attr-defined]
     # Real logs mix `##` and `###` for the same skill: the title decides, not the level.
@@ -194,28 +207,60 @@ def check_content(spec: Spec, blocks: Iterable[bytes]) -> tuple[list[Cause], int
 
     causes: list[Cause] = []
     if words < spec.min_words:
-        causes.append(Cause(Status.FAIL, "word_count", f"{words:,} words, minimum {spec.min_words:,}"))
+        causes.append(
+            Cause(Status.FAIL, "word_count", f"{words:,} words, minimum {spec.min_words:,}")
+        )
     for source in spec.required_patterns:
         if source in missing:
-            causes.append(Cause(Status.FAIL, f"missing_pattern:{source}", f"required pattern `{source}` not found"))
+            causes.append(
+                Cause(
+                    Status.FAIL,
+                    f"missing_pattern:{source}",
+                    f"required pattern `{source}` not found",
+                )
+            )
     for source, _rx in forbidden:
         if source in hits:
             found = hits[source].decode("utf-8", errors="replace")
-            causes.append(Cause(Status.FAIL, f"forbidden_pattern:{source}", f"forbidden pattern `{source}` found: {found!r}"))
+            causes.append(
+                Cause(
+                    Status.FAIL,
+                    f"forbidden_pattern:{source}",
+                    f"forbidden pattern `{source}` found: {found!r}",
+                )
+            )
     for check in spec.numeric_checks:
         raw = numeric[check.label]
         if raw is None:
             if not check.skip_if_not_found:
-                causes.append(Cause(Status.WARN, f"numeric_missing:{check.label}", f"{check.label}: pattern `{check.pattern}` not found"))
+                causes.append(
+                    Cause(
+                        Status.WARN,
+                        f"numeric_missing:{check.label}",
+                        f"{check.label}: pattern `{check.pattern}` not found",
+                    )
+                )
             continue
         text = raw.decode("utf-8", errors="replace")
         value = _parse_number(text)
         low = check.min if check.min is not None else float("-inf")
         high = check.max if check.max is not None else float("inf")
         if value is None:
-            causes.append(Cause(Status.FAIL, f"numeric_oob:{check.label}", f"{check.label}: {text!r} is not a number"))
+            causes.append(
+                Cause(
+                    Status.FAIL,
+                    f"numeric_oob:{check.label}",
+                    f"{check.label}: {text!r} is not a number",
+                )
+            )
         elif not low <= value <= high:
-            causes.append(Cause(Status.FAIL, f"numeric_oob:{check.label}", f"{check.label} = {_num(value)}, expected {_bounds(check.min, check.max)}"))
+            causes.append(
+                Cause(
+                    Status.FAIL,
+                    f"numeric_oob:{check.label}",
+                    f"{check.label} = {_num(value)}, expected {_bounds(check.min, check.max)}",
+                )
+            )
     return causes, words, seen
 
 
@@ -242,11 +287,15 @@ def order_causes(causes: list[Cause]) -> tuple[Cause, ...]:
 
 def error_result(skill: str, problems: tuple[Problem, ...], ctx: Context) -> SkillResult:
     """A spec that failed validation: the skill is reported as ERROR, not as failing."""
-    causes = tuple(Cause(Status.ERROR, f"spec_error:{p.where.split('.', 2)[-1]}", p.message) for p in problems)
+    causes = tuple(
+        Cause(Status.ERROR, f"spec_error:{p.where.split('.', 2)[-1]}", p.message) for p in problems
+    )
     return _finish(skill, Status.ERROR, causes, ctx)
 
 
-def _finish(skill: str, status: Status, causes: tuple[Cause, ...], ctx: Context, **extra: object) -> SkillResult:
+def _finish(
+    skill: str, status: Status, causes: tuple[Cause, ...], ctx: Context, **extra: object
+) -> SkillResult:
     reg = ctx.registration
     return SkillResult(
         skill=skill,
@@ -258,7 +307,9 @@ def _finish(skill: str, status: Status, causes: tuple[Cause, ...], ctx: Context,
     )
 
 
-def _pick_log(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context) -> tuple[str, str | None]:
+def _pick_log(
+    spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context
+) -> tuple[str, str | None]:
     """The file to check: the newest, except that a shared-log spec looks back across the logs
     written since the skill's previous expected run for the newest one holding its entry."""
     if not spec.output_pattern.startswith("memory/logs/"):
@@ -286,7 +337,10 @@ def _pick_log(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context
         if _holds_entry(spec, body, outputs):
             if rel == newest:
                 return rel, None
-            return rel, f"used {rel}: the newest log has no entry yet (last expected run {fired:%Y-%m-%d %H:%M} UTC)"
+            return (
+                rel,
+                f"used {rel}: the newest log has no entry yet (last expected run {fired:%Y-%m-%d %H:%M} UTC)",
+            )
     return newest, None
 
 
@@ -301,7 +355,9 @@ def _only_own_section(outputs: Outputs, rel: str) -> bool:
         own = body.data is not None and OWN_SECTION.encode() in body.data
         if own:
             assert body.data is not None
-            rest = b"".join(extract_sections([body.data], OWN_SECTION, keep=False, index=_index(outputs, body)))
+            rest = b"".join(
+                extract_sections([body.data], OWN_SECTION, keep=False, index=_index(outputs, body))
+            )
             own = all(not line.strip() or line.startswith(b"# ") for line in rest.splitlines())
         outputs.memo[key] = own
     return bool(outputs.memo[key])
@@ -347,9 +403,21 @@ def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     try:
         match = outputs.matches(spec.output_pattern)
     except PathOutsideRoot as exc:
-        return _finish(spec.skill, Status.ERROR, (Cause(Status.ERROR, "path_outside_root", exc.message),), ctx, muted=muted)
+        return _finish(
+            spec.skill,
+            Status.ERROR,
+            (Cause(Status.ERROR, "path_outside_root", exc.message),),
+            ctx,
+            muted=muted,
+        )
     except (OSError, ValueError) as exc:
-        return _finish(spec.skill, Status.ERROR, (Cause(Status.ERROR, "bad_output_pattern", str(exc)),), ctx, muted=muted)
+        return _finish(
+            spec.skill,
+            Status.ERROR,
+            (Cause(Status.ERROR, "bad_output_pattern", str(exc)),),
+            ctx,
+            muted=muted,
+        )
 
     # a. latest output
     if not match.files:
@@ -358,9 +426,19 @@ def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
             detail += " (" + "; ".join(match.skipped) + ")"
         cron = ctx.cron
         if cron and cron.last_status == "success":
-            notes.append(f"cron-state says the last run succeeded ({cron.last_success or 'time unknown'}) but there is no output")
+            notes.append(
+                f"cron-state says the last run succeeded ({cron.last_success or 'time unknown'}) but there is no output"
+            )
         causes: tuple[Cause, ...] = (Cause(Status.NO_OUTPUT, "no_file_match", detail),)
-        return _finish(spec.skill, Status.NO_OUTPUT, causes, ctx, muted=muted, notes=tuple(notes), **_quality(spec, ctx)[1])
+        return _finish(
+            spec.skill,
+            Status.NO_OUTPUT,
+            causes,
+            ctx,
+            muted=muted,
+            notes=tuple(notes),
+            **_quality(spec, ctx)[1],
+        )
 
     rel, lookback_note = _pick_log(spec, match.files, outputs, ctx)
     if lookback_note:
@@ -369,7 +447,14 @@ def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         body = outputs.read(rel)
     except OutputError as exc:
         status = Status.NO_OUTPUT if exc.code == "no_file_match" else Status.ERROR
-        return _finish(spec.skill, status, (Cause(status, exc.code, exc.detail),), ctx, muted=muted, notes=tuple(notes))
+        return _finish(
+            spec.skill,
+            status,
+            (Cause(status, exc.code, exc.detail),),
+            ctx,
+            muted=muted,
+            notes=tuple(notes),
+        )
     age, age_source = outputs.age(rel, ctx.now)
     output = OutputFile(rel, body.size, body.sha256, age, age_source)
     found: list[Cause] = []
@@ -382,7 +467,9 @@ def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     if body.size == 0:
         found.append(Cause(Status.FAIL, "empty_file", f"{rel} is empty (0 bytes)"))
     elif body.binary:
-        found.append(Cause(Status.FAIL, "binary_file", f"{rel} holds binary data (NUL bytes), not text"))
+        found.append(
+            Cause(Status.FAIL, "binary_file", f"{rel} holds binary data (NUL bytes), not text")
+        )
     if age is not None and age > 2 * cadence_days:
         found.append(
             Cause(
@@ -400,7 +487,11 @@ def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         except PatternError as exc:  # validated at load time; kept for safety
             content_causes, words, seen = [Cause(Status.ERROR, "bad_pattern", str(exc))], 0, 1
         if spec.section and seen == 0:
-            found.append(Cause(Status.FAIL, "missing_section", f"no section headed {spec.section!r} in {rel}"))
+            found.append(
+                Cause(
+                    Status.FAIL, "missing_section", f"no section headed {spec.section!r} in {rel}"
+                )
+            )
             content_causes = [c for c in content_causes if c.code != "word_count"]
         found.extend(content_causes)
 
@@ -409,10 +500,22 @@ def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     found.extend(quality_causes)
     if ctx.cron and ctx.cron.last_status == "failed" and not any(c.status.failing for c in found):
         err = f" ({ctx.cron.last_error[:120]})" if ctx.cron.last_error else ""
-        notes.append(f"cron-state says the last run failed ({ctx.cron.last_failed or 'time unknown'}){err}")
+        notes.append(
+            f"cron-state says the last run failed ({ctx.cron.last_failed or 'time unknown'}){err}"
+        )
     causes = order_causes(found)
     status = causes[0].status if causes else Status.PASS
-    return _finish(spec.skill, status, causes, ctx, words=words, output=output, muted=muted, notes=tuple(notes), **quality_extra)
+    return _finish(
+        spec.skill,
+        status,
+        causes,
+        ctx,
+        words=words,
+        output=output,
+        muted=muted,
+        notes=tuple(notes),
+        **quality_extra,
+    )
 
 
 def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], dict[str, object]]:
@@ -420,9 +523,18 @@ def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], dict[str, object]]:
     if health is None or health.avg_score is None:
         return [], {}
     score = health.avg_score
-    extra: dict[str, object] = {"quality": f"avg={score:.2f}".rstrip("0").rstrip("."), "quality_score": score}
+    extra: dict[str, object] = {
+        "quality": f"avg={score:.2f}".rstrip("0").rstrip("."),
+        "quality_score": score,
+    }
     if score < QUALITY_FAIL:
-        return [Cause(Status.QUALITY_DEGRADED, f"quality_score:{score:g}", f"skill-health avg_score {score:g} < {QUALITY_FAIL}")], extra
+        return [
+            Cause(
+                Status.QUALITY_DEGRADED,
+                f"quality_score:{score:g}",
+                f"skill-health avg_score {score:g} < {QUALITY_FAIL}",
+            )
+        ], extra
     return [], extra
 
 

@@ -73,7 +73,9 @@ def fail_reason(outcome: RunOutcome, mode: FailOn) -> str | None:
     if mode is FailOn.FAILING:
         failing = failing_skills(outcome)
         if failing:
-            shown = ", ".join(failing[:5]) + (f" (+{len(failing) - 5} more)" if len(failing) > 5 else "")
+            shown = ", ".join(failing[:5]) + (
+                f" (+{len(failing) - 5} more)" if len(failing) > 5 else ""
+            )
             return f"{len(failing)} failing skill{'s' if len(failing) != 1 else ''}: {shown}"
     return None
 
@@ -137,22 +139,35 @@ def junit_xml(outcome: RunOutcome) -> str:
     evaluated by this invocation.
     """
     import xml.etree.ElementTree as ET  # only for --junit: not on every run's start-up
-    evaluated = sorted(((r, r.result) for r in outcome.rows if r.result is not None), key=lambda p: p[1].skill)
+
+    evaluated = sorted(
+        ((r, r.result) for r in outcome.rows if r.result is not None), key=lambda p: p[1].skill
+    )
     counts = {"failures": 0, "errors": 0, "skipped": 0}
     cases: list[ET.Element] = []
     for row, result in evaluated:
-        case = ET.Element("testcase", {"name": result.skill, "classname": result.skill, "time": "0"})
+        case = ET.Element(
+            "testcase", {"name": result.skill, "classname": result.skill, "time": "0"}
+        )
         skip = _skip_reason(result)
         if skip is not None:
             counts["skipped"] += 1
             ET.SubElement(case, "skipped", {"message": _xml_text(skip)})
         elif result.status is Status.ERROR:
             counts["errors"] += 1
-            error = ET.SubElement(case, "error", {"message": _xml_text(result.root_cause), "type": result.status.value})
+            error = ET.SubElement(
+                case,
+                "error",
+                {"message": _xml_text(result.root_cause), "type": result.status.value},
+            )
             error.text = _xml_text("\n".join(_result_lines(row, result)))
         elif result.status.failing:
             counts["failures"] += 1
-            failure = ET.SubElement(case, "failure", {"message": _xml_text(result.root_cause), "type": result.status.value})
+            failure = ET.SubElement(
+                case,
+                "failure",
+                {"message": _xml_text(result.root_cause), "type": result.status.value},
+            )
             failure.text = _xml_text("\n".join(_result_lines(row, result)))
         else:  # PASS, or STALE/WARN: a pass whose note says what to look at
             out = ET.SubElement(case, "system-out")
@@ -160,7 +175,11 @@ def junit_xml(outcome: RunOutcome) -> str:
         cases.append(case)
     totals = {"tests": str(len(cases)), **{k: str(v) for k, v in counts.items()}, "time": "0"}
     root = ET.Element("testsuites", {"name": "aeon-evals", **totals})
-    suite = ET.SubElement(root, "testsuite", {"name": SUITE_NAME, **totals, "timestamp": f"{outcome.day.isoformat()}T00:00:00"})
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {"name": SUITE_NAME, **totals, "timestamp": f"{outcome.day.isoformat()}T00:00:00"},
+    )
     props = ET.SubElement(suite, "properties")
     facts = [("verdict", outcome.verdict.value), ("date", outcome.day.isoformat())]
     if outcome.article_path:
@@ -218,9 +237,13 @@ class _Note:
     message: str
 
 
-def _capped(level: str, notes: list[_Note], spec_file: str, spec_lines: Mapping[str, int], what: str) -> list[str]:
+def _capped(
+    level: str, notes: list[_Note], spec_file: str, spec_lines: Mapping[str, int], what: str
+) -> list[str]:
     out: list[str] = []
-    shown = notes if len(notes) <= MAX_ANNOTATIONS_PER_LEVEL else notes[: MAX_ANNOTATIONS_PER_LEVEL - 1]
+    shown = (
+        notes if len(notes) <= MAX_ANNOTATIONS_PER_LEVEL else notes[: MAX_ANNOTATIONS_PER_LEVEL - 1]
+    )
     for note in shown:
         props = [("file", spec_file)]
         if note.skill in spec_lines:
@@ -229,11 +252,19 @@ def _capped(level: str, notes: list[_Note], spec_file: str, spec_lines: Mapping[
         out.append(workflow_command(level, note.message, props))
     if len(shown) < len(notes):
         rest = len(notes) - len(shown)
-        out.append(workflow_command(level, f"+{rest} more {what} — see the job summary and the article", [("file", spec_file), ("title", f"{rest} more {what}")]))
+        out.append(
+            workflow_command(
+                level,
+                f"+{rest} more {what} — see the job summary and the article",
+                [("file", spec_file), ("title", f"{rest} more {what}")],
+            )
+        )
     return out
 
 
-def annotation_lines(outcome: RunOutcome, *, spec_file: str, spec_lines: Mapping[str, int] | None = None) -> list[str]:
+def annotation_lines(
+    outcome: RunOutcome, *, spec_file: str, spec_lines: Mapping[str, int] | None = None
+) -> list[str]:
     """`::error` lines for new failures and `::warning` lines for stale skills and broken specs.
 
     They point at the skill's entry in `spec_file` (evals.json, relative to the repository);
@@ -243,20 +274,47 @@ def annotation_lines(outcome: RunOutcome, *, spec_file: str, spec_lines: Mapping
     article = outcome.article_path or "the article"
     errors: list[_Note] = []
     warnings: list[_Note] = []
-    for row in sorted((r for r in outcome.rows if r.result is not None and r.counts), key=lambda r: r.skill):
+    for row in sorted(
+        (r for r in outcome.rows if r.result is not None and r.counts), key=lambda r: r.skill
+    ):
         result = row.result
         assert result is not None
         head = result.head
-        cause = (f"{head.code} — {head.detail}" if head.detail else head.code) if head else result.status.value
+        cause = (
+            (f"{head.code} — {head.detail}" if head.detail else head.code)
+            if head
+            else result.status.value
+        )
         if row.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED):
             issue = f" ({row.issue})" if row.issue else ""
             output = f"; output {result.output.path}" if result.output else ""
-            errors.append(_Note(result.skill, f"{row.label} {result.skill}", f"{result.skill}: {result.status.value}: {cause}{issue}{output}. See {article}"))
+            errors.append(
+                _Note(
+                    result.skill,
+                    f"{row.label} {result.skill}",
+                    f"{result.skill}: {result.status.value}: {cause}{issue}{output}. See {article}",
+                )
+            )
         elif result.status is Status.STALE:
-            warnings.append(_Note(result.skill, f"STALE {result.skill}", f"{result.skill}: {cause}. Dispatch it or check its schedule; see {article}"))
+            warnings.append(
+                _Note(
+                    result.skill,
+                    f"STALE {result.skill}",
+                    f"{result.skill}: {cause}. Dispatch it or check its schedule; see {article}",
+                )
+            )
         elif result.status is Status.ERROR:
-            warnings.append(_Note(result.skill, f"Invalid spec {result.skill}", f"{result.skill}: the spec cannot be used: {cause}"))
-    return [*_capped("error", errors, spec_file, lines_of, "new failures"), *_capped("warning", warnings, spec_file, lines_of, "stale skills or invalid specs")]
+            warnings.append(
+                _Note(
+                    result.skill,
+                    f"Invalid spec {result.skill}",
+                    f"{result.skill}: the spec cannot be used: {cause}",
+                )
+            )
+    return [
+        *_capped("error", errors, spec_file, lines_of, "new failures"),
+        *_capped("warning", warnings, spec_file, lines_of, "stale skills or invalid specs"),
+    ]
 
 
 def error_annotation(message: str) -> str:
@@ -278,7 +336,9 @@ def article_url(env: Mapping[str, str], article_path: str) -> str | None:
     ref = env.get("AEON_EVALS_ARTICLE_REF") or env.get("GITHUB_SHA")
     if not (server and repo and ref):
         return None
-    return f"{server.rstrip('/')}/{repo}/blob/{quote(ref, safe='/')}/{quote(article_path, safe='/')}"
+    return (
+        f"{server.rstrip('/')}/{repo}/blob/{quote(ref, safe='/')}/{quote(article_path, safe='/')}"
+    )
 
 
 def _md_cell(text: str) -> str:
@@ -305,10 +365,17 @@ class _Budget:
 _RESERVE = 4096
 
 
-def _table(title: str, header: list[str], rows: list[list[str]], budget: _Budget, more: str) -> list[str]:
+def _table(
+    title: str, header: list[str], rows: list[list[str]], budget: _Budget, more: str
+) -> list[str]:
     if not rows:
         return []
-    out = [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out = [
+        f"### {title}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+    ]
     for line in out:
         budget.take(line)
     shown = 0
@@ -348,12 +415,26 @@ def job_summary(
         article_line = f"**Article:** [{path}]({article_link})"
     else:
         more = f"the full article ({path})" if path else "the full article"
-        article_line = f"**Article:** `{path}`" + (" (dry run: not written)" if dry_run else "") if path else ""
+        article_line = (
+            f"**Article:** `{path}`" + (" (dry run: not written)" if dry_run else "")
+            if path
+            else ""
+        )
     reason = fail_reason(outcome, fail_on)
-    gate = f"`--fail-on {fail_on.value}`: " + (f"tripped ({reason}) → exit {code}" if reason else f"not tripped → exit {code}")
-    out = [f"## Skill Evals — {outcome.day.isoformat()}", "", f"**Verdict:** `{outcome.verdict.value}`  ", f"{gate}  "]
+    gate = f"`--fail-on {fail_on.value}`: " + (
+        f"tripped ({reason}) → exit {code}" if reason else f"not tripped → exit {code}"
+    )
+    out = [
+        f"## Skill Evals — {outcome.day.isoformat()}",
+        "",
+        f"**Verdict:** `{outcome.verdict.value}`  ",
+        f"{gate}  ",
+    ]
     if data is not None:
-        out += [f"**Coverage:** {coverage_line(data.coverage, data.previous_pct, data.legacy_pct)}  ", f"**Diff:** {data.counts.summary()}  "]
+        out += [
+            f"**Coverage:** {coverage_line(data.coverage, data.previous_pct, data.legacy_pct)}  ",
+            f"**Diff:** {data.counts.summary()}  ",
+        ]
     if article_line:
         out.append(article_line)
     out.append("")
@@ -362,14 +443,24 @@ def job_summary(
         budget.take(line)
     if data is not None:
         if data.actions:
-            queue = ["### Action Queue", "", *[f"{i}. {_md_cell(a)}" for i, a in enumerate(data.actions, 1)], ""]
+            queue = [
+                "### Action Queue",
+                "",
+                *[f"{i}. {_md_cell(a)}" for i, a in enumerate(data.actions, 1)],
+                "",
+            ]
         else:
             queue = ["Action Queue: none — all green.", ""]
         for line in queue:
             budget.take(line)
         out += queue
         rows = sorted(data.rows, key=lambda r: r.skill)
-        regressions = [r for r in rows if r.result is not None and r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)]
+        regressions = [
+            r
+            for r in rows
+            if r.result is not None
+            and r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)
+        ]
         out += _table(
             "Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)",
             ["Skill", "Status", "Root cause", "Issue"],
@@ -381,7 +472,11 @@ def job_summary(
         out += _table(
             "Recovered (FIXED)",
             ["Skill", "Was", "Now"],
-            [[r.skill, r.previous.status.value if r.previous else "—", r.result.status.value] for r in recovered if r.result],
+            [
+                [r.skill, r.previous.status.value if r.previous else "—", r.result.status.value]
+                for r in recovered
+                if r.result
+            ],
             budget,
             more,
         )
@@ -390,7 +485,13 @@ def job_summary(
             "Still Failing",
             ["Skill", "Status", "Root cause", "Issue", "Failing since"],
             [
-                [r.skill, r.result.status.value, cause_text(r), r.issue or "—", r.failing_since.since.isoformat() if r.failing_since else "—"]
+                [
+                    r.skill,
+                    r.result.status.value,
+                    cause_text(r),
+                    r.issue or "—",
+                    r.failing_since.since.isoformat() if r.failing_since else "—",
+                ]
                 for r in still
                 if r.result
             ],
@@ -399,8 +500,20 @@ def job_summary(
         )
     if outcome.warnings:
         shown_warnings = [f"- {_md_cell(w)}" for w in outcome.warnings[:20]]
-        extra = [f"- +{len(outcome.warnings) - 20} more warnings — see the run log"] if len(outcome.warnings) > 20 else []
-        block = ["<details><summary>Warnings</summary>", "", *shown_warnings, *extra, "", "</details>", ""]
+        extra = (
+            [f"- +{len(outcome.warnings) - 20} more warnings — see the run log"]
+            if len(outcome.warnings) > 20
+            else []
+        )
+        block = [
+            "<details><summary>Warnings</summary>",
+            "",
+            *shown_warnings,
+            *extra,
+            "",
+            "</details>",
+            "",
+        ]
         if all(budget.take(line) for line in block):
             out += block
     text = "\n".join(out).rstrip("\n") + "\n"

@@ -67,7 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception:
         traceback.print_exc()
-        print("aeon-evals: internal error (a bug): please report it with the traceback above", file=sys.stderr)
+        print(
+            "aeon-evals: internal error (a bug): please report it with the traceback above",
+            file=sys.stderr,
+        )
         return ExitCode.INTERNAL
 
 

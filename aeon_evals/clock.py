@@ -12,7 +12,9 @@ def parse_now(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise UsageError(f"--now {text!r} is not an ISO-8601 time such as 2026-05-31T06:00:00Z") from None
+        raise UsageError(
+            f"--now {text!r} is not an ISO-8601 time such as 2026-05-31T06:00:00Z"
+        ) from None
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 

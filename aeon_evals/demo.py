@@ -43,7 +43,9 @@ def make_demo(target: Path, today: date) -> Path:
         if src.is_file():
             files = [src]
         elif src.is_dir():
-            files = sorted(p for p in src.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+            files = sorted(
+                p for p in src.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            )
         else:
             continue
         for file in files:

@@ -97,7 +97,9 @@ def inside(root: Path, candidate: Path) -> bool:
 def confine(root: Path, relative: str, *, what: str) -> Path:
     """Resolve `relative` under `root`, refusing absolute paths, `..` and symlinks out of the root."""
     if relative.startswith(("/", "\\")) or (len(relative) > 1 and relative[1] == ":"):
-        raise PathOutsideRoot(f"{what} {relative!r} is an absolute path; paths must be relative to the root")
+        raise PathOutsideRoot(
+            f"{what} {relative!r} is an absolute path; paths must be relative to the root"
+        )
     if ".." in Path(relative).parts:
         raise PathOutsideRoot(f"{what} {relative!r} contains '..'; paths must stay inside the root")
     path = root / relative
@@ -109,7 +111,9 @@ def confine(root: Path, relative: str, *, what: str) -> Path:
 def check_writable(root: Path, path: Path, *, what: str) -> None:
     """Refuse to write `path` when it (or a symlinked folder on its way) leads outside the root."""
     if not inside(root, path.parent if not path.exists() else path):
-        raise PathOutsideRoot(f"{what} {path.relative_to(root).as_posix()} leads outside the root through a symlink; not written")
+        raise PathOutsideRoot(
+            f"{what} {path.relative_to(root).as_posix()} leads outside the root through a symlink; not written"
+        )
 
 
 @contextlib.contextmanager

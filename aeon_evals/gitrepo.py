@@ -9,7 +9,9 @@ from pathlib import Path
 def run_git(root: Path, *args: str) -> str | None:
     """`git -C root args…` stdout as text; None when git is missing, fails or takes over 30 s."""
     try:
-        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=30, check=False)
+        proc = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, timeout=30, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None

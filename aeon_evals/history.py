@@ -109,7 +109,9 @@ class _Table:
         return None
 
 
-def _sections(tokens: Sequence[Token]) -> tuple[list[str], dict[str, list[_Table]], dict[str, list[str]]]:
+def _sections(
+    tokens: Sequence[Token],
+) -> tuple[list[str], dict[str, list[_Table]], dict[str, list[str]]]:
     """Paragraph lines before the first h2, tables and list items per h2 heading."""
     preamble: list[str] = []
     tables: dict[str, list[_Table]] = {}
@@ -164,7 +166,12 @@ def _cell(row: list[str], index: int | None) -> str:
 
 
 def parse_article(
-    text: str, *, path: str, day: date, tokens: Sequence[Token] | None = None, full_rows: list[list[str]] | None = None
+    text: str,
+    *,
+    path: str,
+    day: date,
+    tokens: Sequence[Token] | None = None,
+    full_rows: list[list[str]] | None = None,
 ) -> ParsedArticle:
     """Parse one article; raise ArticleParseError when it has no Full Results table.
 
@@ -235,7 +242,11 @@ def parse_article(
         table = _first_table(tables, prefix)
         if table is None:
             continue
-        s_col, i_col, f_col = table.column("skill"), table.column("issue"), table.column("failing since")
+        s_col, i_col, f_col = (
+            table.column("skill"),
+            table.column("issue"),
+            table.column("failing since"),
+        )
         for raw in table.rows:
             skill = _cell(raw, s_col).strip().strip("`*")
             issue = _ISSUE_RE.search(_cell(raw, i_col))
@@ -274,13 +285,17 @@ def article_day(path: Path) -> date | None:
 PREFIX = "skill-evals-"
 
 
-def list_articles(articles_dir: Path, listing: Sequence[str] | None = None) -> list[tuple[date, Path]]:
+def list_articles(
+    articles_dir: Path, listing: Sequence[str] | None = None
+) -> list[tuple[date, Path]]:
     """Every dated skill-evals article in the folder, oldest first. `listing`: the folder's
     names, sorted, when the caller has listed it already (a year of outputs is 300,000 names)."""
     return [(d, p) for d, p in article_names(articles_dir, listing) if p.is_file()]
 
 
-def newest_articles(articles_dir: Path, listing: Sequence[str] | None, before: date) -> Iterator[tuple[date, Path]]:
+def newest_articles(
+    articles_dir: Path, listing: Sequence[str] | None, before: date
+) -> Iterator[tuple[date, Path]]:
     """The articles dated before `before`, newest first, looked at one by one: a run wants the
     newest few, and a thousand past articles need not be looked at for that."""
     for day, path in reversed(article_names(articles_dir, listing)):
@@ -288,7 +303,9 @@ def newest_articles(articles_dir: Path, listing: Sequence[str] | None, before: d
             yield day, path
 
 
-def article_names(articles_dir: Path, listing: Sequence[str] | None = None) -> list[tuple[date, Path]]:
+def article_names(
+    articles_dir: Path, listing: Sequence[str] | None = None
+) -> list[tuple[date, Path]]:
     """(date, path) of every name that is a dated article's, oldest first; what each one is (a
     file, a folder …) is not looked at."""
     if listing is not None:
@@ -305,7 +322,9 @@ def article_names(articles_dir: Path, listing: Sequence[str] | None = None) -> l
     return sorted(found)
 
 
-_MEMO: dict[tuple[str, str, int, int], ParsedArticle] = {}  # (root, path, size, mtime): one read per file per process
+_MEMO: dict[
+    tuple[str, str, int, int], ParsedArticle
+] = {}  # (root, path, size, mtime): one read per file per process
 
 
 def read_article(path: Path, *, root: Path, cache: ArticleCache | None = None) -> ParsedArticle:
@@ -342,7 +361,9 @@ def stands_for(cached: ParsedArticle, path: Path, root: Path) -> bool:
     return cached.day == article_day(path) and cached.path == _rel(path, root)
 
 
-def parse_raw(raw: bytes, path: Path, *, root: Path, md: MarkdownIt | None = None) -> tuple[ParsedArticle, list[Token]]:
+def parse_raw(
+    raw: bytes, path: Path, *, root: Path, md: MarkdownIt | None = None
+) -> tuple[ParsedArticle, list[Token]]:
     """Parse the bytes of the article file at `path` (with `md` when given, so its tokens can be
     rendered too); raise ArticleParseError when the file is no readable article."""
     day = article_day(path)
@@ -380,7 +401,15 @@ def find_prior(
 
 def _git_articles(root: Path) -> Iterator[tuple[str, str]]:
     """(commit, path) of every skill-evals article ever committed, newest commit first."""
-    out = run_git(root, "log", "--format=@%H", "--name-only", "--diff-filter=AM", "--", "articles/skill-evals-*.md")
+    out = run_git(
+        root,
+        "log",
+        "--format=@%H",
+        "--name-only",
+        "--diff-filter=AM",
+        "--",
+        "articles/skill-evals-*.md",
+    )
     if not out:
         return
     commit = ""

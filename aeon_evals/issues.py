@@ -70,7 +70,9 @@ _CANONICAL = {
     "resolved": ("ID", "Title", "Severity", "Fix PR", "Resolved"),
 }
 # Cells of an Open row carried over as written into its Resolved row (the rest are recomputed).
-_KEPT_ON_CLOSE = frozenset({"id", "title", "severity", "category", "detected", "detected_by", "skills"})
+_KEPT_ON_CLOSE = frozenset(
+    {"id", "title", "severity", "category", "detected", "detected_by", "skills"}
+)
 _HEADINGS = {"open": "## Open", "resolved": "## Resolved"}
 _SECTION_RE = re.compile(r"##[ \t]+(open|resolved)\b", re.IGNORECASE)
 _ANY_HEADING_RE = re.compile(r"#{1,2}[ \t]")
@@ -139,10 +141,16 @@ class IssueOutcome:
 
     filed: tuple[IssueRef, ...] = ()
     closed: tuple[IssueRef, ...] = ()
-    existing: dict[str, str] = field(default_factory=dict)  # skill -> open issue id that already names it
-    open_by_skill: dict[str, str] = field(default_factory=dict)  # skill -> an open issue id naming it, after this run
+    existing: dict[str, str] = field(
+        default_factory=dict
+    )  # skill -> open issue id that already names it
+    open_by_skill: dict[str, str] = field(
+        default_factory=dict
+    )  # skill -> an open issue id naming it, after this run
     warnings: tuple[str, ...] = ()  # unreadable files, INDEX.md problems, … one line each
-    known: tuple[IssueFile, ...] = ()  # every readable issue as it was before this run (no second read needed)
+    known: tuple[
+        IssueFile, ...
+    ] = ()  # every readable issue as it was before this run (no second read needed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -274,13 +282,17 @@ _INVALID = object()
 
 
 _FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_FAST_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml emitter: 5x faster, checked by loading back
+_FAST_DUMPER: Any = getattr(
+    yaml, "CSafeDumper", yaml.SafeDumper
+)  # libyaml emitter: 5x faster, checked by loading back
 
 
 def _safe_load(text: str) -> Any:
     """yaml.safe_load, or _INVALID when it fails (PyYAML raises ValueError on bad dates too)."""
     try:
-        return yaml.load(text, Loader=_FAST_LOADER)  # a safe loader; libyaml's C parser when present
+        return yaml.load(
+            text, Loader=_FAST_LOADER
+        )  # a safe loader; libyaml's C parser when present
     except (yaml.YAMLError, ValueError, TypeError, RecursionError):
         return _INVALID
 
@@ -419,7 +431,9 @@ def _dump_pair(key: str, value: object, *, check: bool = True) -> str:
     options: dict[str, Any] = {"sort_keys": False, "width": _WIDE, "default_flow_style": flow}
     out = str(yaml.dump(pair, Dumper=_FAST_DUMPER, allow_unicode=True, **options))
     if check and _safe_load(out) != pair:
-        out = str(yaml.dump(pair, Dumper=_FAST_DUMPER, allow_unicode=False, default_style='"', **options))
+        out = str(
+            yaml.dump(pair, Dumper=_FAST_DUMPER, allow_unicode=False, default_style='"', **options)
+        )
     return out
 
 
@@ -436,7 +450,9 @@ def _body(req: IssueRequest, today: date, article_path: str) -> str:
         what = f"dropped below its quality bar ({req.status.value})"
     else:
         what = f"started failing its eval ({req.status.value})"
-    where = f"on `{_one_line(req.output_path)}`" if req.output_path else "with no output file matching"
+    where = (
+        f"on `{_one_line(req.output_path)}`" if req.output_path else "with no output file matching"
+    )
     detail = _one_line(req.detail).rstrip(".") or "no detail recorded"
     parts = [
         f"`{_one_line(req.skill)}` {what} in the skill-evals run of {today.isoformat()}, {where}.",
@@ -589,7 +605,9 @@ class _Index:
         rows = [ln for t in self._tables() for ln in self.lines[t.rows_start : t.rows_end]]
         firsts = [c[0] for c in (_cells(r) for r in rows) if c]
         self.linked = not firsts or any(c.startswith("[") for c in firsts)
-        self._mentioned = {int(m.group(1)) for m in _ID_RE.finditer(text or "")}  # rows only move or get added
+        self._mentioned = {
+            int(m.group(1)) for m in _ID_RE.finditer(text or "")
+        }  # rows only move or get added
 
     @property
     def text(self) -> str:
@@ -638,9 +656,16 @@ class _Index:
             if table is None:
                 continue
             if table.header >= at:
-                self._tables_of[name] = _Table(table.header + count, table.rows_start + count, table.rows_end + count, table.columns)
+                self._tables_of[name] = _Table(
+                    table.header + count,
+                    table.rows_start + count,
+                    table.rows_end + count,
+                    table.columns,
+                )
             elif table.rows_end >= at:  # a row added at its end, or one deleted from it
-                self._tables_of[name] = _Table(table.header, table.rows_start, table.rows_end + count, table.columns)
+                self._tables_of[name] = _Table(
+                    table.header, table.rows_start, table.rows_end + count, table.columns
+                )
 
     def _find_section(self, name: str) -> tuple[int, int] | None:
         for i, line in enumerate(self.lines):
@@ -779,7 +804,9 @@ class _Index:
 
     def open_row(self, number: int) -> bool:
         table = self._table("open")
-        return table is not None and any(_is_row_of(ln, number) for ln in self.lines[table.rows_start : table.rows_end])
+        return table is not None and any(
+            _is_row_of(ln, number) for ln in self.lines[table.rows_start : table.rows_end]
+        )
 
     def close(self, issue: IssueFile, resolved_on: str) -> None:
         """Move the issue's Open row (if any) to the end of Resolved, rebuilt to its columns."""
@@ -805,7 +832,9 @@ class _Index:
             return
         values = self._values(issue, status="resolved", resolved=resolved_on)
         self._insert_row(resolved, self._row(resolved.columns, values, kept))
-        self._mentioned.update(int(m.group(1)) for m in _ID_RE.finditer(self.lines[resolved.rows_end]))
+        self._mentioned.update(
+            int(m.group(1)) for m in _ID_RE.finditer(self.lines[resolved.rows_end])
+        )
 
 
 def _read_index(path: Path, root: Path) -> tuple[str | None, str | None]:
@@ -853,7 +882,9 @@ class _Naming:
     def first(self, skill: str) -> IssueFile | None:
         if _PLAIN_NAME.fullmatch(skill):
             return self._first.get(skill)
-        return next((i for i in sorted(self._issues, key=lambda i: i.number) if i.names(skill)), None)
+        return next(
+            (i for i in sorted(self._issues, key=lambda i: i.number) if i.names(skill)), None
+        )
 
 
 def _ours(issue: IssueFile) -> bool:
@@ -916,7 +947,9 @@ def keep_issues(
                 break
             number += 1
         else:
-            warnings.append(f"{ISSUES_DIR}: no free number in {_MAX_TRIES} tries; {req.skill} not filed")
+            warnings.append(
+                f"{ISSUES_DIR}: no free number in {_MAX_TRIES} tries; {req.skill} not filed"
+            )
             continue
         next_number = number + 1
         open_issues.append(issue)
@@ -952,7 +985,9 @@ def keep_issues(
             ):
                 # Resolved by a run that stopped before its INDEX.md write.
                 index.close(issue, (issue.resolved_at or today.isoformat())[:10])
-                warnings.append(f"{index_rel}: resolved {issue.id} was listed as open; moved to Resolved")
+                warnings.append(
+                    f"{index_rel}: resolved {issue.id} was listed as open; moved to Resolved"
+                )
 
     if not dry_run:
         for path, text in rewrites:

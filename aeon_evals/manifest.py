@@ -83,9 +83,14 @@ class _Collector:
 def _type_name(value: object) -> str:
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(
-        type(value), type(value).__name__
-    )
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def _is_number(value: object) -> bool:
@@ -102,7 +107,11 @@ def _show(value: object) -> str:
 
 
 def _got(value: object) -> str:
-    return _type_name(value) if isinstance(value, dict | list) or value is None else f"{_type_name(value)} {_show(value)}"
+    return (
+        _type_name(value)
+        if isinstance(value, dict | list) or value is None
+        else f"{_type_name(value)} {_show(value)}"
+    )
 
 
 def _patterns(value: object, where: str, out: _Collector) -> tuple[str, ...]:
@@ -163,7 +172,12 @@ def _numeric(value: object, where: str, out: _Collector) -> tuple[NumericCheck, 
             ok = False
         pattern = item.get("pattern")
         if not isinstance(pattern, str):
-            out.error(f"{at}.pattern", "is required (a regex whose group 1 is the number)" if pattern is None else f"expected a string, got {_got(pattern)}")
+            out.error(
+                f"{at}.pattern",
+                "is required (a regex whose group 1 is the number)"
+                if pattern is None
+                else f"expected a string, got {_got(pattern)}",
+            )
             ok = False
         else:
             try:
@@ -223,7 +237,10 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
     at = f"skills.{skill}"
     before = len([p for p in out.problems if p.severity == "error"])
     if not SKILL_NAME.match(skill):
-        out.error(at, f"{_show(skill)} is not a skill name (letters, digits, '-', '_', '.'; it names the skills/<name>/ folder)")
+        out.error(
+            at,
+            f"{_show(skill)} is not a skill name (letters, digits, '-', '_', '.'; it names the skills/<name>/ folder)",
+        )
     if not isinstance(raw, dict):
         out.error(at, f"expected an object with at least output_pattern, got {_got(raw)}")
         return None
@@ -231,7 +248,12 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
         out.warn(f"{at}.{key}", "unknown key (ignored)")
     pattern = raw.get("output_pattern")
     if not isinstance(pattern, str):
-        out.error(f"{at}.output_pattern", "is required (a glob relative to the root)" if pattern is None else f"expected a string, got {_got(pattern)}")
+        out.error(
+            f"{at}.output_pattern",
+            "is required (a glob relative to the root)"
+            if pattern is None
+            else f"expected a string, got {_got(pattern)}",
+        )
         pattern = ""
     elif (bad := _glob_problem(pattern)) is not None:
         out.error(f"{at}.output_pattern", bad)
@@ -249,7 +271,10 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
     if raw.get("expected_cadence") is not None:
         cadence_days = cadence.parse_cadence(raw["expected_cadence"])
         if cadence_days is None:
-            out.error(f"{at}.expected_cadence", f"expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got {_got(raw['expected_cadence'])}")
+            out.error(
+                f"{at}.expected_cadence",
+                f"expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got {_got(raw['expected_cadence'])}",
+            )
     section = raw.get("section")
     if section is not None and (not isinstance(section, str) or not section.strip()):
         out.error(f"{at}.section", f"expected a heading such as '### {skill}', got {_got(section)}")
@@ -259,7 +284,9 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
         try:
             compile_pattern(section.strip())
         except PatternError as exc:
-            out.error(f"{at}.section", f"not a heading such as '### {skill}', and as a pattern: {exc}")
+            out.error(
+                f"{at}.section", f"not a heading such as '### {skill}', and as a pattern: {exc}"
+            )
             section = None
     mute = _mute(raw.get("mute"), f"{at}.mute", out)
     if len([p for p in out.problems if p.severity == "error"]) > before:
@@ -280,7 +307,9 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
 def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
     """Validate parsed evals.json data. Raises ConfigError only when nothing can be used at all."""
     if not isinstance(data, dict):
-        raise ConfigError(f"expected a JSON object with a 'skills' key, got {_type_name(data)}", path=path)
+        raise ConfigError(
+            f"expected a JSON object with a 'skills' key, got {_type_name(data)}", path=path
+        )
     out = _Collector()
     for key in sorted(set(data) - TOP_KEYS):
         out.warn(str(key), "unknown key (ignored)")
@@ -291,7 +320,11 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
     if skills is None:
         skills = {}
     if not isinstance(skills, dict):
-        raise ConfigError(f"expected an object of skill specs, got {_type_name(skills)}", path=path, where="skills")
+        raise ConfigError(
+            f"expected an object of skill specs, got {_type_name(skills)}",
+            path=path,
+            where="skills",
+        )
     specs: dict[str, Spec] = {}
     spec_errors: dict[str, tuple[Problem, ...]] = {}
     for skill in sorted(skills):
@@ -310,11 +343,15 @@ def decode_json(raw: bytes) -> Any:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
+        raise ValueError(
+            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+        ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        raise ValueError(
+            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
     except RecursionError:
         raise ValueError("invalid JSON: nested too deeply") from None
 
@@ -327,7 +364,9 @@ def duplicate_keys(raw: bytes) -> list[Problem]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                found.append(Problem(key, "written twice in the same object; the last one wins", "warning"))
+                found.append(
+                    Problem(key, "written twice in the same object; the last one wins", "warning")
+                )
             seen.add(key)
         return dict(pairs)
 
@@ -358,6 +397,8 @@ def read_manifest_data(root: Path, *, retry_delay: float = 5.0) -> Any | None:
             return decode_json(raw)
         except ValueError as exc:
             if attempt == 2:
-                raise ConfigError(f"{exc} (also after a retry {retry_delay:g}s later)", path=EVALS_PATH) from None
+                raise ConfigError(
+                    f"{exc} (also after a retry {retry_delay:g}s later)", path=EVALS_PATH
+                ) from None
             time.sleep(retry_delay)
     return None  # pragma: no cover - the loop always returns or raises

@@ -159,7 +159,9 @@ class SkillResult:
     enabled: bool = True
     registered: bool = True
     muted: Mute | None = None
-    notes: tuple[str, ...] = ()  # extra facts for the row: which log was used, cron-state mismatch …
+    notes: tuple[
+        str, ...
+    ] = ()  # extra facts for the row: which log was used, cron-state mismatch …
 
     @property
     def root_cause(self) -> str:
@@ -223,4 +225,6 @@ class ParsedArticle:
     action_queue: tuple[str, ...] = ()
     diff_summary: str = ""
     source: str = "disk"  # "disk", or "git <commit>" when recovered from history
-    own: bool = False  # written by aeon-evals (its Full Results has a Notes column), not the old LLM skill
+    own: bool = (
+        False  # written by aeon-evals (its Full Results has a Notes column), not the old LLM skill
+    )

@@ -25,7 +25,9 @@ def find_notifier(root: Path, override: str | None) -> Path | None:
     return candidate if candidate.is_file() and os.access(candidate, os.X_OK) else None
 
 
-def send(command: Path | None, body: str, *, cwd: Path, timeout: float = TIMEOUT_SECONDS) -> NotifyResult:
+def send(
+    command: Path | None, body: str, *, cwd: Path, timeout: float = TIMEOUT_SECONDS
+) -> NotifyResult:
     """Run `command body`; a missing, failing or hanging notifier is reported, never raised."""
     if command is None:
         return NotifyResult(False, "no notifier (no executable ./notify)")
@@ -45,7 +47,9 @@ def send(command: Path | None, body: str, *, cwd: Path, timeout: float = TIMEOUT
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        return NotifyResult(False, f"notifier {command} timed out after {timeout:g}s and was killed")
+        return NotifyResult(
+            False, f"notifier {command} timed out after {timeout:g}s and was killed"
+        )
     if proc.returncode != 0:
         tail = err.decode("utf-8", errors="replace").strip().splitlines()[-1:] or [""]
         detail = f": {tail[0][:200]}" if tail[0] else ""

@@ -76,7 +76,9 @@ class Outputs:
         self.root = root.resolve()
         self._listing: dict[str, list[os.DirEntry[str]] | None] = {}
         self._names: dict[str, list[str]] = {}
-        self.memo: dict[tuple[str, str], object] = {}  # derived per-file data shared by specs (headings …)
+        self.memo: dict[
+            tuple[str, str], object
+        ] = {}  # derived per-file data shared by specs (headings …)
         self._matches: dict[str, Match] = {}
         self._safe_heads: set[str] = set()
         self._bodies: dict[str, Body] = {}
@@ -108,7 +110,9 @@ class Outputs:
         files: list[str] = []
         skipped: list[str] = []
         if _GLOB_CHARS.search(head) or "**" in pattern:
-            candidates = sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(pattern))
+            candidates = sorted(
+                p.relative_to(self.root).as_posix() for p in self.root.glob(pattern)
+            )
             entries = [(c, self.root / c) for c in candidates]
             for rel, path in entries:
                 self._admit(rel, path, path.is_dir(), files, skipped)
@@ -141,13 +145,19 @@ class Outputs:
 
     def _confine(self, pattern: str, head: str) -> None:
         """Refuse patterns that leave the root; a folder's symlinks are resolved once per run."""
-        plain = not pattern.startswith(("/", "\\")) and ".." not in pattern.split("/") and pattern[1:2] != ":"
+        plain = (
+            not pattern.startswith(("/", "\\"))
+            and ".." not in pattern.split("/")
+            and pattern[1:2] != ":"
+        )
         if plain and head in self._safe_heads:
             return
         confine(self.root, pattern.replace("*", "x").replace("?", "x"), what="output_pattern")
         self._safe_heads.add(head)
 
-    def _admit(self, rel: str, path: Path, is_dir: bool, files: list[str], skipped: list[str]) -> None:
+    def _admit(
+        self, rel: str, path: Path, is_dir: bool, files: list[str], skipped: list[str]
+    ) -> None:
         if is_dir:
             skipped.append(f"{rel} is a directory")
             return
@@ -164,7 +174,9 @@ class Outputs:
             regular = stat.S_ISREG(path.stat().st_mode)
         except OSError:
             regular = True  # vanished or unreadable: reported when it is read
-        if not regular:  # a FIFO would block the reader forever; devices and sockets are not outputs
+        if (
+            not regular
+        ):  # a FIFO would block the reader forever; devices and sockets are not outputs
             skipped.append(f"{rel} is not a regular file")
             return
         files.append(rel)
@@ -190,7 +202,9 @@ class Outputs:
                     while chunk := fh.read(1 << 20):
                         digest.update(chunk)
         except FileNotFoundError:
-            raise OutputError("no_file_match", f"{rel} vanished between listing and reading") from None
+            raise OutputError(
+                "no_file_match", f"{rel} vanished between listing and reading"
+            ) from None
         except IsADirectoryError:
             raise OutputError("no_file_match", f"{rel} is a directory") from None
         except PermissionError:
@@ -223,7 +237,9 @@ class Outputs:
 
     def _git_time(self, rel: str) -> float | None:
         if self._git_checkout is None:
-            self._git_checkout = (self.root / ".git").exists() and run_git(self.root, "rev-parse", "--is-inside-work-tree") is not None
+            self._git_checkout = (self.root / ".git").exists() and run_git(
+                self.root, "rev-parse", "--is-inside-work-tree"
+            ) is not None
         if not self._git_checkout:
             return None
         if rel not in self._git_times:

@@ -106,12 +106,23 @@ def load_manifest(opts: RunOptions) -> Manifest | None:
 
 
 def evaluate_all(
-    manifest: Manifest, registry: Registry, state: StateSources, opts: RunOptions, scope: list[str], outputs: Outputs
+    manifest: Manifest,
+    registry: Registry,
+    state: StateSources,
+    opts: RunOptions,
+    scope: list[str],
+    outputs: Outputs,
 ) -> list[SkillResult]:
     """Checks for every skill in scope; a broken spec gives an ERROR row, never a crash."""
     results: list[SkillResult] = []
     for skill in scope:
-        ctx = checks.Context(registry.skills.get(skill), state.cron.get(skill), state.health.get(skill), opts.now, opts.today)
+        ctx = checks.Context(
+            registry.skills.get(skill),
+            state.cron.get(skill),
+            state.health.get(skill),
+            opts.now,
+            opts.today,
+        )
         if skill in manifest.spec_errors:
             results.append(checks.error_result(skill, manifest.spec_errors[skill], ctx))
         else:
@@ -119,9 +130,15 @@ def evaluate_all(
     return results
 
 
-def _history(root: Path, today: date, cache: ArticleCache, listing: list[str] | None) -> dict[str, list[Status | None]]:
+def _history(
+    root: Path, today: date, cache: ArticleCache, listing: list[str] | None
+) -> dict[str, list[Status | None]]:
     """Each skill's status over the last runs before today (oldest first), for flakiness."""
-    runs = list(itertools.islice(history.newest_articles(root / "articles", listing, today), report.FLAKY_WINDOW - 1))[::-1]
+    runs = list(
+        itertools.islice(
+            history.newest_articles(root / "articles", listing, today), report.FLAKY_WINDOW - 1
+        )
+    )[::-1]
     parsed: list[ParsedArticle] = []
     for _day, path in runs:
         try:
@@ -132,7 +149,9 @@ def _history(root: Path, today: date, cache: ArticleCache, listing: list[str] | 
     return {s: [p.rows[s].status if s in p.rows else None for p in parsed] for s in skills}
 
 
-def _same_day_rows(root: Path, today: date, skill: str, cache: ArticleCache) -> dict[str, ArticleRow]:
+def _same_day_rows(
+    root: Path, today: date, skill: str, cache: ArticleCache
+) -> dict[str, ArticleRow]:
     path = root / article_rel(today)
     if not path.is_file():
         return {}
@@ -147,7 +166,11 @@ def _issue_requests(rows: list[report.Row]) -> list[IssueRequest]:
     requests = []
     for row in rows:
         result = row.result
-        if result is None or not row.counts or row.label not in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED):
+        if (
+            result is None
+            or not row.counts
+            or row.label not in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)
+        ):
             continue
         head = result.head
         requests.append(
@@ -185,13 +208,23 @@ def _run(opts: RunOptions) -> RunOutcome:
     if opts.skill is not None and opts.skill not in manifest.skills:
         message = f"skill-evals: {opts.skill} has no spec — add an entry to evals.json"
         if opts.notify and not opts.dry_run:
-            notifier.send(notifier.find_notifier(root, opts.notify_cmd), message, cwd=root, timeout=opts.notify_timeout)
+            notifier.send(
+                notifier.find_notifier(root, opts.notify_cmd),
+                message,
+                cwd=root,
+                timeout=opts.notify_timeout,
+            )
         raise NothingEvaluated(message)
     scope = [opts.skill] if opts.skill else manifest.skills
     state = load_state(root, scope)
-    warnings = [
-        p.line() + ("" if p.severity == "warning" else " (the skill is reported as ERROR)") for p in manifest.problems
-    ] + list(registry.warnings) + list(state.warnings)
+    warnings = (
+        [
+            p.line() + ("" if p.severity == "warning" else " (the skill is reported as ERROR)")
+            for p in manifest.problems
+        ]
+        + list(registry.warnings)
+        + list(state.warnings)
+    )
 
     outputs = Outputs(root)
     results = evaluate_all(manifest, registry, state, opts, scope, outputs)
@@ -210,7 +243,9 @@ def _run(opts: RunOptions) -> RunOutcome:
 
     try:
         found = audit_stage.audit(root, set(manifest.skills), registry)
-        audit_source = "eval-audit=ok" + (f" ({len(found.warnings)} warning(s))" if found.warnings else "")
+        audit_source = "eval-audit=ok" + (
+            f" ({len(found.warnings)} warning(s))" if found.warnings else ""
+        )
         warnings += list(found.warnings)
     except Exception as exc:  # a failing audit never stops the run (SPEC §7)
         found = None
@@ -223,7 +258,13 @@ def _run(opts: RunOptions) -> RunOutcome:
     try:
         check_writable(root, root / "memory/issues/INDEX.md", what="issues folder")
         issues = keep_issues(
-            root, _issue_requests(rows), to_close, now=opts.now, today=opts.today, article_path=article, dry_run=opts.dry_run,
+            root,
+            _issue_requests(rows),
+            to_close,
+            now=opts.now,
+            today=opts.today,
+            article_path=article,
+            dry_run=opts.dry_run,
             skills=[r.skill for r in rows if r.status is not None and r.status.failing],
         )
     except (OSError, EvalsError) as exc:
@@ -231,17 +272,37 @@ def _run(opts: RunOptions) -> RunOutcome:
         issues = IssueOutcome(warnings=(f"memory/issues: issue keeping skipped: {reason}",))
     warnings += list(issues.warnings)
     rows = [
-        dataclasses.replace(r, issue=issues.open_by_skill.get(r.skill, r.issue), failing_since=(
-            dataclasses.replace(r.failing_since, issue=issues.open_by_skill.get(r.skill, r.failing_since.issue)) if r.failing_since else None
-        ))
+        dataclasses.replace(
+            r,
+            issue=issues.open_by_skill.get(r.skill, r.issue),
+            failing_since=(
+                dataclasses.replace(
+                    r.failing_since, issue=issues.open_by_skill.get(r.skill, r.failing_since.issue)
+                )
+                if r.failing_since
+                else None
+            ),
+        )
         for r in rows
     ]
     if opts.skill is not None:
-        rows += [report.Row(None, kept.diff, None, kept=kept) for kept in _same_day_rows(root, opts.today, opts.skill, cache).values()]
+        rows += [
+            report.Row(None, kept.diff, None, kept=kept)
+            for kept in _same_day_rows(root, opts.today, opts.skill, cache).values()
+        ]
 
-    spec_problems = [(o.skill, f"no skills/{o.skill}/ folder or aeon.yml entry" + (f"; did you mean {o.closest}?" if o.closest else "")) for o in (found.orphans if found else ())]
+    spec_problems = [
+        (
+            o.skill,
+            f"no skills/{o.skill}/ folder or aeon.yml entry"
+            + (f"; did you mean {o.closest}?" if o.closest else ""),
+        )
+        for o in (found.orphans if found else ())
+    ]
     spec_problems = [p for p in spec_problems if opts.skill in (None, p[0])]
-    actions = report.action_queue(rows, spec_problems=spec_problems, gaps=gaps if opts.skill is None else [])
+    actions = report.action_queue(
+        rows, spec_problems=spec_problems, gaps=gaps if opts.skill is None else []
+    )
     previous_pct = prior.coverage_pct if prior else None
     # The old LLM skill counted disabled skills with a spec as covered: comparing against its
     # number would report a coverage cliff on the first run of this tool. Only compare like with like.
@@ -250,12 +311,33 @@ def _run(opts: RunOptions) -> RunOutcome:
     day_filed, day_closed = _issues_of_the_day(opts.today, issues)
     sources = _sources(manifest, state, audit_source, prior, day_filed, day_closed, warnings)
     data = render.ArticleData(
-        opts.today, verdict, coverage, comparable_pct, report.count(rows), actions, rows, gaps, sources,
+        opts.today,
+        verdict,
+        coverage,
+        comparable_pct,
+        report.count(rows),
+        actions,
+        rows,
+        gaps,
+        sources,
         legacy_pct=previous_pct if comparable_pct is None else None,
     )
-    outcome = RunOutcome(verdict, opts.today, results, rows, data, article, issues=issues, warnings=warnings, prior=prior, day_issues=(day_filed, day_closed))
+    outcome = RunOutcome(
+        verdict,
+        opts.today,
+        results,
+        rows,
+        data,
+        article,
+        issues=issues,
+        warnings=warnings,
+        prior=prior,
+        day_issues=(day_filed, day_closed),
+    )
     if opts.dry_run:
-        outcome.article_written = outcome.log_written = outcome.site_written = "not written (--dry-run)"
+        outcome.article_written = outcome.log_written = outcome.site_written = (
+            "not written (--dry-run)"
+        )
         outcome.notified = "not sent (--dry-run)"
         return outcome
     _write(opts, outcome, cache, listing)
@@ -280,24 +362,45 @@ def _issues_of_the_day(today: date, outcome: IssueOutcome) -> tuple[list[IssueRe
 
 
 def _sources(
-    manifest: Manifest, state: StateSources, audit_source: str, prior: ParsedArticle | None,
-    filed: list[IssueRef], closed: list[IssueRef], warnings: list[str],
+    manifest: Manifest,
+    state: StateSources,
+    audit_source: str,
+    prior: ParsedArticle | None,
+    filed: list[IssueRef],
+    closed: list[IssueRef],
+    warnings: list[str],
 ) -> list[str]:
-    evals = "evals.json=ok" if not manifest.spec_errors else f"evals.json=ok ({len(manifest.spec_errors)} invalid spec(s))"
+    evals = (
+        "evals.json=ok"
+        if not manifest.spec_errors
+        else f"evals.json=ok ({len(manifest.spec_errors)} invalid spec(s))"
+    )
     if prior is None:
         prior_text = "prior-article=none (bootstrap)"
     elif prior.source == "disk":
         prior_text = f"prior-article=ok ({prior.path})"
     else:
         prior_text = f"prior-article=ok ({prior.path} from {prior.source}: no article on disk)"
-    lines = [" · ".join([evals, f"cron-state={state.cron_status}", f"skill-health={state.health_status}", audit_source, prior_text])]
+    lines = [
+        " · ".join(
+            [
+                evals,
+                f"cron-state={state.cron_status}",
+                f"skill-health={state.health_status}",
+                audit_source,
+                prior_text,
+            ]
+        )
+    ]
     lines.append("issues filed: " + (", ".join(f"{i.id} ({i.skill})" for i in filed) or "none"))
     lines.append("issues closed: " + (", ".join(f"{i.id} ({i.skill})" for i in closed) or "none"))
     lines += [f"warning: {w}" for w in warnings]
     return lines
 
 
-def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache, listing: list[str] | None) -> None:
+def _write(
+    opts: RunOptions, outcome: RunOutcome, cache: ArticleCache, listing: list[str] | None
+) -> None:
     root = opts.root
     data = outcome.article
     assert data is not None and outcome.article_path is not None
@@ -306,22 +409,35 @@ def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache, listing: 
     check_writable(root, path, what="article")
     raw = text.encode("utf-8")
     unchanged = path.is_file() and path.read_bytes() == raw
-    if not unchanged:  # an identical article keeps its file (and its mtime, for make, rsync, caches)
+    if (
+        not unchanged
+    ):  # an identical article keeps its file (and its mtime, for make, rsync, caches)
         atomic_write(path, text)
     outcome.article_written = f"{outcome.article_path}" + (" (unchanged)" if unchanged else "")
     _remember_article(cache, path, raw, data, outcome.article_path)
 
     filed, closed = outcome.day_issues
-    section = render.log_section(data, article=outcome.article_path, filed=[i.id for i in filed], closed=[i.id for i in closed])
+    section = render.log_section(
+        data,
+        article=outcome.article_path,
+        filed=[i.id for i in filed],
+        closed=[i.id for i in closed],
+    )
     log_rel = f"memory/logs/{opts.today.isoformat()}.md"
     try:
         log_path = root / log_rel
         check_writable(root, log_path, what="log")
-        existing = log_path.read_text(encoding="utf-8", errors="replace") if log_path.is_file() else f"# {opts.today.isoformat()}\n"
+        existing = (
+            log_path.read_text(encoding="utf-8", errors="replace")
+            if log_path.is_file()
+            else f"# {opts.today.isoformat()}\n"
+        )
         atomic_write(log_path, replace_section(existing, section))
         outcome.log_written = f"{log_rel} (### skill-evals)"
     except (OSError, EvalsError) as exc:
-        reason = exc.message if isinstance(exc, EvalsError) else (exc.strerror or type(exc).__name__)
+        reason = (
+            exc.message if isinstance(exc, EvalsError) else (exc.strerror or type(exc).__name__)
+        )
         outcome.log_written = f"not written: {reason}"
         outcome.warnings.append(f"{log_rel}: cannot write the log section: {reason}")
 
@@ -332,7 +448,9 @@ def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache, listing: 
             out = opts.site_out or root / "site"
             if opts.site_out is None:
                 check_writable(root, out / "index.html", what="site")
-            built = site.build_site(root, out, now=opts.now, cache=cache, listing=_with(listing, path.name))
+            built = site.build_site(
+                root, out, now=opts.now, cache=cache, listing=_with(listing, path.name)
+            )
             outcome.site_written = f"{_rel(root, out)}/index.html ({len(built.written)} written, {len(built.unchanged)} unchanged)"
         except Exception as exc:  # the dashboard must never cost the operator the article
             outcome.site_written = f"not written: {type(exc).__name__}: {exc}"
@@ -349,7 +467,12 @@ def _write(opts: RunOptions, outcome: RunOutcome, cache: ArticleCache, listing: 
         outcome.notified = "not sent (today's article was already identical: already notified)"
     else:
         body = render.notify_body(data, article=outcome.article_path)
-        sent = notifier.send(notifier.find_notifier(root, opts.notify_cmd), body, cwd=root, timeout=opts.notify_timeout)
+        sent = notifier.send(
+            notifier.find_notifier(root, opts.notify_cmd),
+            body,
+            cwd=root,
+            timeout=opts.notify_timeout,
+        )
         outcome.notified = sent.message
         if not sent.sent:
             outcome.warnings.append(f"notify: {sent.message}")
@@ -360,10 +483,16 @@ def _with(listing: list[str] | None, name: str) -> list[str] | None:
     if listing is None:
         return None
     at = bisect.bisect_left(listing, name)
-    return listing if at < len(listing) and listing[at] == name else [*listing[:at], name, *listing[at:]]
+    return (
+        listing
+        if at < len(listing) and listing[at] == name
+        else [*listing[:at], name, *listing[at:]]
+    )
 
 
-def _remember_article(cache: ArticleCache, path: Path, raw: bytes, data: render.ArticleData, rel: str) -> None:
+def _remember_article(
+    cache: ArticleCache, path: Path, raw: bytes, data: render.ArticleData, rel: str
+) -> None:
     """Put the article just written into the cache, parsed without parsing its big table: the
     dashboard and tomorrow's run then read it from there."""
     sha = content_key(raw)
@@ -413,16 +542,27 @@ def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
     starter = starter_manifest(root, found)
     count = len(starter["skills"])
     if opts.dry_run:
-        outcome.article_written = f"not written (--dry-run); would write {EVALS_PATH} with {count} starter specs"
+        outcome.article_written = (
+            f"not written (--dry-run); would write {EVALS_PATH} with {count} starter specs"
+        )
         return outcome
     if target.exists():
-        outcome.messages.append(f"{EVALS_PATH} exists but names no skill; it was left as it is — add specs (see `aeon-evals audit --stubs`)")
+        outcome.messages.append(
+            f"{EVALS_PATH} exists but names no skill; it was left as it is — add specs (see `aeon-evals audit --stubs`)"
+        )
         outcome.article_written = f"not written: {EVALS_PATH} has no skills"
     else:
         create_exclusive(target, json.dumps(starter, indent=2, ensure_ascii=False))
-        outcome.messages.append(f"wrote {EVALS_PATH} with {count} starter specs: review it and commit it")
+        outcome.messages.append(
+            f"wrote {EVALS_PATH} with {count} starter specs: review it and commit it"
+        )
         outcome.article_written = f"not written; starter {EVALS_PATH} written ({count} specs)"
     body = f"*Skill Evals — {Verdict.BOOTSTRAP.value}*\n{outcome.messages[-1]}"
     if opts.notify:
-        outcome.notified = notifier.send(notifier.find_notifier(root, opts.notify_cmd), body, cwd=root, timeout=opts.notify_timeout).message
+        outcome.notified = notifier.send(
+            notifier.find_notifier(root, opts.notify_cmd),
+            body,
+            cwd=root,
+            timeout=opts.notify_timeout,
+        ).message
     return outcome

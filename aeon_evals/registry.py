@@ -29,7 +29,11 @@ def _loader(base: Any) -> Any:
         key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
         for key, resolvers in base.yaml_implicit_resolvers.items()
     }
-    loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+    loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool",
+        re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"),
+    )
     return loader
 
 
@@ -106,7 +110,9 @@ def _entries(block: list[str]) -> list[tuple[str, int, str, bool]]:
     """Split the block into (name, index in block, entry text, indented with a tab) by its
     shallowest key indent; the entry text starts at the name."""
     found = [
-        (i, m) for i, line in enumerate(block) if (m := _ENTRY.match(line)) and not line.lstrip().startswith("#")
+        (i, m)
+        for i, line in enumerate(block)
+        if (m := _ENTRY.match(line)) and not line.lstrip().startswith("#")
     ]
     if not found:
         return []
@@ -145,17 +151,36 @@ def _duplicates(names: list[tuple[str, int]]) -> list[tuple[str, str]]:
     found = []
     for name, line in names:
         if name in seen:
-            found.append((f"skills.{name} (line {line})", f"defined twice (lines {seen[name]} and {line}); the last one wins"))
+            found.append(
+                (
+                    f"skills.{name} (line {line})",
+                    f"defined twice (lines {seen[name]} and {line}); the last one wins",
+                )
+            )
         seen[name] = line
     return found
 
 
-def _registry(path: str, raw: dict[str, Any], issues: list[tuple[str, str]], lines: dict[str, int], yaml_error: str | None = None) -> Registry:
+def _registry(
+    path: str,
+    raw: dict[str, Any],
+    issues: list[tuple[str, str]],
+    lines: dict[str, int],
+    yaml_error: str | None = None,
+) -> Registry:
     skills = {name: _registration(name, value) for name, value in raw.items()}
-    found = Registry(path, skills, (), raw=raw, lines=lines, yaml_error=yaml_error, issues=tuple(issues))
+    found = Registry(
+        path, skills, (), raw=raw, lines=lines, yaml_error=yaml_error, issues=tuple(issues)
+    )
     # The run prints these warnings; a schedule it cannot use is one of them (`validate` grades it).
     every = [*issues, *((where, message) for where, message, _ in schedule_problems(found))]
-    return dataclasses.replace(found, warnings=tuple(f"{path}: {where}: {message}" if where else f"{path}: {message}" for where, message in every))
+    return dataclasses.replace(
+        found,
+        warnings=tuple(
+            f"{path}: {where}: {message}" if where else f"{path}: {message}"
+            for where, message in every
+        ),
+    )
 
 
 def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
@@ -186,7 +211,12 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
             skills = {}
         if not isinstance(skills, dict):
             kind = "a list" if isinstance(skills, list) else type(skills).__name__
-            issues.append(("skills", f"expected a mapping of skill names, got {kind}; every skill counts as unregistered"))
+            issues.append(
+                (
+                    "skills",
+                    f"expected a mapping of skill names, got {kind}; every skill counts as unregistered",
+                )
+            )
             return _registry(path, {}, issues, line_of)
         return _registry(path, {str(k): v for k, v in skills.items()}, issues, line_of)
 
@@ -197,7 +227,12 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
             _load(text, precise=True)
         except yaml.YAMLError as exc:
             yaml_error = _first_line(exc)
-        issues.append(("", f"not valid YAML ({yaml_error}) and no top-level 'skills:' block; every skill counts as unregistered"))
+        issues.append(
+            (
+                "",
+                f"not valid YAML ({yaml_error}) and no top-level 'skills:' block; every skill counts as unregistered",
+            )
+        )
         return _registry(path, {}, issues, line_of, yaml_error)
     try:
         data = _load("\n".join(block)) if block else None
@@ -214,7 +249,12 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
             parsed = _load(entry, precise=True)
         except yaml.YAMLError as exc:
             value = _loose(entry)
-            issues.append((where, f"not valid YAML ({_first_line(exc).split(' at line ')[0]}); read best-effort as {_describe(value)}"))
+            issues.append(
+                (
+                    where,
+                    f"not valid YAML ({_first_line(exc).split(' at line ')[0]}); read best-effort as {_describe(value)}",
+                )
+            )
             raw[name] = value
             continue
         raw[name] = parsed.get(name) if isinstance(parsed, dict) else None
@@ -245,10 +285,16 @@ def load_registry(root: Path) -> Registry:
         note: tuple[str, ...] = ()
     except UnicodeDecodeError as exc:
         text = raw.decode("utf-8", errors="replace")
-        note = (f"{AEON_YML}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); undecodable bytes replaced",)
+        note = (
+            f"{AEON_YML}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); undecodable bytes replaced",
+        )
     found = parse_registry(text)
     if note:
-        return dataclasses.replace(found, warnings=note + found.warnings, issues=(("", note[0].split(": ", 1)[1]), *found.issues))
+        return dataclasses.replace(
+            found,
+            warnings=note + found.warnings,
+            issues=(("", note[0].split(": ", 1)[1]), *found.issues),
+        )
     return found
 
 
@@ -272,35 +318,75 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
         suffix = f" (line {line})" if line else ""
         at = f"skills.{name}{suffix}"
         if value is not None and not isinstance(value, dict):
-            found.append((at, f"expected a mapping such as {{ enabled: true, schedule: \"0 7 * * *\" }}, got {value!r}; read as disabled", "warning"))
+            found.append(
+                (
+                    at,
+                    f'expected a mapping such as {{ enabled: true, schedule: "0 7 * * *" }}, got {value!r}; read as disabled',
+                    "warning",
+                )
+            )
             continue
         value = value or {}
         enabled = value.get("enabled")
         if enabled is not None and not isinstance(enabled, bool):
             state = "enabled" if _truthy(enabled) else "disabled"
-            found.append((f"skills.{name}.enabled{suffix}", f"expected true or false, got {enabled!r}; read as {state}", "warning"))
+            found.append(
+                (
+                    f"skills.{name}.enabled{suffix}",
+                    f"expected true or false, got {enabled!r}; read as {state}",
+                    "warning",
+                )
+            )
         on = registry.skills[name].enabled
         schedule = value.get("schedule")
         if schedule is None:
             if on:
-                found.append((f"skills.{name}.schedule{suffix}", f"enabled but no schedule; the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies", "warning"))
+                found.append(
+                    (
+                        f"skills.{name}.schedule{suffix}",
+                        f"enabled but no schedule; the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies",
+                        "warning",
+                    )
+                )
             continue
         if not isinstance(schedule, str):
-            found.append((f"skills.{name}.schedule{suffix}", f"expected a cron string, got {schedule!r}", "error" if on else "warning"))
+            found.append(
+                (
+                    f"skills.{name}.schedule{suffix}",
+                    f"expected a cron string, got {schedule!r}",
+                    "error" if on else "warning",
+                )
+            )
             continue
         expr = schedule.strip()
         if expr in _NOT_CRON:
             continue
         fallback = f"GitHub Actions only takes 5-field cron, so the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies"
         if expr.startswith("@"):
-            found.append((f"skills.{name}.schedule{suffix}", f"{expr!r} is not a 5-field cron; {fallback}", "warning"))
+            found.append(
+                (
+                    f"skills.{name}.schedule{suffix}",
+                    f"{expr!r} is not a 5-field cron; {fallback}",
+                    "warning",
+                )
+            )
             continue
         if len(expr.split()) == 6:
-            found.append((f"skills.{name}.schedule{suffix}", f"{expr!r} has 6 fields; {fallback}", "warning"))
+            found.append(
+                (f"skills.{name}.schedule{suffix}", f"{expr!r} has 6 fields; {fallback}", "warning")
+            )
             continue
         try:
             cadence.validate(expr)
             cadence.cron_gap_days(expr)
-        except Exception as exc:  # CronError, or a cron library surprise: reading aeon.yml never raises
-            found.append((f"skills.{name}.schedule{suffix}", f"{exc}; Aeon would never schedule it as written, and the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies", "error" if on else "warning"))
+        except (
+            Exception
+        ) as exc:  # CronError, or a cron library surprise: reading aeon.yml never raises
+            found.append(
+                (
+                    f"skills.{name}.schedule{suffix}",
+                    f"{exc}; Aeon would never schedule it as written, and the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies",
+                    "error" if on else "warning",
+                )
+            )
     return found

@@ -26,7 +26,9 @@ class ArticleData:
     rows: list[Row]
     gaps: list[tuple[str, str]]
     sources: list[str]
-    legacy_pct: float | None = None  # the previous article's coverage when it was counted another way
+    legacy_pct: float | None = (
+        None  # the previous article's coverage when it was counted another way
+    )
 
 
 def pct_text(pct: float) -> str:
@@ -34,7 +36,9 @@ def pct_text(pct: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def coverage_line(coverage: Coverage, previous_pct: float | None, legacy_pct: float | None = None) -> str:
+def coverage_line(
+    coverage: Coverage, previous_pct: float | None, legacy_pct: float | None = None
+) -> str:
     now = f"{coverage.covered}/{coverage.enabled} ({pct_text(coverage.pct)}%)"
     if legacy_pct is not None:
         return f"{now} (prior article counted coverage another way: {pct_text(legacy_pct)}%; not compared)"
@@ -48,7 +52,10 @@ def coverage_line(coverage: Coverage, previous_pct: float | None, legacy_pct: fl
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(h) + 2) for h in header) + "|"]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("-" * (len(h) + 2) for h in header) + "|",
+    ]
     lines += ["| " + " | ".join(escape_cell(c) for c in row) + " |" for row in rows]
     return lines
 
@@ -91,7 +98,16 @@ def full_result_cells(row: Row) -> list[str]:
     result = row.result
     if result is None and row.kept is not None:
         kept = row.kept
-        return [kept.skill, kept.status.value, kept.diff, kept.root_cause, kept.quality, _words(kept.words), kept.last_output or "—", "; ".join(kept.flags) or "—"]
+        return [
+            kept.skill,
+            kept.status.value,
+            kept.diff,
+            kept.root_cause,
+            kept.quality,
+            _words(kept.words),
+            kept.last_output or "—",
+            "; ".join(kept.flags) or "—",
+        ]
     if result is None:
         previous = row.previous
         assert previous is not None
@@ -145,12 +161,21 @@ def _article_lines(data: ArticleData) -> tuple[list[str], tuple[int, int], list[
     else:
         out += [EMPTY_QUEUE, ""]
 
-    regressions = [r for r in data.rows if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED) and r.result and counted(r)]
+    regressions = [
+        r
+        for r in data.rows
+        if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)
+        and r.result
+        and counted(r)
+    ]
     if regressions:
         out += ["## Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)"]
         out += _table(
             ["Skill", "Status", "Root cause", "Issue"],
-            [[r.skill, str(r.label), cause_text(r), r.issue or "—"] for r in sorted(regressions, key=_status_order)],
+            [
+                [r.skill, str(r.label), cause_text(r), r.issue or "—"]
+                for r in sorted(regressions, key=_status_order)
+            ],
         )
         out.append("")
     recovered = [r for r in data.rows if r.label is DiffLabel.FIXED and r.result and counted(r)]
@@ -159,7 +184,11 @@ def _article_lines(data: ArticleData) -> tuple[list[str], tuple[int, int], list[
         out += _table(
             ["Skill", "Was", "Now"],
             [
-                [r.skill, f"{r.previous.status.value} ({r.previous.root_cause})" if r.previous else "—", r.result.status.value]  # type: ignore[union-attr]
+                [
+                    r.skill,
+                    f"{r.previous.status.value} ({r.previous.root_cause})" if r.previous else "—",
+                    r.result.status.value,  # type: ignore[union-attr]
+                ]
                 for r in sorted(recovered, key=lambda r: r.skill)
             ],
         )
@@ -170,20 +199,32 @@ def _article_lines(data: ArticleData) -> tuple[list[str], tuple[int, int], list[
         out += _table(
             ["Skill", "Status", "Root cause", "Issue", "Failing since"],
             [
-                [r.skill, r.result.status.value, cause_text(r), r.issue or "—", r.failing_since.since.isoformat() if r.failing_since else "—"]  # type: ignore[union-attr]
+                [
+                    r.skill,
+                    r.result.status.value,  # type: ignore[union-attr]
+                    cause_text(r),
+                    r.issue or "—",
+                    r.failing_since.since.isoformat() if r.failing_since else "—",
+                ]
                 for r in sorted(still, key=_status_order)
             ],
         )
         out.append("")
     out += ["## Full Results"]
     cells = [full_result_cells(r) for r in sorted(data.rows, key=_status_order)]
-    out += _table(["Skill", "Status", "Diff", "Root cause", "Quality", "Words", "Last output", "Notes"], cells)
+    out += _table(
+        ["Skill", "Status", "Diff", "Root cause", "Quality", "Words", "Last output", "Notes"], cells
+    )
     span = (len(out) - len(cells), len(out))
     out.append("")
     if data.gaps:
         out += ["## Coverage Gaps (enabled in aeon.yml, missing from evals.json)"]
         for skill, pattern in data.gaps[:MAX_GAP_LINES]:
-            out.append(f"- {skill} — inferred pattern: `{pattern}`" if pattern else f"- {skill} — no output pattern inferred")
+            out.append(
+                f"- {skill} — inferred pattern: `{pattern}`"
+                if pattern
+                else f"- {skill} — no output pattern inferred"
+            )
         if len(data.gaps) > MAX_GAP_LINES:
             out.append(f"+{len(data.gaps) - MAX_GAP_LINES} more")
         out.append("")
@@ -193,18 +234,21 @@ def _article_lines(data: ArticleData) -> tuple[list[str], tuple[int, int], list[
 
 def log_section(data: ArticleData, *, article: str, filed: list[str], closed: list[str]) -> str:
     """The `### skill-evals` section appended to memory/logs/DATE.md."""
-    return "\n".join(
-        [
-            "### skill-evals",
-            f"- Verdict: {data.verdict.value}",
-            f"- Diff: {data.counts.summary()}",
-            f"- Coverage: {coverage_line(data.coverage, data.previous_pct, data.legacy_pct)}",
-            f"- Issues filed: {', '.join(filed) or 'none'}",
-            f"- Issues closed: {', '.join(closed) or 'none'}",
-            f"- Action queue head: {data.actions[0] if data.actions else 'none — all green'}",
-            f"- Article: {article}",
-        ]
-    ) + "\n"
+    return (
+        "\n".join(
+            [
+                "### skill-evals",
+                f"- Verdict: {data.verdict.value}",
+                f"- Diff: {data.counts.summary()}",
+                f"- Coverage: {coverage_line(data.coverage, data.previous_pct, data.legacy_pct)}",
+                f"- Issues filed: {', '.join(filed) or 'none'}",
+                f"- Issues closed: {', '.join(closed) or 'none'}",
+                f"- Action queue head: {data.actions[0] if data.actions else 'none — all green'}",
+                f"- Article: {article}",
+            ]
+        )
+        + "\n"
+    )
 
 
 def notify_body(data: ArticleData, *, article: str) -> str:
@@ -215,6 +259,14 @@ def notify_body(data: ArticleData, *, article: str) -> str:
         f"Top action: {data.actions[0] if data.actions else 'none'}",
         f"Article: {article}",
     ]
-    new = [r for r in data.rows if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED) and r.counts]
-    lines += [f"{r.skill}: {r.result.root_cause}" for r in sorted(new, key=lambda r: r.skill)[:3] if r.result]
+    new = [
+        r
+        for r in data.rows
+        if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED) and r.counts
+    ]
+    lines += [
+        f"{r.skill}: {r.result.root_cause}"
+        for r in sorted(new, key=lambda r: r.skill)[:3]
+        if r.result
+    ]
     return "\n".join(lines)

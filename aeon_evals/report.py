@@ -24,7 +24,9 @@ FLAKY_WINDOW = 6
 FLAKY_FLIPS = 3
 
 
-def diff_label(previous: Status | None, current: Status | None, *, bootstrap: bool = False) -> DiffLabel:
+def diff_label(
+    previous: Status | None, current: Status | None, *, bootstrap: bool = False
+) -> DiffLabel:
     """The one label for a (previous, current) pair; None means absent from that run.
 
     Failing = FAIL, QUALITY_DEGRADED, NO_OUTPUT. Among the other statuses PASS < WARN < STALE <
@@ -38,7 +40,9 @@ def diff_label(previous: Status | None, current: Status | None, *, bootstrap: bo
         return DiffLabel.NEW_NO_COVERAGE
     if current is Status.ERROR:
         # The spec broke: nothing about the skill was verified, so nothing is fixed or closed.
-        return DiffLabel.STABLE if previous is Status.ERROR and not bootstrap else DiffLabel.NEW_ERROR
+        return (
+            DiffLabel.STABLE if previous is Status.ERROR and not bootstrap else DiffLabel.NEW_ERROR
+        )
     if previous is None or bootstrap:
         if current is Status.QUALITY_DEGRADED:
             return DiffLabel.NEW_QUALITY_DEGRADED
@@ -69,7 +73,9 @@ def _calm_rank(status: Status) -> int:
 class Row:
     """A skill's line in this run's article: the result, its label and what is carried forward."""
 
-    result: SkillResult | None  # None for NEW_NO_COVERAGE rows and rows kept from a same-day article
+    result: (
+        SkillResult | None
+    )  # None for NEW_NO_COVERAGE rows and rows kept from a same-day article
     label: DiffLabel | str
     previous: ArticleRow | None
     failing_since: FailingSince | None = None
@@ -119,13 +125,18 @@ def build_rows(
     for result in results:
         seen.add(result.skill)
         previous = prior.rows.get(result.skill) if prior else None
-        label = diff_label(previous.status if previous else None, result.status, bootstrap=bootstrap)
+        label = diff_label(
+            previous.status if previous else None, result.status, bootstrap=bootstrap
+        )
         since = None
         issue = open_issues.get(result.skill)
         if result.status.failing:
             carried = prior.failing_since.get(result.skill) if prior else None
             if label is DiffLabel.STILL_FAIL:
-                since = FailingSince(carried.since if carried else prior.day if prior else today, issue or (carried.issue if carried else None))
+                since = FailingSince(
+                    carried.since if carried else prior.day if prior else today,
+                    issue or (carried.issue if carried else None),
+                )
             else:
                 since = FailingSince(today, issue)
             issue = since.issue
@@ -221,13 +232,21 @@ def action_queue(
     patch = [f"Patch evals.json:{skill} — {cause}" for skill, cause in spec_problems]
     investigate: list[str] = []
     dispatch: list[str] = []
-    for row in sorted(rows, key=lambda r: (str(r.label) != "NEW_FAIL" and str(r.label) != "NEW_QUALITY_DEGRADED", r.skill)):
+    for row in sorted(
+        rows,
+        key=lambda r: (
+            str(r.label) != "NEW_FAIL" and str(r.label) != "NEW_QUALITY_DEGRADED",
+            r.skill,
+        ),
+    ):
         result = row.result
         if result is None or not result.enabled:
             continue
         if result.muted is not None:
             if result.status is Status.PASS:
-                patch.append(f"Patch evals.json:{result.skill} — muted but passing: remove the mute")
+                patch.append(
+                    f"Patch evals.json:{result.skill} — muted but passing: remove the mute"
+                )
             continue
         if any(n.startswith("mute expired") for n in result.notes):
             patch.append(f"Patch evals.json:{result.skill} — mute expired; remove it or extend it")
@@ -240,10 +259,17 @@ def action_queue(
             ref = f" ({row.issue})" if row.issue else ""
             investigate.append(f"Investigate {result.skill} — {head.code}{ref}")
         elif result.status is Status.STALE and result.output and result.output.age_days is not None:
-            dispatch.append(f"Dispatch {result.skill} — no output in {int(result.output.age_days)} days")
-    add = [f"Add evals.json entry for {skill} — pattern: {pattern or '(none inferred)'}" for skill, pattern in gaps[:MAX_ADD_ACTIONS]]
+            dispatch.append(
+                f"Dispatch {result.skill} — no output in {int(result.output.age_days)} days"
+            )
+    add = [
+        f"Add evals.json entry for {skill} — pattern: {pattern or '(none inferred)'}"
+        for skill, pattern in gaps[:MAX_ADD_ACTIONS]
+    ]
     if len(gaps) > MAX_ADD_ACTIONS:
-        add.append(f"+{len(gaps) - MAX_ADD_ACTIONS} more skills without an evals.json entry — see Coverage Gaps")
+        add.append(
+            f"+{len(gaps) - MAX_ADD_ACTIONS} more skills without an evals.json entry — see Coverage Gaps"
+        )
     items = [*patch, *investigate, *dispatch]
     room = MAX_ACTIONS - len(items)
     if room > 0:

@@ -51,6 +51,8 @@ GRID_MIN_RUNS = 8
 def grid_window(skills: int) -> int:
     """How many of the newest runs the grid shows for a fleet of `skills`."""
     return max(GRID_MIN_RUNS, min(GRID_RUNS, GRID_CELLS // max(1, skills)))
+
+
 # Where versions before 0.2 kept their cache, inside the published site; removed on sight.
 LEGACY_CACHE = (".aeon-evals-site-cache.json", ".aeon-evals-bodies")
 
@@ -369,7 +371,9 @@ def _coverage_pct(article: ParsedArticle) -> float | None:
     return article.coverage.pct if article.coverage is not None else None
 
 
-def run_view(article: ParsedArticle, prior: ParsedArticle | None, counts: tuple[int, int] | None = None) -> RunView:
+def run_view(
+    article: ParsedArticle, prior: ParsedArticle | None, counts: tuple[int, int] | None = None
+) -> RunView:
     """The summary of one article; `prior` (the previous run) gives the coverage change.
     `counts` (failing, skills) stand in for the rows when only the article's summary was loaded."""
     name = f"skill-evals-{article.day.isoformat()}"
@@ -393,7 +397,9 @@ def run_view(article: ParsedArticle, prior: ParsedArticle | None, counts: tuple[
         coverage=_coverage_text(article),
         coverage_pct=pct,
         coverage_delta=delta,
-        failing=counts[0] if counts is not None else sum(1 for row in article.rows.values() if row.status.failing),
+        failing=counts[0]
+        if counts is not None
+        else sum(1 for row in article.rows.values() if row.status.failing),
         skills=counts[1] if counts is not None else len(article.rows),
         diff_chips=chips,
     )
@@ -741,7 +747,10 @@ class BodyRenderer:
 
 
 def load_articles(
-    root: Path, cache: ArticleCache, renderer: BodyRenderer | None = None, listing: Sequence[str] | None = None
+    root: Path,
+    cache: ArticleCache,
+    renderer: BodyRenderer | None = None,
+    listing: Sequence[str] | None = None,
 ) -> tuple[list[LoadedArticle], list[str]]:
     """Every readable article, oldest first, parsed once ever (cache hits read only the summary);
     one warning per unreadable article. New articles' bodies are rendered by `renderer` when it
@@ -868,19 +877,33 @@ def build_site(
 
 
 def _build(
-    root: Path, out: Path, now: datetime, env: Environment, assets: Assets, cache: ArticleCache, renderer: BodyRenderer,
-    own_cache: bool, listing: Sequence[str] | None,
+    root: Path,
+    out: Path,
+    now: datetime,
+    env: Environment,
+    assets: Assets,
+    cache: ArticleCache,
+    renderer: BodyRenderer,
+    own_cache: bool,
+    listing: Sequence[str] | None,
 ) -> SiteOutcome:
     loaded, warnings = load_articles(root, cache, renderer, listing)
     issues, issue_warnings = load_issues(root)
     warnings.extend(issue_warnings)
 
     window = grid_window(max((item.counts[1] for item in loaded), default=0))
-    articles = [item.full() if i >= len(loaded) - window else item.parsed for i, item in enumerate(loaded)]
+    articles = [
+        item.full() if i >= len(loaded) - window else item.parsed for i, item in enumerate(loaded)
+    ]
     root_href = _relative(root, out)  # usually ".."
     root_from_runs = _relative(root, out / "runs")  # usually "../.."
     dashboard = dashboard_page(
-        articles, issues, now=now, assets=assets, root_href=root_href, warnings=warnings,
+        articles,
+        issues,
+        now=now,
+        assets=assets,
+        root_href=root_href,
+        warnings=warnings,
         counts=[item.counts for item in loaded],
     )
 
@@ -902,7 +925,17 @@ def _build(
         # A run page depends on its article, its neighbours, the templates and this code only:
         # when none changed and the page is there, it is not rendered again.
         key = hashlib.sha256(
-            "\0".join([cache.dir.name, templates, item.sha256, repr(run), repr(newer), repr(older), root_from_runs]).encode()
+            "\0".join(
+                [
+                    cache.dir.name,
+                    templates,
+                    item.sha256,
+                    repr(run),
+                    repr(newer),
+                    repr(older),
+                    root_from_runs,
+                ]
+            ).encode()
         ).hexdigest()
         pages[run.href] = key
         if before.get(run.href) == key and (out / run.href).is_file():

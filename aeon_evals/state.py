@@ -45,7 +45,9 @@ def parse_cron_state(data: object) -> tuple[dict[str, CronState], list[str]]:
     warnings: list[str] = []
     for skill, row in data.items():
         if not isinstance(row, dict):
-            warnings.append(f"{CRON_STATE}: {skill}: expected an object, got {type(row).__name__}; row ignored")
+            warnings.append(
+                f"{CRON_STATE}: {skill}: expected an object, got {type(row).__name__}; row ignored"
+            )
             continue
         failures = row.get("consecutive_failures")
         rows[str(skill)] = CronState(
@@ -53,7 +55,9 @@ def parse_cron_state(data: object) -> tuple[dict[str, CronState], list[str]]:
             last_success=_str(row.get("last_success")),
             last_failed=_str(row.get("last_failed")),
             last_error=_str(row.get("last_error")),
-            consecutive_failures=failures if isinstance(failures, int) and not isinstance(failures, bool) else None,
+            consecutive_failures=failures
+            if isinstance(failures, int) and not isinstance(failures, bool)
+            else None,
         )
     return rows, warnings
 
@@ -66,9 +70,14 @@ def parse_health(skill: str, data: object) -> tuple[Health | None, str | None]:
     if score is None:
         return Health(None), None
     if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
-        return None, f"{SKILL_HEALTH}/{skill}.json: avg_score: expected a number, got {score!r}; quality unknown"
+        return (
+            None,
+            f"{SKILL_HEALTH}/{skill}.json: avg_score: expected a number, got {score!r}; quality unknown",
+        )
     flags = data.get("flags")
-    return Health(float(score), tuple(str(f) for f in flags) if isinstance(flags, list) else ()), None
+    return Health(
+        float(score), tuple(str(f) for f in flags) if isinstance(flags, list) else ()
+    ), None
 
 
 def load_state(root: Path, skills: list[str]) -> StateSources:
@@ -83,7 +92,11 @@ def load_state(root: Path, skills: list[str]) -> StateSources:
         cron_status = "none"
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         cron_status = "fail"
-        reason = f"invalid JSON at line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        reason = (
+            f"invalid JSON at line {exc.lineno}: {exc.msg}"
+            if isinstance(exc, json.JSONDecodeError)
+            else str(exc)
+        )
         warnings.append(f"{CRON_STATE}: {reason}; cron-state ignored")
     else:
         cron, more = parse_cron_state(data)

@@ -109,7 +109,14 @@ def _body(plan: Plan, day: date, words: int, rng: random.Random, newest: bool) -
 
 def _modes(n: int, n_log: int, rng: random.Random) -> list[tuple[bool, str]]:
     """(log-based?, failure mode) per skill: about 84 % pass, the rest spread over every check."""
-    share = {"short": 0.03, "missing": 0.02, "forbidden": 0.02, "numeric": 0.02, "quality": 0.02, "warn": 0.02}
+    share = {
+        "short": 0.03,
+        "missing": 0.02,
+        "forbidden": 0.02,
+        "numeric": 0.02,
+        "quality": 0.02,
+        "warn": 0.02,
+    }
     file_only = {"nooutput": 0.015, "stale": 0.02}
     idx = list(range(n))
     rng.shuffle(idx)
@@ -132,12 +139,25 @@ def _modes(n: int, n_log: int, rng: random.Random) -> list[tuple[bool, str]]:
 
 
 _STATUS = {
-    "pass": "PASS", "short": "FAIL", "missing": "FAIL", "forbidden": "FAIL", "numeric": "FAIL",
-    "nooutput": "NO_OUTPUT", "stale": "STALE", "quality": "QUALITY_DEGRADED", "warn": "WARN",
+    "pass": "PASS",
+    "short": "FAIL",
+    "missing": "FAIL",
+    "forbidden": "FAIL",
+    "numeric": "FAIL",
+    "nooutput": "NO_OUTPUT",
+    "stale": "STALE",
+    "quality": "QUALITY_DEGRADED",
+    "warn": "WARN",
 }
 _CAUSE = {
-    "pass": "—", "short": "word_count", "missing": "missing_pattern:complete", "forbidden": "forbidden_pattern:\\[TODO\\]",
-    "numeric": "numeric_oob:items", "nooutput": "no_file_match", "stale": "stale_file", "quality": "quality_score:2.1",
+    "pass": "—",
+    "short": "word_count",
+    "missing": "missing_pattern:complete",
+    "forbidden": "forbidden_pattern:\\[TODO\\]",
+    "numeric": "numeric_oob:items",
+    "nooutput": "no_file_match",
+    "stale": "stale_file",
+    "quality": "quality_score:2.1",
     "warn": "numeric_missing:items",
 }
 _FAILING = {"FAIL", "NO_OUTPUT", "QUALITY_DEGRADED"}
@@ -176,7 +196,9 @@ def _spec(plan: Plan, words: int) -> dict[str, object]:
         "min_words": max(words // 2, 10),
         "required_patterns": ["^Summary:", f"{plan.name} (complete|done)"],
         "forbidden_patterns": ["\\$\\{var\\}", "\\[TODO\\]"],
-        "numeric_checks": [{"label": "items", "pattern": "Items processed: ([0-9,]+)", "min": 1, "max": 100000}],
+        "numeric_checks": [
+            {"label": "items", "pattern": "Items processed: ([0-9,]+)", "min": 1, "max": 100000}
+        ],
     }
     if plan.log:
         spec["section"] = f"### {plan.name}"
@@ -196,10 +218,26 @@ def _row(plan: Plan, status: str, diff: str, output: str, words: int) -> str:
     return f"| {plan.name} | {status} | {diff} | {cause} | {quality} | {shown} | {output if status != 'NO_OUTPUT' else '—'} | — |"
 
 
-def _article(day: date, plans: list[Plan], statuses: list[str], prev: list[str] | None, issue_of: dict[str, str], words: int, gaps: list[str]) -> str:
+def _article(
+    day: date,
+    plans: list[Plan],
+    statuses: list[str],
+    prev: list[str] | None,
+    issue_of: dict[str, str],
+    words: int,
+    gaps: list[str],
+) -> str:
     """One past skill-evals article, in the layout aeon_evals/render.py writes."""
     rows, still, new = [], [], []
-    order = {"NO_OUTPUT": 0, "FAIL": 1, "STALE": 2, "QUALITY_DEGRADED": 3, "WARN": 4, "ERROR": 5, "PASS": 6}
+    order = {
+        "NO_OUTPUT": 0,
+        "FAIL": 1,
+        "STALE": 2,
+        "QUALITY_DEGRADED": 3,
+        "WARN": 4,
+        "ERROR": 5,
+        "PASS": 6,
+    }
     counts: Counter[str] = Counter()
     for plan, status, before in zip(plans, statuses, prev or [None] * len(plans), strict=True):
         if before is None:
@@ -213,11 +251,17 @@ def _article(day: date, plans: list[Plan], statuses: list[str], prev: list[str] 
         else:
             diff = "STABLE" if before == status else "WORSE"
         counts[diff] += 1
-        output = f"memory/logs/{(day - timedelta(days=1)).isoformat()}.md" if plan.log else f"articles/{plan.name}-{(day - timedelta(days=1)).isoformat()}.md"
+        output = (
+            f"memory/logs/{(day - timedelta(days=1)).isoformat()}.md"
+            if plan.log
+            else f"articles/{plan.name}-{(day - timedelta(days=1)).isoformat()}.md"
+        )
         rows.append((order[status], plan.name, _row(plan, status, diff, output, words)))
         issue = issue_of.get(plan.name, "—")
         if diff == "STILL_FAIL":
-            still.append(f"| {plan.name} | {status} | {_cause(plan, status)} | {issue} | {(day - timedelta(days=9)).isoformat()} |")
+            still.append(
+                f"| {plan.name} | {status} | {_cause(plan, status)} | {issue} | {(day - timedelta(days=9)).isoformat()} |"
+            )
         elif diff.startswith("NEW_") and status in _FAILING:
             new.append(f"| {plan.name} | {diff} | {_cause(plan, status)} | {issue} |")
     rows.sort()
@@ -238,9 +282,21 @@ def _article(day: date, plans: list[Plan], statuses: list[str], prev: list[str] 
         "",
     ]
     if new:
-        out += ["## Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)", "| Skill | Status | Root cause | Issue |", "|-------|--------|------------|-------|", *new, ""]
+        out += [
+            "## Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)",
+            "| Skill | Status | Root cause | Issue |",
+            "|-------|--------|------------|-------|",
+            *new,
+            "",
+        ]
     if still:
-        out += ["## Still Failing", "| Skill | Status | Root cause | Issue | Failing since |", "|-------|--------|------------|-------|---------------|", *still, ""]
+        out += [
+            "## Still Failing",
+            "| Skill | Status | Root cause | Issue | Failing since |",
+            "|-------|--------|------------|-------|---------------|",
+            *still,
+            "",
+        ]
     out += [
         "## Full Results",
         "| Skill | Status | Diff | Root cause | Quality | Words | Last output | Notes |",
@@ -281,7 +337,9 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
     rng = random.Random(SEED + 1)
     plans = plan_skills(cfg)
     root.mkdir(parents=True)
-    days = [TODAY - timedelta(days=d) for d in range(cfg.outputs, 0, -1)]  # oldest first, up to yesterday
+    days = [
+        TODAY - timedelta(days=d) for d in range(cfg.outputs, 0, -1)
+    ]  # oldest first, up to yesterday
     gaps = [f"uncovered-{i:02d}" for i in range(max(2, cfg.skills // 100))]
     orphans = ["skil-0001", "skill-0002x"]  # evals.json keys with no folder and no aeon.yml entry
 
@@ -289,17 +347,27 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
     skills_dir = root / "skills"
     for name in [p.name for p in plans] + gaps + ["skill-evals"]:
         (skills_dir / name).mkdir(parents=True)
-        (skills_dir / name / "SKILL.md").write_text(f"# {name}\n\nWrites articles/{name}-${{today}}.md every run.\n")
+        (skills_dir / name / "SKILL.md").write_text(
+            f"# {name}\n\nWrites articles/{name}-${{today}}.md every run.\n"
+        )
     yml = ["# generated by scripts/bench.py", "skills:"]
-    yml += [f'  {p.name}: {{ enabled: true, schedule: "{p.schedule}", model: "claude-sonnet-4-6" }}' for p in plans]
+    yml += [
+        f'  {p.name}: {{ enabled: true, schedule: "{p.schedule}", model: "claude-sonnet-4-6" }}'
+        for p in plans
+    ]
     yml += [f'  {g}: {{ enabled: true, schedule: "0 7 * * *" }}' for g in gaps]
-    yml += ['  skill-evals: { enabled: true, schedule: "0 6 * * *" }', '  retired-skill: { enabled: false, schedule: "workflow_dispatch" }']
+    yml += [
+        '  skill-evals: { enabled: true, schedule: "0 6 * * *" }',
+        '  retired-skill: { enabled: false, schedule: "workflow_dispatch" }',
+    ]
     yml += ["", "chains:", "  morning:", "    - skill: skill-0000, consume: [skill-0001]", ""]
     (root / "aeon.yml").write_text("\n".join(yml))
     specs = {p.name: _spec(p, cfg.words) for p in plans}
     for o in orphans:
         specs[o] = {"output_pattern": f"articles/{o}-*.md", "min_words": 10}
-    (skills_dir / "skill-evals" / "evals.json").write_text(json.dumps({"version": "1", "description": "bench", "skills": specs}, indent=2))
+    (skills_dir / "skill-evals" / "evals.json").write_text(
+        json.dumps({"version": "1", "description": "bench", "skills": specs}, indent=2)
+    )
 
     # outputs: one file per day per file-based skill; one log per day holding every log-based skill
     arts = root / "articles"
@@ -313,7 +381,9 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
         for d in days:
             if d > last:
                 break
-            (arts / f"{p.name}-{d.isoformat()}.md").write_text(f"# {p.name} — {d.isoformat()}\n\n" + _body(p, d, cfg.words, rng, d == last))
+            (arts / f"{p.name}-{d.isoformat()}.md").write_text(
+                f"# {p.name} — {d.isoformat()}\n\n" + _body(p, d, cfg.words, rng, d == last)
+            )
             files += 1
     logs = root / "memory" / "logs"
     logs.mkdir(parents=True)
@@ -326,8 +396,13 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
 
     # state: cron-state for every skill, skill-health for a few (quality-degraded ones included)
     cron = {
-        p.name: {"last_status": "failed" if p.mode == "nooutput" else "success", "last_success": f"{days[-1].isoformat()}T08:00:00Z",
-                 "total_runs": cfg.outputs, "consecutive_failures": 0, "success_rate": 0.97}
+        p.name: {
+            "last_status": "failed" if p.mode == "nooutput" else "success",
+            "last_success": f"{days[-1].isoformat()}T08:00:00Z",
+            "total_runs": cfg.outputs,
+            "consecutive_failures": 0,
+            "success_rate": 0.97,
+        }
         for p in plans
     }
     cron["chain:morning"] = {"last_status": "success"}
@@ -337,8 +412,18 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
     healthy = [p for p in plans if p.mode == "pass"][: max(3, cfg.skills // 25)]
     for p in [q for q in plans if q.mode == "quality"] + healthy:
         score = 2.1 if p.mode == "quality" else 4.2
-        (health / f"{p.name}.json").write_text(json.dumps({"skill": p.name, "avg_score": score, "history": [{"date": days[-1].isoformat(), "score": round(score)}]}))
-    (health / "last-report.json").write_text(json.dumps({"generated": days[-1].isoformat(), "skills": []}))
+        (health / f"{p.name}.json").write_text(
+            json.dumps(
+                {
+                    "skill": p.name,
+                    "avg_score": score,
+                    "history": [{"date": days[-1].isoformat(), "score": round(score)}],
+                }
+            )
+        )
+    (health / "last-report.json").write_text(
+        json.dumps({"generated": days[-1].isoformat(), "skills": []})
+    )
 
     # issues: an open skill-evals issue for every skill failing yesterday, plus resolved history
     # and a few from other detectors; INDEX.md lists them all
@@ -351,17 +436,52 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
         if p.prior in _FAILING:
             num += 1
             issue_of[p.name] = f"ISS-{num:03d}"
-            (issues_dir / f"ISS-{num:03d}.md").write_text(_issue(num, p.name, status="open", detector="skill-evals", day=TODAY, cause="word_count"))
-            open_rows.append(f"| [ISS-{num:03d}](ISS-{num:03d}.md) | {p.name}: word_count | high | quality-regression | {(TODAY - timedelta(days=20)).isoformat()} | {p.name} |")
+            (issues_dir / f"ISS-{num:03d}.md").write_text(
+                _issue(
+                    num,
+                    p.name,
+                    status="open",
+                    detector="skill-evals",
+                    day=TODAY,
+                    cause="word_count",
+                )
+            )
+            open_rows.append(
+                f"| [ISS-{num:03d}](ISS-{num:03d}.md) | {p.name}: word_count | high | quality-regression | {(TODAY - timedelta(days=20)).isoformat()} | {p.name} |"
+            )
     for k in range(max(5, cfg.skills // 10)):
         num += 1
         p = plans[(k * 7) % len(plans)]
         detector = "skill-evals" if k % 4 else "heartbeat"
-        (issues_dir / f"ISS-{num:03d}.md").write_text(_issue(num, p.name, status="resolved", detector=detector, day=TODAY - timedelta(days=30 + k), cause="missing_pattern:x\\|y"))
-        resolved_rows.append(f"| [ISS-{num:03d}](ISS-{num:03d}.md) | {p.name}: missing_pattern:x\\|y | high | — | {(TODAY - timedelta(days=30 + k)).isoformat()} |")
-    index = ["# Issues", "", "## Open", "", "| ID | Title | Severity | Category | Detected | Affected Skills |",
-             "|----|-------|----------|----------|----------|-----------------|", *open_rows, "", "## Resolved", "",
-             "| ID | Title | Severity | Fix PR | Resolved |", "|----|-------|----------|--------|----------|", *resolved_rows, ""]
+        (issues_dir / f"ISS-{num:03d}.md").write_text(
+            _issue(
+                num,
+                p.name,
+                status="resolved",
+                detector=detector,
+                day=TODAY - timedelta(days=30 + k),
+                cause="missing_pattern:x\\|y",
+            )
+        )
+        resolved_rows.append(
+            f"| [ISS-{num:03d}](ISS-{num:03d}.md) | {p.name}: missing_pattern:x\\|y | high | — | {(TODAY - timedelta(days=30 + k)).isoformat()} |"
+        )
+    index = [
+        "# Issues",
+        "",
+        "## Open",
+        "",
+        "| ID | Title | Severity | Category | Detected | Affected Skills |",
+        "|----|-------|----------|----------|----------|-----------------|",
+        *open_rows,
+        "",
+        "## Resolved",
+        "",
+        "| ID | Title | Severity | Fix PR | Resolved |",
+        "|----|-------|----------|--------|----------|",
+        *resolved_rows,
+        "",
+    ]
     (issues_dir / "INDEX.md").write_text("\n".join(index))
 
     # K past articles, one per day before today (yesterday's statuses = plan.prior; older ones
@@ -372,7 +492,10 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
         if d == TODAY - timedelta(days=1):
             statuses = [p.prior for p in plans]
         else:
-            statuses = [p.prior if (rng.random() > 0.02) else ("PASS" if p.prior in _FAILING else "FAIL") for p in plans]
+            statuses = [
+                p.prior if (rng.random() > 0.02) else ("PASS" if p.prior in _FAILING else "FAIL")
+                for p in plans
+            ]
         text = _article(d, plans, statuses, prev_status if n else None, issue_of, cfg.words, gaps)
         (arts / f"skill-evals-{d.isoformat()}.md").write_text(text)
         prev_status = statuses
@@ -382,17 +505,32 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
     for name, spec in specs.items():
         checks = spec.get("numeric_checks") or [{"pattern": "-", "min": "-", "max": "-"}]
         num_check = checks[0]  # type: ignore[index]
-        tsv.append("\t".join([
-            name, str(spec["output_pattern"]), str(spec.get("section") or "-"), str(spec.get("min_words", 0)),
-            "\x1f".join(spec.get("required_patterns", [])) or "-",  # type: ignore[arg-type]
-            "\x1f".join(spec.get("forbidden_patterns", [])) or "-",  # type: ignore[arg-type]
-            str(num_check["pattern"]), str(num_check["min"]), str(num_check["max"]),
-        ]))
+        tsv.append(
+            "\t".join(
+                [
+                    name,
+                    str(spec["output_pattern"]),
+                    str(spec.get("section") or "-"),
+                    str(spec.get("min_words", 0)),
+                    "\x1f".join(spec.get("required_patterns", [])) or "-",  # type: ignore[arg-type]
+                    "\x1f".join(spec.get("forbidden_patterns", [])) or "-",  # type: ignore[arg-type]
+                    str(num_check["pattern"]),
+                    str(num_check["min"]),
+                    str(num_check["max"]),
+                ]
+            )
+        )
     specs_tsv(root).write_text("\n".join(tsv) + "\n")
     expected = Counter(p.status for p in plans)
     new_fail = sum(1 for p in plans if p.status in _FAILING and p.prior not in _FAILING)
-    return {"output_files": files, "articles": cfg.articles, "issues": num, "expected": dict(expected), "expected_new_fail": new_fail,
-            "expected_fixed": sum(1 for p in plans if p.prior in _FAILING and p.status not in _FAILING)}
+    return {
+        "output_files": files,
+        "articles": cfg.articles,
+        "issues": num,
+        "expected": dict(expected),
+        "expected_new_fail": new_fail,
+        "expected_fixed": sum(1 for p in plans if p.prior in _FAILING and p.status not in _FAILING),
+    }
 
 
 def specs_tsv(root: Path) -> Path:
@@ -402,7 +540,9 @@ def specs_tsv(root: Path) -> Path:
 def prime_site(root: Path) -> float:
     """Build the dashboard of the past articles, as yesterday's run would have left it (a cold
     build: nothing cached). Runs the real CLI so the cache carries the installed code's fingerprint."""
-    wall, _, code, tail = timed_child([*_cli(), "site", "--root", str(root), "--now", "2026-05-31T06:00:00Z"])
+    wall, _, code, tail = timed_child(
+        [*_cli(), "site", "--root", str(root), "--now", "2026-05-31T06:00:00Z"]
+    )
     if code != 0:
         raise SystemExit(f"aeon-evals site exited {code}:\n{tail}")
     return wall
@@ -439,8 +579,13 @@ class Tree:
             return False
         self.restarts += 1
         if self.restarts > 5:
-            raise SystemExit("the package keeps changing under the benchmark: try again when it is quiet")
-        print("  aeon_evals changed during the benchmark: re-priming and restarting this measurement", file=sys.stderr)
+            raise SystemExit(
+                "the package keeps changing under the benchmark: try again when it is quiet"
+            )
+        print(
+            "  aeon_evals changed during the benchmark: re-priming and restarting this measurement",
+            file=sys.stderr,
+        )
         if self.prime:
             for derived in ("site", ".aeon-evals/cache"):
                 shutil.rmtree(self.template / derived, ignore_errors=True)
@@ -471,7 +616,9 @@ def _cli() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "aeon_evals"]
 
 
-def timed_child(cmd: list[str], *, cwd: Path | None = None, out: list[str] | None = None) -> tuple[float, float, int, str]:
+def timed_child(
+    cmd: list[str], *, cwd: Path | None = None, out: list[str] | None = None
+) -> tuple[float, float, int, str]:
     """(wall seconds, peak RSS MiB of this child alone, exit code, stderr tail); stdout appended to `out`."""
     with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as std:
         start = time.perf_counter()
@@ -488,19 +635,39 @@ def timed_child(cmd: list[str], *, cwd: Path | None = None, out: list[str] | Non
 
 
 def run_args(root: Path, site: bool) -> list[str]:
-    return ["run", "--root", str(root), "--now", NOW, "--no-notify", *([] if site else ["--no-site"])]
+    return [
+        "run",
+        "--root",
+        str(root),
+        "--now",
+        NOW,
+        "--no-notify",
+        *([] if site else ["--no-site"]),
+    ]
 
 
 def _digest(root: Path) -> str:
     h = hashlib.sha256()
-    for rel in ("memory/issues/INDEX.md", "memory/issues/ISS-001.md", f"memory/logs/{(TODAY - timedelta(days=1)).isoformat()}.md"):
+    for rel in (
+        "memory/issues/INDEX.md",
+        "memory/issues/ISS-001.md",
+        f"memory/logs/{(TODAY - timedelta(days=1)).isoformat()}.md",
+    ):
         with contextlib.suppress(OSError):
             h.update((root / rel).read_bytes())
-    h.update(str(sorted(p.name for p in (root / "articles").iterdir() if p.name.startswith("skill-evals-"))).encode())
+    h.update(
+        str(
+            sorted(
+                p.name for p in (root / "articles").iterdir() if p.name.startswith("skill-evals-")
+            )
+        ).encode()
+    )
     return h.hexdigest()
 
 
-def measure_runs(template: Path, work: Path, repeat: int, site: bool, tree: Tree) -> dict[str, object]:
+def measure_runs(
+    template: Path, work: Path, repeat: int, site: bool, tree: Tree
+) -> dict[str, object]:
     walls: list[float] = []
     rss: list[float] = []
     before = _digest(template)
@@ -520,24 +687,45 @@ def measure_runs(template: Path, work: Path, repeat: int, site: bool, tree: Tree
             walls.append(wall)
             rss.append(peak)
     if _digest(template) != before:
-        raise SystemExit("the template instance changed during a run: hard-linked copies are not safe any more")
-    return {"walls": walls, "median": statistics.median(walls), "peak_mb": max(rss), "restarts": tree.restarts}
+        raise SystemExit(
+            "the template instance changed during a run: hard-linked copies are not safe any more"
+        )
+    return {
+        "walls": walls,
+        "median": statistics.median(walls),
+        "peak_mb": max(rss),
+        "restarts": tree.restarts,
+    }
 
 
 def measure_startup(repeat: int) -> float:
     code = "import aeon_evals.cli, aeon_evals.site, aeon_evals.issues"
-    return statistics.median(timed_child([sys.executable, "-c", code])[0] for _ in range(max(repeat, 3)))
+    return statistics.median(
+        timed_child([sys.executable, "-c", code])[0] for _ in range(max(repeat, 3))
+    )
 
 
-def measure_breakdown(template: Path, work: Path, repeat: int, site: bool, tree: Tree) -> dict[str, float]:
+def measure_breakdown(
+    template: Path, work: Path, repeat: int, site: bool, tree: Tree
+) -> dict[str, float]:
     """Median per-stage seconds over `repeat` in-process runs, each in a fresh interpreter."""
     samples: list[dict[str, float]] = []
     while len(samples) < repeat:
         if tree.changed():
             samples.clear()
         copy = fresh_copy(template, work / f"prof-{len(samples)}")
-        out = subprocess.run([sys.executable, __file__, "--child-breakdown", str(copy), *([] if site else ["--no-site"])],
-                             capture_output=True, text=True, check=False)
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child-breakdown",
+                str(copy),
+                *([] if site else ["--no-site"]),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if out.returncode != 0:
             raise SystemExit(f"breakdown run failed:\n{out.stderr[-2000:]}")
         for line in out.stderr.splitlines():
@@ -557,7 +745,11 @@ def measure_baseline(template: Path, work: Path, repeat: int) -> dict[str, objec
         out_file = work / "baseline.out"
         start = time.perf_counter()
         with open(out_file, "wb") as fh:
-            subprocess.run(["bash", str(BASELINE), str(copy), str(specs_tsv(template)), TODAY.isoformat()], stdout=fh, check=True)
+            subprocess.run(
+                ["bash", str(BASELINE), str(copy), str(specs_tsv(template)), TODAY.isoformat()],
+                stdout=fh,
+                check=True,
+            )
         walls.append(time.perf_counter() - start)
         result = out_file.read_text()
         shutil.rmtree(copy)
@@ -601,13 +793,23 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
 
     missing = []
     for owner, name, stage in (
-        (pipeline, "load_manifest", "load"), (pipeline, "load_registry", "load"), (pipeline, "load_state", "load"),
-        (Outputs, "matches", "glob"), (Outputs, "read", "read"),
-        (checks, "check_content", "match"), (checks, "_holds_entry", "match"), (checks, "_only_own_section", "match"),
-        (cadence, "expected_cadence_days", "cadence"), (cadence, "previous_fire", "cadence"),
-        (history, "find_prior", "diff"), (pipeline, "_history", "diff"), (report, "build_rows", "diff"),
-        (audit, "audit", "audit"), (pipeline, "keep_issues", "issues"),
-        (render, "render_article", "render"), (render, "log_section", "render"),
+        (pipeline, "load_manifest", "load"),
+        (pipeline, "load_registry", "load"),
+        (pipeline, "load_state", "load"),
+        (Outputs, "matches", "glob"),
+        (Outputs, "read", "read"),
+        (checks, "check_content", "match"),
+        (checks, "_holds_entry", "match"),
+        (checks, "_only_own_section", "match"),
+        (cadence, "expected_cadence_days", "cadence"),
+        (cadence, "previous_fire", "cadence"),
+        (history, "find_prior", "diff"),
+        (pipeline, "_history", "diff"),
+        (report, "build_rows", "diff"),
+        (audit, "audit", "audit"),
+        (pipeline, "keep_issues", "issues"),
+        (render, "render_article", "render"),
+        (render, "log_section", "render"),
         (site, "build_site", "site"),
     ):
         if hasattr(owner, name):
@@ -669,9 +871,23 @@ def machine() -> str:
                 break
     tree = "unknown tree"
     with contextlib.suppress(OSError, subprocess.CalledProcessError):
-        head = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(HERE), "status", "--porcelain", "--", "../aeon_evals"], capture_output=True, text=True, check=True).stdout
-        tree = f"tree {head}" + (f" + {len(dirty.splitlines())} uncommitted change(s) under aeon_evals/" if dirty.strip() else "")
+        head = subprocess.run(
+            ["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(HERE), "status", "--porcelain", "--", "../aeon_evals"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        tree = f"tree {head}" + (
+            f" + {len(dirty.splitlines())} uncommitted change(s) under aeon_evals/"
+            if dirty.strip()
+            else ""
+        )
     return f"nproc={os.cpu_count()} · CPU {model} · Python {platform.python_version()} · {platform.system()} {platform.release()} · {tree}"
 
 
@@ -680,23 +896,46 @@ def bench_one(cfg: Config, args: argparse.Namespace, work: Path) -> dict[str, ob
     t0 = time.perf_counter()
     facts = generate(template, cfg)
     gen = time.perf_counter() - t0
-    print(f"[{cfg.label()}] generated {facts['output_files']:,} output files, {cfg.articles} articles, "
-          f"{facts['issues']} issues in {gen:.1f}s", file=sys.stderr)
+    print(
+        f"[{cfg.label()}] generated {facts['output_files']:,} output files, {cfg.articles} articles, "
+        f"{facts['issues']} issues in {gen:.1f}s",
+        file=sys.stderr,
+    )
     # the code's digest is taken before priming: an edit during the priming re-primes
     tree = Tree(template, prime=args.site and args.site_state == "warm")
     if args.site and args.site_state == "warm":
-        facts["cold_site_s"] = prime_site(template)  # `aeon-evals site` over K articles, nothing cached
-        print(f"[{cfg.label()}] primed site/ (cold build_site of {cfg.articles} articles) in {facts['cold_site_s']:.1f}s", file=sys.stderr)
+        facts["cold_site_s"] = prime_site(
+            template
+        )  # `aeon-evals site` over K articles, nothing cached
+        print(
+            f"[{cfg.label()}] primed site/ (cold build_site of {cfg.articles} articles) in {facts['cold_site_s']:.1f}s",
+            file=sys.stderr,
+        )
     runs = measure_runs(template, work, args.repeat, args.site, tree)
-    result: dict[str, object] = {"cfg": cfg, "facts": facts, "runs": runs,
-                                 "tree": f"{machine().rsplit(' · ', 1)[-1]}, code {tree.digest[:10]}", "code": tree.digest}
+    result: dict[str, object] = {
+        "cfg": cfg,
+        "facts": facts,
+        "runs": runs,
+        "tree": f"{machine().rsplit(' · ', 1)[-1]}, code {tree.digest[:10]}",
+        "code": tree.digest,
+    }
     if args.breakdown:
         result["breakdown"] = measure_breakdown(template, work, args.breakdown, args.site, tree)
     if args.baseline_repeat:
         result["baseline"] = measure_baseline(template, work, args.baseline_repeat)
     if args.profile:
         copy = fresh_copy(template, work / "cprofile")
-        subprocess.run([sys.executable, __file__, "--child-profile", str(copy), str(args.profile), *([] if args.site else ["--no-site"])], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child-profile",
+                str(copy),
+                str(args.profile),
+                *([] if args.site else ["--no-site"]),
+            ],
+            check=True,
+        )
         shutil.rmtree(copy)
     shutil.rmtree(template)
     specs_tsv(template).unlink()
@@ -707,16 +946,30 @@ def report(res: dict[str, object], args: argparse.Namespace, startup: float) -> 
     cfg: Config = res["cfg"]  # type: ignore[assignment]
     runs: dict = res["runs"]  # type: ignore[type-arg]
     facts: dict = res["facts"]  # type: ignore[type-arg]
-    print(f"\n## {cfg.label()}  ({facts['output_files']:,} output files; site {'on, ' + args.site_state if args.site else 'off'}; {res['tree']})")
-    print(f"aeon-evals run: median {runs['median']:.3f}s over {len(runs['walls'])} runs "
-          f"(min {min(runs['walls']):.3f}, max {max(runs['walls']):.3f}); peak RSS {runs['peak_mb']:.0f} MiB"
-          + (f"; measurement restarted {runs['restarts']}× after package edits" if runs.get("restarts") else ""))
-    print(f"expected statuses: {facts['expected']} · new fail {facts['expected_new_fail']} · fixed {facts['expected_fixed']}")
+    print(
+        f"\n## {cfg.label()}  ({facts['output_files']:,} output files; site {'on, ' + args.site_state if args.site else 'off'}; {res['tree']})"
+    )
+    print(
+        f"aeon-evals run: median {runs['median']:.3f}s over {len(runs['walls'])} runs "
+        f"(min {min(runs['walls']):.3f}, max {max(runs['walls']):.3f}); peak RSS {runs['peak_mb']:.0f} MiB"
+        + (
+            f"; measurement restarted {runs['restarts']}× after package edits"
+            if runs.get("restarts")
+            else ""
+        )
+    )
+    print(
+        f"expected statuses: {facts['expected']} · new fail {facts['expected_new_fail']} · fixed {facts['expected_fixed']}"
+    )
     if "cold_site_s" in facts:
-        print(f"cold site build (`aeon-evals site` on yesterday's {cfg.articles} articles, nothing cached; not in the median): {facts['cold_site_s']:.1f}s")
+        print(
+            f"cold site build (`aeon-evals site` on yesterday's {cfg.articles} articles, nothing cached; not in the median): {facts['cold_site_s']:.1f}s"
+        )
     if "breakdown" in res:
         bd: dict[str, float] = res["breakdown"]  # type: ignore[assignment]
-        print(f"breakdown (median of {args.breakdown} in-process runs; interpreter start + imports ≈ {startup:.3f}s extra):")
+        print(
+            f"breakdown (median of {args.breakdown} in-process runs; interpreter start + imports ≈ {startup:.3f}s extra):"
+        )
         print("| stage | seconds | share |")
         print("|---|---:|---:|")
         for stage in (*STAGES, "other"):
@@ -724,27 +977,78 @@ def report(res: dict[str, object], args: argparse.Namespace, startup: float) -> 
         print(f"| **total in-process** | {bd['total']:.3f} | 100% |")
     if "baseline" in res:
         base: dict = res["baseline"]  # type: ignore[type-arg]
-        print(f"shell baseline: median {base['median']:.2f}s over {len(base['walls'])} run(s) → "
-              f"aeon-evals is {base['median'] / runs['median']:.1f}× faster; baseline statuses {base['statuses']}")
+        print(
+            f"shell baseline: median {base['median']:.2f}s over {len(base['walls'])} run(s) → "
+            f"aeon-evals is {base['median'] / runs['median']:.1f}× faster; baseline statuses {base['statuses']}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--skills", type=int, default=1000, help="skills N (default 1000)")
-    p.add_argument("--outputs", type=int, default=30, help="dated outputs per skill M, and daily logs (default 30)")
-    p.add_argument("--log-share", type=float, default=0.3, help="share of skills writing a section of memory/logs/*.md (default 0.3)")
-    p.add_argument("--words", type=int, default=200, help="words per output or log section (default 200)")
-    p.add_argument("--articles", type=int, default=200, help="past skill-evals articles K (default 200)")
-    p.add_argument("--repeat", type=int, default=5, help="timed CLI runs; the median is reported (default 5)")
-    p.add_argument("--breakdown", type=int, default=3, metavar="N", help="in-process runs for the stage breakdown (default 3; 0: skip)")
-    p.add_argument("--baseline-repeat", type=int, default=1, metavar="N", help="shell baseline runs (default 1; 0: skip)")
+    p.add_argument(
+        "--outputs",
+        type=int,
+        default=30,
+        help="dated outputs per skill M, and daily logs (default 30)",
+    )
+    p.add_argument(
+        "--log-share",
+        type=float,
+        default=0.3,
+        help="share of skills writing a section of memory/logs/*.md (default 0.3)",
+    )
+    p.add_argument(
+        "--words", type=int, default=200, help="words per output or log section (default 200)"
+    )
+    p.add_argument(
+        "--articles", type=int, default=200, help="past skill-evals articles K (default 200)"
+    )
+    p.add_argument(
+        "--repeat", type=int, default=5, help="timed CLI runs; the median is reported (default 5)"
+    )
+    p.add_argument(
+        "--breakdown",
+        type=int,
+        default=3,
+        metavar="N",
+        help="in-process runs for the stage breakdown (default 3; 0: skip)",
+    )
+    p.add_argument(
+        "--baseline-repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="shell baseline runs (default 1; 0: skip)",
+    )
     p.add_argument("--no-site", dest="site", action="store_false", help="run with --no-site")
-    p.add_argument("--site-state", choices=("warm", "cold"), default="warm",
-                   help="warm: the instance holds yesterday's site/ (and its parse cache), as a nightly job that keeps site/ "
-                        "sees it; cold: no site/ yet, every past article is parsed and rendered (default warm)")
-    p.add_argument("--scaling", action="store_true", help="run N=250/1000/4000 at M=30 and M=365 at N=1000, print a table")
-    p.add_argument("--profile", type=int, default=0, metavar="TOP", help="also print a cProfile top-TOP of one in-process run")
-    p.add_argument("--workdir", type=Path, default=None, help="where to generate (default: a temporary folder under /tmp, removed)")
+    p.add_argument(
+        "--site-state",
+        choices=("warm", "cold"),
+        default="warm",
+        help="warm: the instance holds yesterday's site/ (and its parse cache), as a nightly job that keeps site/ "
+        "sees it; cold: no site/ yet, every past article is parsed and rendered (default warm)",
+    )
+    p.add_argument(
+        "--scaling",
+        action="store_true",
+        help="run N=250/1000/4000 at M=30 and M=365 at N=1000, print a table",
+    )
+    p.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="TOP",
+        help="also print a cProfile top-TOP of one in-process run",
+    )
+    p.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="where to generate (default: a temporary folder under /tmp, removed)",
+    )
     p.add_argument("--child-breakdown", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--child-profile", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -756,7 +1060,9 @@ def main(argv: list[str] | None = None) -> int:
         return child_profile(Path(args.child_profile[0]), args.site, int(args.child_profile[1]))
 
     print(machine())
-    print(f"command: python scripts/bench.py {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip())
+    print(
+        f"command: python scripts/bench.py {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip()
+    )
     startup = measure_startup(args.repeat)
     base_cfg = Config(args.skills, args.outputs, args.log_share, args.words, args.articles)
     with tempfile.TemporaryDirectory(prefix="aeon-bench-", dir=args.workdir) as tmp:
@@ -764,7 +1070,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.scaling:
             report(bench_one(base_cfg, args, work), args, startup)
             return 0
-        configs = [Config(n, 30, args.log_share, args.words, args.articles) for n in (250, 1000, 4000)]
+        configs = [
+            Config(n, 30, args.log_share, args.words, args.articles) for n in (250, 1000, 4000)
+        ]
         configs.append(Config(1000, 365, args.log_share, args.words, args.articles))
         results = []
         for cfg in configs:
@@ -781,11 +1089,15 @@ def main(argv: list[str] | None = None) -> int:
             note = f"4× N → {runs['median'] / results[i - 1]['runs']['median']:.2f}× time (target ≤ 4.5×)"
         elif i == 3:  # M grows 30 → 365 at N=1000
             note = f"M 30→365 → {runs['median'] / results[1]['runs']['median']:.2f}× time (target < 2×)"
-        print(f"| {cfg.skills:,} | {cfg.outputs} | {facts['output_files']:,} | {runs['median']:.3f} | "
-              f"{min(runs['walls']):.3f}–{max(runs['walls']):.3f} | {runs['peak_mb']:.0f} | {note} |")
+        print(
+            f"| {cfg.skills:,} | {cfg.outputs} | {facts['output_files']:,} | {runs['median']:.3f} | "
+            f"{min(runs['walls']):.3f}–{max(runs['walls']):.3f} | {runs['peak_mb']:.0f} | {note} |"
+        )
     if len({res["code"] for res in results}) > 1:
         trees = sorted({str(res["tree"]) for res in results})
-        print(f"warning: the rows were measured on different package code ({'; '.join(trees)}): rerun when the tree is quiet")
+        print(
+            f"warning: the rows were measured on different package code ({'; '.join(trees)}): rerun when the tree is quiet"
+        )
     return 0
 
 

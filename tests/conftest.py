@@ -31,10 +31,16 @@ class Instance:
         return path
 
     def evals(self, skills: dict[str, Any], **top: Any) -> Path:
-        return self.write("skills/skill-evals/evals.json", json.dumps({"version": "1", "skills": skills, **top}, indent=2))
+        return self.write(
+            "skills/skill-evals/evals.json",
+            json.dumps({"version": "1", "skills": skills, **top}, indent=2),
+        )
 
     def aeon_yml(self, entries: dict[str, tuple[bool, str]]) -> Path:
-        lines = ["skills:"] + [f'  {name}: {{ enabled: {str(on).lower()}, schedule: "{cron}" }}' for name, (on, cron) in entries.items()]
+        lines = ["skills:"] + [
+            f'  {name}: {{ enabled: {str(on).lower()}, schedule: "{cron}" }}'
+            for name, (on, cron) in entries.items()
+        ]
         return self.write("aeon.yml", "\n".join(lines) + "\n")
 
     def notifier(self, exit_code: int = 0, sleep: float = 0) -> Path:
@@ -57,7 +63,11 @@ class Instance:
         return [json.loads(line) for line in log.read_text().splitlines()]
 
     def snapshot(self) -> dict[str, bytes]:
-        return {p.relative_to(self.root).as_posix(): p.read_bytes() for p in sorted(self.root.rglob("*")) if p.is_file()}
+        return {
+            p.relative_to(self.root).as_posix(): p.read_bytes()
+            for p in sorted(self.root.rglob("*"))
+            if p.is_file()
+        }
 
 
 @pytest.fixture

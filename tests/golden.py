@@ -19,5 +19,11 @@ def assert_golden(name: str, actual: str) -> None:
     if actual != expected:
         actual_path = path.with_name(path.name + ".actual")
         actual_path.write_text(actual, encoding="utf-8")
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), str(path), str(actual_path)))
-        raise AssertionError(f"{name} differs from its golden file (saved {actual_path}; accept with AEON_EVALS_UPDATE_GOLDEN=1):\n{diff}")
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(True), actual.splitlines(True), str(path), str(actual_path)
+            )
+        )
+        raise AssertionError(
+            f"{name} differs from its golden file (saved {actual_path}; accept with AEON_EVALS_UPDATE_GOLDEN=1):\n{diff}"
+        )

@@ -32,7 +32,10 @@ def anajuliabit_instance(root: Path, *, with_articles: bool = True) -> Path:
     """anajuliabit/aeon as it stood for the 2026-05-31 run: its evals.json, aeon.yml, cron-state,
     logs, outputs and the 2026-05-24 article as the previous run."""
     src = realdata() / "anajuliabit__aeon"
-    put(src / "skills/skill-evals/evals.json@2026-05-28_b4ce442", root / "skills/skill-evals/evals.json")
+    put(
+        src / "skills/skill-evals/evals.json@2026-05-28_b4ce442",
+        root / "skills/skill-evals/evals.json",
+    )
     put(src / "aeon.yml@2026-05-31_ea83659", root / "aeon.yml")
     put(src / "memory/cron-state.json@2026-05-31_ea83659", root / "memory/cron-state.json")
     for log in (src / "memory/logs").iterdir():

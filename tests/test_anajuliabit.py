@@ -16,7 +16,17 @@ Cli = Callable[..., tuple[int, str, str]]
 
 def _run(tmp_path: Path, cli: Cli, *extra: str) -> dict[str, dict[str, object]]:
     root = anajuliabit_instance(tmp_path / "ana")
-    code, out, err = cli("run", "--root", str(root), "--now", "2026-05-31T06:57:14Z", "--json", "--no-notify", "--no-site", *extra)
+    code, out, err = cli(
+        "run",
+        "--root",
+        str(root),
+        "--now",
+        "2026-05-31T06:57:14Z",
+        "--json",
+        "--no-notify",
+        "--no-site",
+        *extra,
+    )
     assert code == 0, err
     data = json.loads(out)
     return {"_": data, **{s["skill"]: s for s in data["skills"]}}
@@ -40,14 +50,31 @@ def test_enabled_skills_match_the_real_article(tmp_path: Path, cli: Cli) -> None
 def test_a_06_00_run_does_not_fail_skills_that_run_later(tmp_path: Path, cli: Cli) -> None:
     """ISS-023/ISS-026: at 06:00 today's log holds only early entries; the skill runs at 12:00."""
     root = anajuliabit_instance(tmp_path / "ana")
-    (root / "memory/logs/2026-05-31.md").write_text("# 2026-05-31\n\n### btc-levels\n- 01:21Z BTC 104,200 range intact\n- 05:06Z BTC 103,900\n")
-    code, out, err = cli("run", "--root", str(root), "--now", "2026-05-31T06:00:00Z", "--json", "--no-notify", "--no-site")
+    (root / "memory/logs/2026-05-31.md").write_text(
+        "# 2026-05-31\n\n### btc-levels\n- 01:21Z BTC 104,200 range intact\n- 05:06Z BTC 103,900\n"
+    )
+    code, out, err = cli(
+        "run",
+        "--root",
+        str(root),
+        "--now",
+        "2026-05-31T06:00:00Z",
+        "--json",
+        "--no-notify",
+        "--no-site",
+    )
     assert code == 0, err
     rows = {s["skill"]: s for s in json.loads(out)["skills"]}
-    for skill, hour in (("token-alert", "12:00"), ("skill-health", "18:00"), ("heartbeat", "20:00")):
+    for skill, hour in (
+        ("token-alert", "12:00"),
+        ("skill-health", "18:00"),
+        ("heartbeat", "20:00"),
+    ):
         assert rows[skill]["status"] == "PASS", rows[skill]
         assert rows[skill]["output"]["path"] == "memory/logs/2026-05-30.md"
-        assert rows[skill]["notes"] == [f"used memory/logs/2026-05-30.md: the newest log has no entry yet (last expected run 2026-05-30 {hour} UTC)"]
+        assert rows[skill]["notes"] == [
+            f"used memory/logs/2026-05-30.md: the newest log has no entry yet (last expected run 2026-05-30 {hour} UTC)"
+        ]
 
 
 def test_where_the_real_article_was_wrong(tmp_path: Path, cli: Cli) -> None:
@@ -56,7 +83,11 @@ def test_where_the_real_article_was_wrong(tmp_path: Path, cli: Cli) -> None:
     # they FAILed: absent before and failing now is NEW_FAIL. Both are disabled, so they file no
     # issue and do not make the verdict REGRESSED.
     for skill in ("hacker-news-digest", "monitor-polymarket"):
-        assert (rows[skill]["status"], rows[skill]["diff"], rows[skill]["enabled"]) == ("FAIL", "NEW_FAIL", False)
+        assert (rows[skill]["status"], rows[skill]["diff"], rows[skill]["enabled"]) == (
+            "FAIL",
+            "NEW_FAIL",
+            False,
+        )
     assert rows["_"]["issues"] == {"filed": [], "closed": []}
     # The real article counted the 14 spec keys, disabled ones included, as coverage (14/29);
     # coverage is enabled skills with a spec over enabled skills: heartbeat, token-alert,
@@ -69,10 +100,25 @@ def test_where_the_real_article_was_wrong(tmp_path: Path, cli: Cli) -> None:
 def test_sections_make_log_checks_honest(tmp_path: Path, cli: Cli) -> None:
     root = anajuliabit_instance(tmp_path / "ana")
     evals = json.loads((root / "skills/skill-evals/evals.json").read_text())
-    for skill in ("heartbeat", "token-alert", "skill-health", "hacker-news-digest", "monitor-polymarket"):
+    for skill in (
+        "heartbeat",
+        "token-alert",
+        "skill-health",
+        "hacker-news-digest",
+        "monitor-polymarket",
+    ):
         evals["skills"][skill]["section"] = f"### {skill}"
     (root / "skills/skill-evals/evals.json").write_text(json.dumps(evals))
-    code, out, err = cli("run", "--root", str(root), "--now", "2026-05-31T06:57:14Z", "--json", "--no-notify", "--no-site")
+    code, out, err = cli(
+        "run",
+        "--root",
+        str(root),
+        "--now",
+        "2026-05-31T06:57:14Z",
+        "--json",
+        "--no-notify",
+        "--no-site",
+    )
     assert code == 0, err
     rows = {s["skill"]: s for s in json.loads(out)["skills"]}
     # word counts now measure the skill's own section, not the whole 9,013-word log

@@ -39,9 +39,24 @@ NOW = "2026-05-31T06:00:00Z"
 # test_aeonfun_c31d240f_ran_on_the_2026_04_26_aeon_yml. anajuliabit 6ad810e's evals.json is not in
 # realdata; its covered list is upstream's 14 keys minus the two orphans, i.e. aeonfun's 04-09 file.
 SNAPSHOTS = [
-    ("aeonfun__aeon", "c31d240f", "aeonfun__aeon/aeon.yml@2026-04-26_533505db", "aeonfun__aeon/skills/skill-evals/evals.json@2026-04-09_9c0184c5"),
-    ("anajuliabit__aeon", "6ad810e", "anajuliabit__aeon/aeon.yml@2026-05-24_6ad810e", "aeonfun__aeon/skills/skill-evals/evals.json@2026-04-09_9c0184c5"),
-    ("anajuliabit__aeon", "ea83659", "anajuliabit__aeon/aeon.yml@2026-05-31_ea83659", "anajuliabit__aeon/skills/skill-evals/evals.json@2026-05-28_b4ce442"),
+    (
+        "aeonfun__aeon",
+        "c31d240f",
+        "aeonfun__aeon/aeon.yml@2026-04-26_533505db",
+        "aeonfun__aeon/skills/skill-evals/evals.json@2026-04-09_9c0184c5",
+    ),
+    (
+        "anajuliabit__aeon",
+        "6ad810e",
+        "anajuliabit__aeon/aeon.yml@2026-05-24_6ad810e",
+        "aeonfun__aeon/skills/skill-evals/evals.json@2026-04-09_9c0184c5",
+    ),
+    (
+        "anajuliabit__aeon",
+        "ea83659",
+        "anajuliabit__aeon/aeon.yml@2026-05-31_ea83659",
+        "anajuliabit__aeon/skills/skill-evals/evals.json@2026-05-28_b4ce442",
+    ),
 ]
 _SECTION = re.compile(r"^--- (.+?) \(\d+\)")
 _ITEM = re.compile(r"^  [✓✗\-?] (\S+)")
@@ -51,7 +66,11 @@ def old_all(repo: str, commit: str) -> dict[str, list[str]]:
     """The sections of the old `eval-audit --all` text output, by title."""
     sections: dict[str, list[str]] = {}
     title = ""
-    for line in (realdata() / repo / "_generated" / f"eval-audit--all@{commit}.txt").read_text().splitlines():
+    for line in (
+        (realdata() / repo / "_generated" / f"eval-audit--all@{commit}.txt")
+        .read_text()
+        .splitlines()
+    ):
         if m := _SECTION.match(line):
             title = m.group(1)
             sections[title] = []
@@ -61,7 +80,9 @@ def old_all(repo: str, commit: str) -> dict[str, list[str]]:
 
 
 def old_json(repo: str, commit: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((realdata() / repo / "_generated" / f"eval-audit--json@{commit}.json").read_text())
+    data: dict[str, Any] = json.loads(
+        (realdata() / repo / "_generated" / f"eval-audit--json@{commit}.json").read_text()
+    )
     return data
 
 
@@ -85,7 +106,9 @@ def multiline_entries(text: str) -> set[str]:
     return set(re.findall(r"^  ([\w-]+):[ \t]*(?:#.*)?\n\s+\{", text, re.M))
 
 
-def rebuild(root: Path, repo: str, commit: str, yml: str, evals: str, *, skill_md: bool = True) -> Path:
+def rebuild(
+    root: Path, repo: str, commit: str, yml: str, evals: str, *, skill_md: bool = True
+) -> Path:
     """The snapshot's skills/ folders (names from the old outputs; an empty SKILL.md in each),
     its aeon.yml and an evals.json from the same time."""
     for names in old_all(repo, commit).values():
@@ -105,23 +128,39 @@ def _audit(root: Path, registry: Registry) -> audit.AuditReport:
 
 
 @pytest.mark.parametrize(("repo", "commit", "yml", "evals"), SNAPSHOTS)
-def test_same_lists_as_the_old_script_when_reading_aeon_yml_as_it_did(tmp_path: Path, repo: str, commit: str, yml: str, evals: str) -> None:
+def test_same_lists_as_the_old_script_when_reading_aeon_yml_as_it_did(
+    tmp_path: Path, repo: str, commit: str, yml: str, evals: str
+) -> None:
     """Given the old script's view of aeon.yml, every list and count is the old one, except
     enabled_total and coverage (test_old_script_counted_disabled_covered_skills_as_enabled)."""
     root = rebuild(tmp_path, repo, commit, yml, evals)
     found = _audit(root, old_view((root / "aeon.yml").read_text()))
     sections, data = old_all(repo, commit), old_json(repo, commit)
     assert list(found.covered) == data["covered"] == sections["Covered"]
-    assert [g.skill for g in found.uncovered_enabled] == [g["skill"] for g in data["uncovered_enabled"]]
-    assert list(found.uncovered_disabled) == data["uncovered_disabled"] == sections.get("Uncovered Disabled", [])
+    assert [g.skill for g in found.uncovered_enabled] == [
+        g["skill"] for g in data["uncovered_enabled"]
+    ]
+    assert (
+        list(found.uncovered_disabled)
+        == data["uncovered_disabled"]
+        == sections.get("Uncovered Disabled", [])
+    )
     assert list(found.uncovered_unregistered) == sorted(sections["Not in aeon.yml"])
     mine = as_json(found)["summary"]
-    for key in ("total_skills", "covered", "uncovered_enabled", "uncovered_disabled", "uncovered_unregistered"):
+    for key in (
+        "total_skills",
+        "covered",
+        "uncovered_enabled",
+        "uncovered_disabled",
+        "uncovered_unregistered",
+    ):
         assert mine[key] == data["summary"][key], key
 
 
 @pytest.mark.parametrize(("repo", "commit", "yml", "evals"), SNAPSHOTS)
-def test_old_script_missed_multiline_entries(tmp_path: Path, repo: str, commit: str, yml: str, evals: str) -> None:
+def test_old_script_missed_multiline_entries(
+    tmp_path: Path, repo: str, commit: str, yml: str, evals: str
+) -> None:
     """The old grep saw only one-line entries: a multi-line one counted as 'not in aeon.yml'.
     With the real registry exactly those skills move to enabled/disabled; nothing else moves."""
     root = rebuild(tmp_path, repo, commit, yml, evals)
@@ -136,9 +175,15 @@ def test_old_script_missed_multiline_entries(tmp_path: Path, repo: str, commit: 
     now_enabled = {g.skill for g in found.uncovered_enabled} - set(sections["Uncovered Enabled"])
     now_disabled = set(found.uncovered_disabled) - set(sections.get("Uncovered Disabled", []))
     assert now_enabled | now_disabled == moved and not now_enabled & now_disabled
-    assert all(registry.skills[s].enabled for s in now_enabled) and not any(registry.skills[s].enabled for s in now_disabled)
+    assert all(registry.skills[s].enabled for s in now_enabled) and not any(
+        registry.skills[s].enabled for s in now_disabled
+    )
     if commit == "c31d240f":
-        assert moved == {"repo-scanner", "syndicate-article", "vercel-projects"}  # all three enabled
+        assert moved == {
+            "repo-scanner",
+            "syndicate-article",
+            "vercel-projects",
+        }  # all three enabled
         assert (found.enabled_total, old_json(repo, commit)["summary"]["enabled_total"]) == (97, 94)
     if commit == "6ad810e":
         assert now_enabled == {"operator-scorecard"}
@@ -152,7 +197,12 @@ def test_old_script_missed_multiline_entries(tmp_path: Path, repo: str, commit: 
     ],
 )
 def test_old_script_counted_disabled_covered_skills_as_enabled(
-    tmp_path: Path, commit: str, yml: str, evals: str, old: tuple[int, int, int], ours: tuple[int, int, int]
+    tmp_path: Path,
+    commit: str,
+    yml: str,
+    evals: str,
+    old: tuple[int, int, int],
+    ours: tuple[int, int, int],
 ) -> None:
     """Old: enabled_total = covered + uncovered enabled, so a covered but disabled skill counted
     as enabled and covered. Ours: enabled skills with a spec / enabled skills in aeon.yml."""
@@ -185,11 +235,19 @@ def test_aeonfun_c31d240f_ran_on_the_2026_04_26_aeon_yml(tmp_path: Path) -> None
 
 def test_old_script_wrote_malformed_globs_we_do_not() -> None:
     """It printed `articles/fleet-status--*.md`, `articles/explainer--*.md` and a literal date."""
-    patterns = {g["inferred_pattern"] for g in old_json("aeonfun__aeon", "c31d240f")["uncovered_enabled"]}
-    assert {"articles/fleet-status--*.md", "articles/workflow-security-audit-2026-04-11-*.md"} <= patterns
+    patterns = {
+        g["inferred_pattern"] for g in old_json("aeonfun__aeon", "c31d240f")["uncovered_enabled"]
+    }
+    assert {
+        "articles/fleet-status--*.md",
+        "articles/workflow-security-audit-2026-04-11-*.md",
+    } <= patterns
     assert normalize_ref("articles/fleet-status-${var}-${today}.md") == "articles/fleet-status-*.md"
     assert normalize_ref("articles/fleet-status--${today}.md") == "articles/fleet-status-*.md"
-    assert normalize_ref("articles/workflow-security-audit-2026-04-11-${today}.md") == "articles/workflow-security-audit-*.md"
+    assert (
+        normalize_ref("articles/workflow-security-audit-2026-04-11-${today}.md")
+        == "articles/workflow-security-audit-*.md"
+    )
 
 
 def test_the_old_json_keys_are_all_kept(tmp_path: Path) -> None:
@@ -197,15 +255,27 @@ def test_the_old_json_keys_are_all_kept(tmp_path: Path) -> None:
     mine = as_json(_audit(root, parse_registry((root / "aeon.yml").read_text())))
     old = old_json("aeonfun__aeon", "c31d240f")
     assert set(old) <= set(mine) and set(old["summary"]) <= set(mine["summary"])
-    assert set(old["uncovered_enabled"][0]) == set(mine["uncovered_enabled"][0]) == {"skill", "inferred_pattern"}
+    assert (
+        set(old["uncovered_enabled"][0])
+        == set(mine["uncovered_enabled"][0])
+        == {"skill", "inferred_pattern"}
+    )
 
 
 # --- inferred output patterns -------------------------------------------------------------------
 
 SKILL_MD = [
     # (skill, SKILL.md text, inferred pattern)
-    ("reflect", "Read the last 7 days of `memory/logs/` and rewrite `memory/topics/reflections.md`.", "memory/topics/reflections.md"),
-    ("paper-pick", "Write the result to `articles/paper-pick-${today}.md` and notify the operator.", "articles/paper-pick-*.md"),
+    (
+        "reflect",
+        "Read the last 7 days of `memory/logs/` and rewrite `memory/topics/reflections.md`.",
+        "memory/topics/reflections.md",
+    ),
+    (
+        "paper-pick",
+        "Write the result to `articles/paper-pick-${today}.md` and notify the operator.",
+        "articles/paper-pick-*.md",
+    ),
     (
         "technical-explainer",
         "Read the last 3 days of `memory/logs/` to find topics.\n1. The newest file in `articles/` from the last 3 days.\n\n"
@@ -227,15 +297,47 @@ SKILL_MD = [
         "Write the findings to articles/skill-security-scan-$(date +%Y-%m-%d).md.",
         "articles/skill-security-scan-*.md",
     ),
-    ("heartbeat", "Check every skill. Append a `### heartbeat` section to memory/logs/${today}.md.", "memory/logs/*.md"),
-    ("update-gallery", "Find orphaned images and write them to memory/topics/gallery-orphans.md.", "memory/topics/gallery-orphans.md"),
-    ("digest", "Summarise what came in from `memory/logs/` to `articles/digest-${today}.md`.", "articles/digest-*.md"),
-    ("vuln-scanner", "Save the report as articles/vuln-scan-<repo>-<date>.md", "articles/vuln-scan-*.md"),
-    ("morning-brief", "Read memory/logs/ and send the brief through ./notify.", "memory/logs/*.md"),  # the shared log, as before
-    ("evening-recap", "Send an end-of-day summary through ./notify. Read memory/MEMORY.md first.", ""),
-    ("article", "Write a new article to articles/${today}.md.", ""),  # `articles/*.md` would match every article
+    (
+        "heartbeat",
+        "Check every skill. Append a `### heartbeat` section to memory/logs/${today}.md.",
+        "memory/logs/*.md",
+    ),
+    (
+        "update-gallery",
+        "Find orphaned images and write them to memory/topics/gallery-orphans.md.",
+        "memory/topics/gallery-orphans.md",
+    ),
+    (
+        "digest",
+        "Summarise what came in from `memory/logs/` to `articles/digest-${today}.md`.",
+        "articles/digest-*.md",
+    ),
+    (
+        "vuln-scanner",
+        "Save the report as articles/vuln-scan-<repo>-<date>.md",
+        "articles/vuln-scan-*.md",
+    ),
+    (
+        "morning-brief",
+        "Read memory/logs/ and send the brief through ./notify.",
+        "memory/logs/*.md",
+    ),  # the shared log, as before
+    (
+        "evening-recap",
+        "Send an end-of-day summary through ./notify. Read memory/MEMORY.md first.",
+        "",
+    ),
+    (
+        "article",
+        "Write a new article to articles/${today}.md.",
+        "",
+    ),  # `articles/*.md` would match every article
     ("state-only", "Write the snapshot to memory/state/fleet.json.", ""),
-    ("reader", "Read the prior articles/token-report-${today}.md for context.", ""),  # read only, not the log
+    (
+        "reader",
+        "Read the prior articles/token-report-${today}.md for context.",
+        "",
+    ),  # read only, not the log
 ]
 
 
@@ -244,7 +346,9 @@ def test_the_pattern_is_what_the_skill_writes(skill: str, text: str, expected: s
     assert infer_from_text(text, skill) == expected
 
 
-_WELL_FORMED = re.compile(r"^(?:output/)?(?:articles|memory|memory/topics|memory/logs)/[A-Za-z0-9*][A-Za-z0-9_.*-]*\.md$")
+_WELL_FORMED = re.compile(
+    r"^(?:output/)?(?:articles|memory|memory/topics|memory/logs)/[A-Za-z0-9*][A-Za-z0-9_.*-]*\.md$"
+)
 
 
 @given(st.text(alphabet="abz-_.*/${}()<>0129 YMD", max_size=40))
@@ -265,10 +369,15 @@ def test_an_unreadable_skill_md_only_loses_its_pattern(tmp_path: Path) -> None:
     (tmp_path / "skills/b/SKILL.md").write_bytes(b"\xff\xfe write to articles/b-${today}.md \x00")
     registry = parse_registry("skills:\n  a: { enabled: true }\n  b: { enabled: true }\n")
     found = audit.audit(tmp_path, set(), registry)
-    assert [(g.skill, g.inferred_pattern) for g in found.uncovered_enabled] == [("a", ""), ("b", "articles/b-*.md")]
+    assert [(g.skill, g.inferred_pattern) for g in found.uncovered_enabled] == [
+        ("a", ""),
+        ("b", "articles/b-*.md"),
+    ]
 
 
-def test_a_bug_in_inference_never_stops_the_audit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bug_in_inference_never_stops_the_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def boom(text: str, skill: str) -> str:
         raise RuntimeError("boom")
 
@@ -285,7 +394,11 @@ def test_a_bug_in_inference_never_stops_the_audit(tmp_path: Path, monkeypatch: p
 
 def _real_names() -> set[str]:
     names = {n for ns in old_all("aeonfun__aeon", "c31d240f").values() for n in ns}
-    return names | set(parse_registry((realdata() / "anajuliabit__aeon/aeon.yml@2026-06-2x_0444176").read_text()).skills)
+    return names | set(
+        parse_registry(
+            (realdata() / "anajuliabit__aeon/aeon.yml@2026-06-2x_0444176").read_text()
+        ).skills
+    )
 
 
 @pytest.mark.parametrize(
@@ -308,13 +421,18 @@ def test_orphan_specs_resolve_to_the_skill_they_meant(orphan: str, closest: str 
 def test_real_orphans_are_reported_with_their_real_skill(tmp_path: Path) -> None:
     root = rebuild(tmp_path, *SNAPSHOTS[0])
     found = _audit(root, parse_registry((root / "aeon.yml").read_text()))
-    assert [(o.skill, o.closest) for o in found.orphans] == [("hn-digest", "hacker-news-digest"), ("polymarket", "monitor-polymarket")]
+    assert [(o.skill, o.closest) for o in found.orphans] == [
+        ("hn-digest", "hacker-news-digest"),
+        ("polymarket", "monitor-polymarket"),
+    ]
     text = "\n".join(render_text(found, show_all=False))
     assert "? hn-digest" in text and "did you mean hacker-news-digest?" in text
 
 
 def test_a_spec_for_a_registered_skill_without_a_folder_is_not_an_orphan(tmp_path: Path) -> None:
-    registry = parse_registry('skills:\n  a: { enabled: true, schedule: "0 7 * * *" }\n  b: { enabled: false }\n')
+    registry = parse_registry(
+        'skills:\n  a: { enabled: true, schedule: "0 7 * * *" }\n  b: { enabled: false }\n'
+    )
     found = audit.audit(tmp_path, {"a", "b", "c"}, registry)
     assert found.covered == ("a", "b") and [o.skill for o in found.orphans] == ["c"]
     assert found.no_folder == ("a",) and found.coverage.covered == 1 and found.coverage.enabled == 1
@@ -331,7 +449,9 @@ def test_a_stub_is_a_valid_spec_whose_patterns_compile(skill: str) -> None:
         assert manifest.problems == () and "s" in manifest.specs
         assert spec["forbidden_patterns"] == list(FORBIDDEN_DEFAULTS)
         if pattern in ("memory/logs/*.md", ""):
-            assert spec["output_pattern"] == "memory/logs/*.md" and spec["section"] == f"### {skill}"
+            assert (
+                spec["output_pattern"] == "memory/logs/*.md" and spec["section"] == f"### {skill}"
+            )
         else:
             assert "section" not in spec and spec["min_words"] == 30
     regex = compile_pattern(name_pattern(skill))
@@ -346,11 +466,16 @@ def test_name_pattern_matches_the_name_its_words_and_escapes() -> None:
 
 def test_stubs_print_one_valid_json_object_ready_to_merge(tmp_path: Path, cli: Cli) -> None:
     root = rebuild(tmp_path / "i", *SNAPSHOTS[0])
-    (root / "skills/paper-pick/SKILL.md").write_text("Write the result to `articles/paper-pick-${today}.md`.")
+    (root / "skills/paper-pick/SKILL.md").write_text(
+        "Write the result to `articles/paper-pick-${today}.md`."
+    )
     code, out, _ = cli("audit", "--stubs", "--root", str(root))
     assert code == 0
     starters = json.loads(out)
-    assert len(starters) == 85 and starters["paper-pick"]["output_pattern"] == "articles/paper-pick-*.md"
+    assert (
+        len(starters) == 85
+        and starters["paper-pick"]["output_pattern"] == "articles/paper-pick-*.md"
+    )
     assert starters["agent-buzz"]["section"] == "### agent-buzz"
     evals = json.loads((root / "skills/skill-evals/evals.json").read_text())
     evals["skills"].update(starters)
@@ -372,12 +497,23 @@ def test_starter_manifest_is_a_whole_evals_json(tmp_path: Path) -> None:
 
 
 def _small(inst: Instance) -> Instance:
-    inst.aeon_yml({"a-skill": (True, "0 7 * * *"), "b-skill": (True, "0 7 * * 1"), "off-skill": (False, "0 7 * * *")})
+    inst.aeon_yml(
+        {
+            "a-skill": (True, "0 7 * * *"),
+            "b-skill": (True, "0 7 * * 1"),
+            "off-skill": (False, "0 7 * * *"),
+        }
+    )
     inst.write("skills/a-skill/SKILL.md", "Write to `articles/a-skill-${today}.md`.")
     inst.write("skills/b-skill/SKILL.md", "Append to memory/logs/${today}.md.")
     inst.write("skills/off-skill/SKILL.md", "")
     inst.write("skills/loose/SKILL.md", "")
-    inst.evals({"a-skill": {"output_pattern": "articles/a-skill-*.md"}, "a-skil": {"output_pattern": "x/*.md"}})
+    inst.evals(
+        {
+            "a-skill": {"output_pattern": "articles/a-skill-*.md"},
+            "a-skil": {"output_pattern": "x/*.md"},
+        }
+    )
     return inst
 
 
@@ -393,15 +529,24 @@ def test_text_report_reads_at_a_glance(instance: Instance, cli: Cli) -> None:
     assert "  ? a-skil                         did you mean a-skill?" in out
     assert "(--all also lists the 1 covered, 1 disabled and 2 unregistered skills)" in out
     code, out, _ = cli("audit", "--all", "--root", root)
-    assert "Uncovered disabled (1):\n  - off-skill" in out and "Not in aeon.yml (2):\n  ? loose\n  ? skill-evals" in out
+    assert (
+        "Uncovered disabled (1):\n  - off-skill" in out
+        and "Not in aeon.yml (2):\n  ? loose\n  ? skill-evals" in out
+    )
     assert "Covered (1):\n  ✓ a-skill" in out
 
 
 def test_json_report(instance: Instance, cli: Cli) -> None:
     code, out, _ = cli("audit", "--json", "--root", str(_small(instance).root))
     data = json.loads(out)
-    assert code == 0 and data["summary"]["coverage_pct"] == 50 and data["summary"]["enabled_total"] == 2
-    assert data["uncovered_enabled"] == [{"skill": "b-skill", "inferred_pattern": "memory/logs/*.md"}]
+    assert (
+        code == 0
+        and data["summary"]["coverage_pct"] == 50
+        and data["summary"]["enabled_total"] == 2
+    )
+    assert data["uncovered_enabled"] == [
+        {"skill": "b-skill", "inferred_pattern": "memory/logs/*.md"}
+    ]
     assert data["orphans"] == [{"skill": "a-skil", "closest": "a-skill"}]
 
 
@@ -410,7 +555,15 @@ def _wrapper(cwd: Path, *args: str, path: str | None = None) -> subprocess.Compl
     if path is not None:
         env["PATH"] = path
     bash = shutil.which("bash") or "/bin/bash"
-    return subprocess.run([bash, str(REPO / "scripts/eval-audit"), *args], cwd=cwd, capture_output=True, text=True, env=env, check=False, timeout=120)
+    return subprocess.run(
+        [bash, str(REPO / "scripts/eval-audit"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
 
 
 def test_the_wrapper_script_keeps_the_old_flags(instance: Instance, cli: Cli) -> None:
@@ -428,7 +581,11 @@ def test_the_wrapper_falls_back_to_python_dash_m(instance: Instance, tmp_path: P
     root = _small(instance).root
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "python3").symlink_to(sys.executable)
+    # a script, not a symlink: a symlink to a venv's python finds no pyvenv.cfg beside it and
+    # starts outside the venv (without aeon_evals) on machines where the venv python is a link
+    shim = bin_dir / "python3"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    shim.chmod(0o755)
     proc = _wrapper(root, "--json", path=str(bin_dir))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["summary"]["coverage_pct"] == 50
@@ -447,10 +604,14 @@ def test_bootstrap_writes_a_starter_spec_notifies_and_exits_3(instance: Instance
     assert list(starter["skills"]) == ["a-skill", "b-skill"]
     assert starter["skills"]["a-skill"]["output_pattern"] == "articles/a-skill-*.md"
     assert starter["skills"]["b-skill"]["section"] == "### b-skill"
-    assert "wrote skills/skill-evals/evals.json with 2 starter specs: review it and commit it" in out
+    assert (
+        "wrote skills/skill-evals/evals.json with 2 starter specs: review it and commit it" in out
+    )
     assert "verdict: SKILL_EVALS_BOOTSTRAP" in out
     (body,) = inst.notifications()
-    assert body == ["*Skill Evals — SKILL_EVALS_BOOTSTRAP*\nwrote skills/skill-evals/evals.json with 2 starter specs: review it and commit it"]
+    assert body == [
+        "*Skill Evals — SKILL_EVALS_BOOTSTRAP*\nwrote skills/skill-evals/evals.json with 2 starter specs: review it and commit it"
+    ]
     assert not (inst.root / "articles/skill-evals-2026-05-31.md").exists()
     # the starter is a usable evals.json: the next run evaluates it
     code, out, err = cli("run", "--root", str(inst.root), "--now", NOW, "--no-site", "--no-notify")
@@ -458,7 +619,9 @@ def test_bootstrap_writes_a_starter_spec_notifies_and_exits_3(instance: Instance
     assert (inst.root / "articles/skill-evals-2026-05-31.md").exists()
 
 
-def test_bootstrap_never_overwrites_an_evals_json_without_skills(instance: Instance, cli: Cli) -> None:
+def test_bootstrap_never_overwrites_an_evals_json_without_skills(
+    instance: Instance, cli: Cli
+) -> None:
     inst = _small(instance)
     inst.evals({})
     inst.notifier()
@@ -475,20 +638,36 @@ def test_the_article_coverage_parts_come_from_the_audit(instance: Instance, cli:
     inst.aeon_yml({"covered": (True, "0 7 * * *"), **{n: (True, "0 7 * * *") for n in names}})
     for n in names:
         inst.write(f"skills/{n}/SKILL.md", f"Write to `articles/{n}-${{today}}.md`.")
-    inst.evals({"covered": {"output_pattern": "articles/covered-*.md"}, "hn-digest": {"output_pattern": "articles/hn-*.md"}})
+    inst.evals(
+        {
+            "covered": {"output_pattern": "articles/covered-*.md"},
+            "hn-digest": {"output_pattern": "articles/hn-*.md"},
+        }
+    )
     inst.write("skills/hacker-news-digest/SKILL.md", "")
     inst.write("articles/covered-2026-05-30.md", "fine\n")
     code, _, err = cli("run", "--root", str(inst.root), "--now", NOW, "--no-site", "--no-notify")
     assert code == 0, err
     article = (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
     assert "**Coverage:** 1/13 (7.7%) (first run)" in article
-    gaps = article.split("## Coverage Gaps (enabled in aeon.yml, missing from evals.json)\n")[1].split("\n\n")[0].splitlines()
-    assert gaps[:10] == [f"- {n} — inferred pattern: `articles/{n}-*.md`" for n in names[:10]] and gaps[10:] == ["+2 more"]
+    gaps = (
+        article.split("## Coverage Gaps (enabled in aeon.yml, missing from evals.json)\n")[1]
+        .split("\n\n")[0]
+        .splitlines()
+    )
+    assert gaps[:10] == [
+        f"- {n} — inferred pattern: `articles/{n}-*.md`" for n in names[:10]
+    ] and gaps[10:] == ["+2 more"]
     assert "Add evals.json entry for skill-00 — pattern: articles/skill-00-*.md" in article
-    assert "Patch evals.json:hn-digest — no skills/hn-digest/ folder or aeon.yml entry; did you mean hacker-news-digest?" in article
+    assert (
+        "Patch evals.json:hn-digest — no skills/hn-digest/ folder or aeon.yml entry; did you mean hacker-news-digest?"
+        in article
+    )
 
 
-def test_a_failing_audit_never_stops_the_run(instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_audit_never_stops_the_run(
+    instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def boom(text: str, skill: str) -> str:
         raise RuntimeError("boom")
 
@@ -498,4 +677,7 @@ def test_a_failing_audit_never_stops_the_run(instance: Instance, cli: Cli, monke
     code, _, err = cli("run", "--root", str(inst.root), "--now", NOW, "--no-site", "--no-notify")
     assert code == 0, err
     article = (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
-    assert "eval-audit=ok" in article and "Add evals.json entry for b-skill — pattern: (none inferred)" in article
+    assert (
+        "eval-audit=ok" in article
+        and "Add evals.json entry for b-skill — pattern: (none inferred)" in article
+    )

@@ -29,9 +29,16 @@ SPECS: dict[str, Any] = {
         "min_words": 20,
         "required_patterns": ["Total cost"],
         "forbidden_patterns": [r"\$\{var\}"],
-        "numeric_checks": [{"label": "total", "pattern": r"Total cost \$([\d,.]+)", "min": 0, "max": 1000}],
+        "numeric_checks": [
+            {"label": "total", "pattern": r"Total cost \$([\d,.]+)", "min": 0, "max": 1000}
+        ],
     },
-    "heartbeat": {"output_pattern": "memory/logs/*.md", "section": "### heartbeat", "min_words": 3, "required_patterns": ["HEARTBEAT_OK"]},
+    "heartbeat": {
+        "output_pattern": "memory/logs/*.md",
+        "section": "### heartbeat",
+        "min_words": 3,
+        "required_patterns": ["HEARTBEAT_OK"],
+    },
 }
 AEON = 'skills:\n  cost-report: { enabled: true, schedule: "0 7 * * 1" }\n  heartbeat: { enabled: true, schedule: "0 8 * * *" }\n'
 
@@ -49,13 +56,40 @@ def make_instance(root: Path) -> Path:
     """A small valid instance whose run on 2026-05-31 is all green: aeon.yml, two skills with
     specs (an article and a section of the shared log), their outputs, cron-state, skill-health."""
     _write(root, "aeon.yml", AEON)
-    _write(root, "skills/cost-report/SKILL.md", "Write the report to `articles/cost-report-${today}.md`.\n")
-    _write(root, "skills/heartbeat/SKILL.md", "Append a `### heartbeat` section to `memory/logs/${today}.md`.\n")
+    _write(
+        root,
+        "skills/cost-report/SKILL.md",
+        "Write the report to `articles/cost-report-${today}.md`.\n",
+    )
+    _write(
+        root,
+        "skills/heartbeat/SKILL.md",
+        "Append a `### heartbeat` section to `memory/logs/${today}.md`.\n",
+    )
     _write(root, EVALS, json.dumps({"version": "1", "skills": SPECS}, indent=2) + "\n")
-    _write(root, "articles/cost-report-2026-05-25.md", "# Cost report\n\nTotal cost $12.50 this week across " + " ".join(["skills"] * 30) + "\n")
-    _write(root, "memory/logs/2026-05-30.md", "# 2026-05-30\n\n### heartbeat\nHEARTBEAT_OK all quiet, nothing to report today.\n")
-    _write(root, "memory/cron-state.json", json.dumps({"heartbeat": {"last_status": "success", "last_success": "2026-05-30T08:01:00Z"}}) + "\n")
-    _write(root, "memory/skill-health/cost-report.json", json.dumps({"avg_score": 4.2, "history": []}) + "\n")
+    _write(
+        root,
+        "articles/cost-report-2026-05-25.md",
+        "# Cost report\n\nTotal cost $12.50 this week across " + " ".join(["skills"] * 30) + "\n",
+    )
+    _write(
+        root,
+        "memory/logs/2026-05-30.md",
+        "# 2026-05-30\n\n### heartbeat\nHEARTBEAT_OK all quiet, nothing to report today.\n",
+    )
+    _write(
+        root,
+        "memory/cron-state.json",
+        json.dumps(
+            {"heartbeat": {"last_status": "success", "last_success": "2026-05-30T08:01:00Z"}}
+        )
+        + "\n",
+    )
+    _write(
+        root,
+        "memory/skill-health/cost-report.json",
+        json.dumps({"avg_score": 4.2, "history": []}) + "\n",
+    )
     return root
 
 
@@ -142,132 +176,429 @@ FAIL_COST = spec("cost-report", min_words=1000)  # a failing skill, so that an i
 
 CASES = [
     # evals.json that cannot be used at all: SKILL_EVALS_ERROR, nothing written
-    Case("truncated-json", "evals.json cut off mid-file", lambda root: _write(root, EVALS, (root / EVALS).read_bytes()[:200]),
-         "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 10 column 7: Unterminated string starting at (also after a retry 0s later)", 2),
-    Case("empty-evals", "evals.json is an empty file", evals_bytes(b""),
-         "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 1 column 1: Expecting value (also after a retry 0s later)", 2),
-    Case("evals-not-utf8", "evals.json is not UTF-8 (Latin-1 é)", evals_bytes(b'{"version": "1", "skills": {"caf\xe9": {}}}'),
-         "aeon-evals: skills/skill-evals/evals.json: not UTF-8 text (byte 0xe9 at offset 32) (also after a retry 0s later)", 2),
-    Case("evals-a-list", "evals.json is a list", evals_json([SPECS]),
-         "aeon-evals: skills/skill-evals/evals.json: expected a JSON object with a 'skills' key, got a list", 2),
-    Case("skills-a-list", "`skills` is a list", evals_json({"skills": [SPECS]}),
-         "aeon-evals: skills/skill-evals/evals.json: skills: expected an object of skill specs, got a list", 2),
-    Case("evals-a-folder", "evals.json is a folder", evals_folder,
-         "aeon-evals: skills/skill-evals/evals.json: is a folder, not a file", 2),
+    Case(
+        "truncated-json",
+        "evals.json cut off mid-file",
+        lambda root: _write(root, EVALS, (root / EVALS).read_bytes()[:200]),
+        "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 10 column 7: Unterminated string starting at (also after a retry 0s later)",
+        2,
+    ),
+    Case(
+        "empty-evals",
+        "evals.json is an empty file",
+        evals_bytes(b""),
+        "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 1 column 1: Expecting value (also after a retry 0s later)",
+        2,
+    ),
+    Case(
+        "evals-not-utf8",
+        "evals.json is not UTF-8 (Latin-1 é)",
+        evals_bytes(b'{"version": "1", "skills": {"caf\xe9": {}}}'),
+        "aeon-evals: skills/skill-evals/evals.json: not UTF-8 text (byte 0xe9 at offset 32) (also after a retry 0s later)",
+        2,
+    ),
+    Case(
+        "evals-a-list",
+        "evals.json is a list",
+        evals_json([SPECS]),
+        "aeon-evals: skills/skill-evals/evals.json: expected a JSON object with a 'skills' key, got a list",
+        2,
+    ),
+    Case(
+        "skills-a-list",
+        "`skills` is a list",
+        evals_json({"skills": [SPECS]}),
+        "aeon-evals: skills/skill-evals/evals.json: skills: expected an object of skill specs, got a list",
+        2,
+    ),
+    Case(
+        "evals-a-folder",
+        "evals.json is a folder",
+        evals_folder,
+        "aeon-evals: skills/skill-evals/evals.json: is a folder, not a file",
+        2,
+    ),
     # no usable specs: SKILL_EVALS_BOOTSTRAP
-    Case("empty-skills", "`skills` is `{}`", evals_json({"version": "1", "skills": {}}),
-         "skills/skill-evals/evals.json exists but names no skill; it was left as it is", 3, stream="out"),
-    Case("missing-evals", "no evals.json", remove(EVALS),
-         "wrote skills/skill-evals/evals.json with 2 starter specs: review it and commit it", 3, stream="out", new=(EVALS,)),
+    Case(
+        "empty-skills",
+        "`skills` is `{}`",
+        evals_json({"version": "1", "skills": {}}),
+        "skills/skill-evals/evals.json exists but names no skill; it was left as it is",
+        3,
+        stream="out",
+    ),
+    Case(
+        "missing-evals",
+        "no evals.json",
+        remove(EVALS),
+        "wrote skills/skill-evals/evals.json with 2 starter specs: review it and commit it",
+        3,
+        stream="out",
+        new=(EVALS,),
+    ),
     # one bad spec: that skill gets an ERROR row and a Patch action, the others run
-    Case("spec-a-string", "a spec that is a string", whole_spec("heartbeat", "memory/logs/*.md"),
-         W + 'skills.heartbeat: expected an object with at least output_pattern, got a string "memory/logs/*.md"', 0),
-    Case("min-words-string", "`min_words` is a string", spec("cost-report", min_words="20"),
-         W + 'skills.cost-report.min_words: expected an integer, got a string "20"', 0),
-    Case("min-words-negative", "negative `min_words`", spec("cost-report", min_words=-5),
-         W + "skills.cost-report.min_words: must be 0 or more, got -5", 0),
-    Case("min-above-max", "numeric check with min > max", numeric(min=5, max=1),
-         W + "skills.cost-report.numeric_checks[0].max: max 1 is below min 5", 0),
-    Case("max-a-string", "numeric `max` is a string", numeric(max="1000"),
-         W + 'skills.cost-report.numeric_checks[0].max: expected a finite number, got a string "1000"', 0),
-    Case("max-nan", "numeric `max` is NaN", replace_in(EVALS, '"max": 1000', '"max": NaN'),
-         W + "skills.cost-report.numeric_checks[0].max: expected a finite number, got a number NaN", 0),
-    Case("numeric-no-pattern", "numeric check without `pattern`", numeric(pattern=None),
-         W + "skills.cost-report.numeric_checks[0].pattern: is required (a regex whose group 1 is the number)", 0),
-    Case("lookbehind", "regex `(?<=a)b` (RE2 has no lookbehind)", spec("cost-report", required_patterns=["(?<=a)b"]),
-         W + "skills.cost-report.required_patterns[0]: pattern `(?<=a)b` does not compile: invalid perl operator: (?<=", 0),
-    Case("backreference", "regex `(a)\\1` (RE2 has no backreferences)", spec("cost-report", forbidden_patterns=["(a)\\1"]),
-         W + "skills.cost-report.forbidden_patterns[0]: pattern `(a)\\1` does not compile: invalid escape sequence: \\1", 0),
-    Case("required-a-number", "`required_patterns` is a number", spec("cost-report", required_patterns=5),
-         W + "skills.cost-report.required_patterns: expected a list of patterns, got an integer 5", 0),
-    Case("pattern-dotdot", "`output_pattern` with `..`", spec("cost-report", output_pattern="../articles/*.md"),
-         W + "skills.cost-report.output_pattern: '../articles/*.md' contains '..'; patterns must stay inside the instance root", 0),
-    Case("pattern-absolute", "absolute `output_pattern`", spec("cost-report", output_pattern="/etc/passwd"),
-         W + "skills.cost-report.output_pattern: '/etc/passwd' is an absolute path; patterns are relative to the instance root", 0),
-    Case("pattern-bracket", "`output_pattern` with an unbalanced `[`", spec("cost-report", output_pattern="articles/[a-*.md"),
-         W + "skills.cost-report.output_pattern: 'articles/[a-*.md' has an unbalanced '['", 0),
-    Case("pattern-empty", "empty `output_pattern`", spec("cost-report", output_pattern=""),
-         W + "skills.cost-report.output_pattern: is empty", 0),
-    Case("mute-bad-date", "`mute.until` is not a date", spec("cost-report", mute={"until": "next week", "reason": "holiday"}),
-         W + 'skills.cost-report.mute.until: expected a date YYYY-MM-DD, got a string "next week"', 0),
-    Case("cadence-bogus", "`expected_cadence` is not a cadence", spec("cost-report", expected_cadence="fortnightly"),
-         W + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got a string \"fortnightly\"", 0),
-    Case("section-empty", "`section` is blank", spec("heartbeat", section=""),
-         W + "skills.heartbeat.section: expected a heading such as '### heartbeat', got a string \"\"", 0),
-    Case("section-bad-regex", "`section` neither a heading nor a valid pattern", spec("heartbeat", section="(?<=x)"),
-         W + "skills.heartbeat.section: not a heading such as '### heartbeat', and as a pattern: pattern `(?<=x)` does not compile", 0),
-    Case("skill-name-a-path", "a skill named `../../etc`", whole_spec("../../etc", {"output_pattern": "articles/x-*.md"}),
-         W + "skills.../../etc: \"../../etc\" is not a skill name", 0),
+    Case(
+        "spec-a-string",
+        "a spec that is a string",
+        whole_spec("heartbeat", "memory/logs/*.md"),
+        W
+        + 'skills.heartbeat: expected an object with at least output_pattern, got a string "memory/logs/*.md"',
+        0,
+    ),
+    Case(
+        "min-words-string",
+        "`min_words` is a string",
+        spec("cost-report", min_words="20"),
+        W + 'skills.cost-report.min_words: expected an integer, got a string "20"',
+        0,
+    ),
+    Case(
+        "min-words-negative",
+        "negative `min_words`",
+        spec("cost-report", min_words=-5),
+        W + "skills.cost-report.min_words: must be 0 or more, got -5",
+        0,
+    ),
+    Case(
+        "min-above-max",
+        "numeric check with min > max",
+        numeric(min=5, max=1),
+        W + "skills.cost-report.numeric_checks[0].max: max 1 is below min 5",
+        0,
+    ),
+    Case(
+        "max-a-string",
+        "numeric `max` is a string",
+        numeric(max="1000"),
+        W
+        + 'skills.cost-report.numeric_checks[0].max: expected a finite number, got a string "1000"',
+        0,
+    ),
+    Case(
+        "max-nan",
+        "numeric `max` is NaN",
+        replace_in(EVALS, '"max": 1000', '"max": NaN'),
+        W + "skills.cost-report.numeric_checks[0].max: expected a finite number, got a number NaN",
+        0,
+    ),
+    Case(
+        "numeric-no-pattern",
+        "numeric check without `pattern`",
+        numeric(pattern=None),
+        W
+        + "skills.cost-report.numeric_checks[0].pattern: is required (a regex whose group 1 is the number)",
+        0,
+    ),
+    Case(
+        "lookbehind",
+        "regex `(?<=a)b` (RE2 has no lookbehind)",
+        spec("cost-report", required_patterns=["(?<=a)b"]),
+        W
+        + "skills.cost-report.required_patterns[0]: pattern `(?<=a)b` does not compile: invalid perl operator: (?<=",
+        0,
+    ),
+    Case(
+        "backreference",
+        "regex `(a)\\1` (RE2 has no backreferences)",
+        spec("cost-report", forbidden_patterns=["(a)\\1"]),
+        W
+        + "skills.cost-report.forbidden_patterns[0]: pattern `(a)\\1` does not compile: invalid escape sequence: \\1",
+        0,
+    ),
+    Case(
+        "required-a-number",
+        "`required_patterns` is a number",
+        spec("cost-report", required_patterns=5),
+        W + "skills.cost-report.required_patterns: expected a list of patterns, got an integer 5",
+        0,
+    ),
+    Case(
+        "pattern-dotdot",
+        "`output_pattern` with `..`",
+        spec("cost-report", output_pattern="../articles/*.md"),
+        W
+        + "skills.cost-report.output_pattern: '../articles/*.md' contains '..'; patterns must stay inside the instance root",
+        0,
+    ),
+    Case(
+        "pattern-absolute",
+        "absolute `output_pattern`",
+        spec("cost-report", output_pattern="/etc/passwd"),
+        W
+        + "skills.cost-report.output_pattern: '/etc/passwd' is an absolute path; patterns are relative to the instance root",
+        0,
+    ),
+    Case(
+        "pattern-bracket",
+        "`output_pattern` with an unbalanced `[`",
+        spec("cost-report", output_pattern="articles/[a-*.md"),
+        W + "skills.cost-report.output_pattern: 'articles/[a-*.md' has an unbalanced '['",
+        0,
+    ),
+    Case(
+        "pattern-empty",
+        "empty `output_pattern`",
+        spec("cost-report", output_pattern=""),
+        W + "skills.cost-report.output_pattern: is empty",
+        0,
+    ),
+    Case(
+        "mute-bad-date",
+        "`mute.until` is not a date",
+        spec("cost-report", mute={"until": "next week", "reason": "holiday"}),
+        W + 'skills.cost-report.mute.until: expected a date YYYY-MM-DD, got a string "next week"',
+        0,
+    ),
+    Case(
+        "cadence-bogus",
+        "`expected_cadence` is not a cadence",
+        spec("cost-report", expected_cadence="fortnightly"),
+        W
+        + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got a string \"fortnightly\"",
+        0,
+    ),
+    Case(
+        "section-empty",
+        "`section` is blank",
+        spec("heartbeat", section=""),
+        W
+        + "skills.heartbeat.section: expected a heading such as '### heartbeat', got a string \"\"",
+        0,
+    ),
+    Case(
+        "section-bad-regex",
+        "`section` neither a heading nor a valid pattern",
+        spec("heartbeat", section="(?<=x)"),
+        W
+        + "skills.heartbeat.section: not a heading such as '### heartbeat', and as a pattern: pattern `(?<=x)` does not compile",
+        0,
+    ),
+    Case(
+        "skill-name-a-path",
+        "a skill named `../../etc`",
+        whole_spec("../../etc", {"output_pattern": "articles/x-*.md"}),
+        W + 'skills.../../etc: "../../etc" is not a skill name',
+        0,
+    ),
     # harmless but worth a word: warned, used
-    Case("unknown-spec-key", "unknown key in a spec (typo)", spec("cost-report", outptu_pattern="x"),
-         W + "skills.cost-report.outptu_pattern: unknown key (ignored)", 0),
-    Case("unknown-top-key", "unknown top-level key", evals_json({"version": "1", "skills": SPECS, "skils": {}}),
-         W + "skils: unknown key (ignored)", 0),
-    Case("unknown-version", "`version` is \"2\"", evals_json({"version": "2", "skills": SPECS}),
-         W + 'version: unknown version "2"; read as version 1', 0),
-    Case("utf8-bom", "evals.json starts with a UTF-8 BOM", lambda root: _write(root, EVALS, b"\xef\xbb\xbf" + (root / EVALS).read_bytes()),
-         "verdict: SKILL_EVALS_OK", 0, stream="out"),
+    Case(
+        "unknown-spec-key",
+        "unknown key in a spec (typo)",
+        spec("cost-report", outptu_pattern="x"),
+        W + "skills.cost-report.outptu_pattern: unknown key (ignored)",
+        0,
+    ),
+    Case(
+        "unknown-top-key",
+        "unknown top-level key",
+        evals_json({"version": "1", "skills": SPECS, "skils": {}}),
+        W + "skils: unknown key (ignored)",
+        0,
+    ),
+    Case(
+        "unknown-version",
+        '`version` is "2"',
+        evals_json({"version": "2", "skills": SPECS}),
+        W + 'version: unknown version "2"; read as version 1',
+        0,
+    ),
+    Case(
+        "utf8-bom",
+        "evals.json starts with a UTF-8 BOM",
+        lambda root: _write(root, EVALS, b"\xef\xbb\xbf" + (root / EVALS).read_bytes()),
+        "verdict: SKILL_EVALS_OK",
+        0,
+        stream="out",
+    ),
     # aeon.yml: read what can be read, say what could not
-    Case("missing-aeon-yml", "no aeon.yml", remove("aeon.yml"),
-         A + "not found; every skill counts as unregistered", 0),
-    Case("aeon-yml-tab", "aeon.yml entry indented with a tab", replace_in("aeon.yml", "  heartbeat", "\theartbeat"),
-         A + "skills.heartbeat (line 3): indented with a tab (YAML allows only spaces); read anyway", 0),
-    Case("aeon-yml-broken-flow-map", "aeon.yml flow map without its closing brace", replace_in("aeon.yml", '"0 8 * * *" }', '"0 8 * * *"'),
-         A + "skills.heartbeat (line 3): not valid YAML (expected ',' or '}', but got '<stream end>'); read best-effort as enabled, schedule '0 8 * * *'", 0),
-    Case("cron-6-fields", "cron with 6 fields", replace_in("aeon.yml", '"0 8 * * *"', '"0 0 8 * * *"'),
-         A + "skills.heartbeat.schedule (line 3): '0 0 8 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies", 0),
-    Case("cron-at-daily", "schedule `@daily`", replace_in("aeon.yml", '"0 8 * * *"', '"@daily"'),
-         A + "skills.heartbeat.schedule (line 3): '@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies", 0),
-    Case("cron-invalid", "cron hour 25", replace_in("aeon.yml", '"0 8 * * *"', '"0 25 * * *"'),
-         A + "skills.heartbeat.schedule (line 3): '0 25 * * *' is not a valid cron expression; Aeon would never schedule it as written, and the 14-day fallback cadence applies", 0),
-    Case("schedule-a-list", "schedule is a list", replace_in("aeon.yml", '"0 8 * * *"', '["0 8 * * *"]'),
-         A + "skills.heartbeat.schedule (line 3): expected a cron string, got ['0 8 * * *']", 0),
-    Case("enabled-yes", "`enabled: yes`", replace_in("aeon.yml", 'enabled: true, schedule: "0 8', 'enabled: yes, schedule: "0 8'),
-         A + "skills.heartbeat.enabled (line 3): expected true or false, got 'yes'; read as enabled", 0),
-    Case("aeon-yml-no-skills", "aeon.yml without a `skills:` block", write("aeon.yml", "model: claude-sonnet-4-6\n"),
-         A + "no top-level 'skills:' block; every skill counts as unregistered", 0),
-    Case("aeon-yml-skills-list", "aeon.yml `skills:` is a list", write("aeon.yml", "skills:\n  - cost-report\n  - heartbeat\n"),
-         A + "skills: expected a mapping of skill names, got a list; every skill counts as unregistered", 0),
-    Case("aeon-yml-not-utf8", "aeon.yml is not UTF-8", write("aeon.yml", AEON.encode() + b"# caf\xe9\n"),
-         A + "not UTF-8 text (byte 0xe9 at offset 123); undecodable bytes replaced", 0),
+    Case(
+        "missing-aeon-yml",
+        "no aeon.yml",
+        remove("aeon.yml"),
+        A + "not found; every skill counts as unregistered",
+        0,
+    ),
+    Case(
+        "aeon-yml-tab",
+        "aeon.yml entry indented with a tab",
+        replace_in("aeon.yml", "  heartbeat", "\theartbeat"),
+        A + "skills.heartbeat (line 3): indented with a tab (YAML allows only spaces); read anyway",
+        0,
+    ),
+    Case(
+        "aeon-yml-broken-flow-map",
+        "aeon.yml flow map without its closing brace",
+        replace_in("aeon.yml", '"0 8 * * *" }', '"0 8 * * *"'),
+        A
+        + "skills.heartbeat (line 3): not valid YAML (expected ',' or '}', but got '<stream end>'); read best-effort as enabled, schedule '0 8 * * *'",
+        0,
+    ),
+    Case(
+        "cron-6-fields",
+        "cron with 6 fields",
+        replace_in("aeon.yml", '"0 8 * * *"', '"0 0 8 * * *"'),
+        A
+        + "skills.heartbeat.schedule (line 3): '0 0 8 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+        0,
+    ),
+    Case(
+        "cron-at-daily",
+        "schedule `@daily`",
+        replace_in("aeon.yml", '"0 8 * * *"', '"@daily"'),
+        A
+        + "skills.heartbeat.schedule (line 3): '@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+        0,
+    ),
+    Case(
+        "cron-invalid",
+        "cron hour 25",
+        replace_in("aeon.yml", '"0 8 * * *"', '"0 25 * * *"'),
+        A
+        + "skills.heartbeat.schedule (line 3): '0 25 * * *' is not a valid cron expression; Aeon would never schedule it as written, and the 14-day fallback cadence applies",
+        0,
+    ),
+    Case(
+        "schedule-a-list",
+        "schedule is a list",
+        replace_in("aeon.yml", '"0 8 * * *"', '["0 8 * * *"]'),
+        A + "skills.heartbeat.schedule (line 3): expected a cron string, got ['0 8 * * *']",
+        0,
+    ),
+    Case(
+        "enabled-yes",
+        "`enabled: yes`",
+        replace_in("aeon.yml", 'enabled: true, schedule: "0 8', 'enabled: yes, schedule: "0 8'),
+        A + "skills.heartbeat.enabled (line 3): expected true or false, got 'yes'; read as enabled",
+        0,
+    ),
+    Case(
+        "aeon-yml-no-skills",
+        "aeon.yml without a `skills:` block",
+        write("aeon.yml", "model: claude-sonnet-4-6\n"),
+        A + "no top-level 'skills:' block; every skill counts as unregistered",
+        0,
+    ),
+    Case(
+        "aeon-yml-skills-list",
+        "aeon.yml `skills:` is a list",
+        write("aeon.yml", "skills:\n  - cost-report\n  - heartbeat\n"),
+        A
+        + "skills: expected a mapping of skill names, got a list; every skill counts as unregistered",
+        0,
+    ),
+    Case(
+        "aeon-yml-not-utf8",
+        "aeon.yml is not UTF-8",
+        write("aeon.yml", AEON.encode() + b"# caf\xe9\n"),
+        A + "not UTF-8 text (byte 0xe9 at offset 123); undecodable bytes replaced",
+        0,
+    ),
     # memory/: state files are never fatal
-    Case("cron-state-a-list", "cron-state.json is a list", write("memory/cron-state.json", '[{"heartbeat": {}}]'),
-         "warning: memory/cron-state.json: expected an object of skills, got a list; cron-state ignored", 0),
-    Case("cron-state-truncated", "cron-state.json cut off", write("memory/cron-state.json", '{"heartbeat": {'),
-         "warning: memory/cron-state.json: invalid JSON at line 1: Expecting property name enclosed in double quotes; cron-state ignored", 0),
-    Case("cron-state-row-a-string", "a cron-state row is a string", write("memory/cron-state.json", '{"heartbeat": "ok"}'),
-         "warning: memory/cron-state.json: heartbeat: expected an object, got str; row ignored", 0),
-    Case("health-string-score", "skill-health `avg_score` is a string", write("memory/skill-health/cost-report.json", '{"avg_score": "4.2"}'),
-         "warning: memory/skill-health/cost-report.json: avg_score: expected a number, got '4.2'; quality unknown", 0),
-    Case("health-bad-json", "skill-health file is not JSON", write("memory/skill-health/cost-report.json", "{avg_score: 4.2"),
-         "warning: memory/skill-health/cost-report.json: invalid JSON; quality unknown", 0),
-    Case("health-a-list", "skill-health file is a list", write("memory/skill-health/cost-report.json", "[4.2]"),
-         "warning: memory/skill-health/cost-report.json: expected an object; quality unknown", 0),
+    Case(
+        "cron-state-a-list",
+        "cron-state.json is a list",
+        write("memory/cron-state.json", '[{"heartbeat": {}}]'),
+        "warning: memory/cron-state.json: expected an object of skills, got a list; cron-state ignored",
+        0,
+    ),
+    Case(
+        "cron-state-truncated",
+        "cron-state.json cut off",
+        write("memory/cron-state.json", '{"heartbeat": {'),
+        "warning: memory/cron-state.json: invalid JSON at line 1: Expecting property name enclosed in double quotes; cron-state ignored",
+        0,
+    ),
+    Case(
+        "cron-state-row-a-string",
+        "a cron-state row is a string",
+        write("memory/cron-state.json", '{"heartbeat": "ok"}'),
+        "warning: memory/cron-state.json: heartbeat: expected an object, got str; row ignored",
+        0,
+    ),
+    Case(
+        "health-string-score",
+        "skill-health `avg_score` is a string",
+        write("memory/skill-health/cost-report.json", '{"avg_score": "4.2"}'),
+        "warning: memory/skill-health/cost-report.json: avg_score: expected a number, got '4.2'; quality unknown",
+        0,
+    ),
+    Case(
+        "health-bad-json",
+        "skill-health file is not JSON",
+        write("memory/skill-health/cost-report.json", "{avg_score: 4.2"),
+        "warning: memory/skill-health/cost-report.json: invalid JSON; quality unknown",
+        0,
+    ),
+    Case(
+        "health-a-list",
+        "skill-health file is a list",
+        write("memory/skill-health/cost-report.json", "[4.2]"),
+        "warning: memory/skill-health/cost-report.json: expected an object; quality unknown",
+        0,
+    ),
     # issues and the previous article
-    Case("index-no-tables", "INDEX.md with no tables, and an issue to file",
-         both(write("memory/issues/INDEX.md", "# Issues\n\nNothing here yet.\n"), FAIL_COST),
-         "issues filed: ISS-001 (cost-report)", 0, stream="out", changes=("memory/issues/INDEX.md",)),
-    Case("index-not-utf8", "INDEX.md is binary, and an issue to file",
-         both(write("memory/issues/INDEX.md", b"\x00\xff" * 40), FAIL_COST),
-         "warning: memory/issues/INDEX.md: not UTF-8 text; left untouched", 0),
-    Case("iss-no-frontmatter", "an ISS file with no frontmatter", write("memory/issues/ISS-001.md", "Just text, no frontmatter\n"),
-         "warning: memory/issues/ISS-001.md: no YAML frontmatter; left untouched", 0),
-    Case("previous-article-empty", "the previous article is empty", write("articles/skill-evals-2026-05-24.md", ""),
-         "warning: articles/skill-evals-2026-05-24.md: empty file; falling back to the next older article", 0),
-    Case("previous-article-binary", "the previous article is binary", write("articles/skill-evals-2026-05-24.md", b"\x00\x01\x02\xff\xfe" * 50),
-         "warning: articles/skill-evals-2026-05-24.md: binary content, not a skill-evals article; falling back to the next older article", 0),
-    Case("previous-article-no-table", "the previous article has no Full Results table", write("articles/skill-evals-2026-05-24.md", "# Notes\n\nno tables\n"),
-         "warning: articles/skill-evals-2026-05-24.md: no Full Results table with Skill and Status columns; falling back to the next older article", 0),
+    Case(
+        "index-no-tables",
+        "INDEX.md with no tables, and an issue to file",
+        both(write("memory/issues/INDEX.md", "# Issues\n\nNothing here yet.\n"), FAIL_COST),
+        "issues filed: ISS-001 (cost-report)",
+        0,
+        stream="out",
+        changes=("memory/issues/INDEX.md",),
+    ),
+    Case(
+        "index-not-utf8",
+        "INDEX.md is binary, and an issue to file",
+        both(write("memory/issues/INDEX.md", b"\x00\xff" * 40), FAIL_COST),
+        "warning: memory/issues/INDEX.md: not UTF-8 text; left untouched",
+        0,
+    ),
+    Case(
+        "iss-no-frontmatter",
+        "an ISS file with no frontmatter",
+        write("memory/issues/ISS-001.md", "Just text, no frontmatter\n"),
+        "warning: memory/issues/ISS-001.md: no YAML frontmatter; left untouched",
+        0,
+    ),
+    Case(
+        "previous-article-empty",
+        "the previous article is empty",
+        write("articles/skill-evals-2026-05-24.md", ""),
+        "warning: articles/skill-evals-2026-05-24.md: empty file; falling back to the next older article",
+        0,
+    ),
+    Case(
+        "previous-article-binary",
+        "the previous article is binary",
+        write("articles/skill-evals-2026-05-24.md", b"\x00\x01\x02\xff\xfe" * 50),
+        "warning: articles/skill-evals-2026-05-24.md: binary content, not a skill-evals article; falling back to the next older article",
+        0,
+    ),
+    Case(
+        "previous-article-no-table",
+        "the previous article has no Full Results table",
+        write("articles/skill-evals-2026-05-24.md", "# Notes\n\nno tables\n"),
+        "warning: articles/skill-evals-2026-05-24.md: no Full Results table with Skill and Status columns; falling back to the next older article",
+        0,
+    ),
 ]
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _params() -> list[Any]:
     return [
-        pytest.param(case, id=case.id, marks=[pytest.mark.xfail(strict=True, reason=case.xfail)] if case.xfail else [])
+        pytest.param(
+            case,
+            id=case.id,
+            marks=[pytest.mark.xfail(strict=True, reason=case.xfail)] if case.xfail else [],
+        )
         for case in CASES
     ]
 
@@ -285,7 +616,9 @@ def test_bad_input(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str
     code = main(["run", "--root", str(root), *ARGV])
     out, err = capsys.readouterr()
     printed = out if case.stream == "out" else err
-    assert any(case.line in line for line in printed.splitlines()), f"{case.line!r} not in:\n{printed}"
+    assert any(case.line in line for line in printed.splitlines()), (
+        f"{case.line!r} not in:\n{printed}"
+    )
     assert code == case.code, (code, out, err)
     after = _snapshot(root)
     changed = sorted(k for k in before if after.get(k) != before[k])
@@ -310,7 +643,10 @@ def _cell(text: str) -> str:
 
 
 def render_table() -> str:
-    rows = ["| # | Bad input | Line printed (stdout / stderr) | Exit |", "|---|-----------|-------------------------------|------|"]
+    rows = [
+        "| # | Bad input | Line printed (stdout / stderr) | Exit |",
+        "|---|-----------|-------------------------------|------|",
+    ]
     for n, case in enumerate(CASES, 1):
         bad = case.bad.replace("|", "\\|")
         extra = ""
@@ -332,5 +668,7 @@ def test_docs_table_matches_the_test_table() -> None:
         DOC.write_text(head + START + "\n" + render_table() + END + tail, encoding="utf-8")
         return
     assert START in text and END in text
-    assert rest.partition(END)[0] == render_table(), "docs/bad-input.md is stale: rerun with AEON_EVALS_UPDATE_GOLDEN=1"
+    assert rest.partition(END)[0] == render_table(), (
+        "docs/bad-input.md is stale: rerun with AEON_EVALS_UPDATE_GOLDEN=1"
+    )
     assert re.search(rf"\b{len(CASES)} cases\b", head), "update the case count in docs/bad-input.md"

@@ -75,7 +75,13 @@ def test_past_articles_parse_back(instance, bench):
 def test_shell_baseline_reads_the_specs(instance, bench):
     root, cfg, _ = instance
     out = subprocess.run(
-        ["bash", str(bench.BASELINE), str(root), str(bench.specs_tsv(root)), bench.TODAY.isoformat()],
+        [
+            "bash",
+            str(bench.BASELINE),
+            str(root),
+            str(bench.specs_tsv(root)),
+            bench.TODAY.isoformat(),
+        ],
         capture_output=True,
         text=True,
         check=True,

@@ -59,7 +59,9 @@ def test_every_real_article_round_trips_through_the_cache_json() -> None:
     assert seen >= 14
 
 
-def test_a_cached_article_is_not_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cached_article_is_not_parsed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _real_article(tmp_path, "anajuliabit*/articles/skill-evals-2026-05-24.md")
     cache = ArticleCache(tmp_path)
     first = read_article(path, root=tmp_path, cache=cache)
@@ -68,20 +70,29 @@ def test_a_cached_article_is_not_parsed_again(tmp_path: Path, monkeypatch: pytes
 
     history._MEMO.clear()
     _never_parse(monkeypatch)
-    again = read_article(path, root=tmp_path, cache=ArticleCache(tmp_path))  # a new run: a new process
+    again = read_article(
+        path, root=tmp_path, cache=ArticleCache(tmp_path)
+    )  # a new run: a new process
     assert again == first
 
 
 def test_edited_bytes_are_parsed_again(tmp_path: Path) -> None:
     path = tmp_path / "articles" / "skill-evals-2026-05-24.md"
     path.parent.mkdir()
-    path.write_text("## Full Results\n\n| Skill | Status |\n|---|---|\n| a | PASS |\n", encoding="utf-8")
+    path.write_text(
+        "## Full Results\n\n| Skill | Status |\n|---|---|\n| a | PASS |\n", encoding="utf-8"
+    )
     cache = ArticleCache(tmp_path)
     assert read_article(path, root=tmp_path, cache=cache).rows["a"].status.value == "PASS"
     cache.save()
     history._MEMO.clear()
-    path.write_text("## Full Results\n\n| Skill | Status |\n|---|---|\n| a | FAIL |\n", encoding="utf-8")
-    assert read_article(path, root=tmp_path, cache=ArticleCache(tmp_path)).rows["a"].status.value == "FAIL"
+    path.write_text(
+        "## Full Results\n\n| Skill | Status |\n|---|---|\n| a | FAIL |\n", encoding="utf-8"
+    )
+    assert (
+        read_article(path, root=tmp_path, cache=ArticleCache(tmp_path)).rows["a"].status.value
+        == "FAIL"
+    )
 
 
 def test_the_same_bytes_under_another_date_are_not_taken_from_the_cache(tmp_path: Path) -> None:
@@ -93,7 +104,9 @@ def test_the_same_bytes_under_another_date_are_not_taken_from_the_cache(tmp_path
         path = tmp_path / "articles" / f"skill-evals-{day}.md"
         path.parent.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        days[day] = read_article(path, root=tmp_path, cache=cache).failing_since["a"].since.isoformat()
+        days[day] = (
+            read_article(path, root=tmp_path, cache=cache).failing_since["a"].since.isoformat()
+        )
     assert days == {"2026-05-17": "2026-05-17", "2026-05-24": "2026-05-24"}
 
 
@@ -105,9 +118,13 @@ def test_a_damaged_cache_is_a_miss(tmp_path: Path, damage: str) -> None:
     cache.save()
     sha = content_key(path.read_bytes())
     if damage in ("index", "both"):
-        (cache.dir / "index.json").write_bytes(b'{"articles": {"' + sha.encode() + b'": {"parsed": 5')
+        (cache.dir / "index.json").write_bytes(
+            b'{"articles": {"' + sha.encode() + b'": {"parsed": 5'
+        )
     if damage in ("rows", "both"):
-        (cache.dir / "rows" / f"{sha}.json").write_text('[["x", "x", "NOT_A_STATUS"', encoding="utf-8")
+        (cache.dir / "rows" / f"{sha}.json").write_text(
+            '[["x", "x", "NOT_A_STATUS"', encoding="utf-8"
+        )
     history._MEMO.clear()
     assert read_article(path, root=tmp_path, cache=ArticleCache(tmp_path)) == expected
 
@@ -119,7 +136,11 @@ def test_new_code_drops_the_entries_of_old_code(tmp_path: Path) -> None:
     new = ArticleCache(tmp_path)
     assert new.body("abc") is None
     new.put_body("abc", "<p>new</p>")
-    assert {p.name for p in (tmp_path / CACHE_DIR).iterdir()} == {".gitignore", "CACHEDIR.TAG", new.dir.name}
+    assert {p.name for p in (tmp_path / CACHE_DIR).iterdir()} == {
+        ".gitignore",
+        "CACHEDIR.TAG",
+        new.dir.name,
+    }
 
 
 def test_read_only_cache_writes_nothing(tmp_path: Path) -> None:
@@ -144,8 +165,17 @@ def test_runs_keep_their_cache_out_of_git_and_out_of_the_site(instance: Instance
     assert len(articles) == 3
     # every article is in the cache, rows and rendered body, under its content hash
     assert set(cache.index) == {content_key(p.read_bytes()) for p in articles}
-    assert all(cache.get(content_key(p.read_bytes())) is not None and cache.body(content_key(p.read_bytes())) for p in articles)
-    status = subprocess.run(["git", "-C", str(inst.root), "status", "--porcelain", "--untracked-files=all"], capture_output=True, text=True, check=True).stdout
+    assert all(
+        cache.get(content_key(p.read_bytes())) is not None
+        and cache.body(content_key(p.read_bytes()))
+        for p in articles
+    )
+    status = subprocess.run(
+        ["git", "-C", str(inst.root), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert ".aeon-evals" not in status and "articles/skill-evals-2026-05-31.md" in status
     assert sorted(p.name for p in (inst.root / "site").iterdir()) == ["index.html", "runs"]
 
@@ -171,11 +201,19 @@ def test_a_run_over_a_cold_cache_and_a_warm_one_write_the_same(tmp_path: Path, c
     for root in roots:
         history._MEMO.clear()
         cli("run", "--root", str(root), "--now", WEEK3, "--no-notify")
-    for rel in ("articles/skill-evals-2026-05-31.md", "memory/logs/2026-05-31.md", "memory/issues/INDEX.md", "site/index.html", "site/runs/skill-evals-2026-05-31.html"):
+    for rel in (
+        "articles/skill-evals-2026-05-31.md",
+        "memory/logs/2026-05-31.md",
+        "memory/issues/INDEX.md",
+        "site/index.html",
+        "site/runs/skill-evals-2026-05-31.html",
+    ):
         assert (roots[0] / rel).read_bytes() == (roots[1] / rel).read_bytes(), rel
 
 
-def test_bodies_rendered_in_a_forked_child_match_the_serial_build(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bodies_rendered_in_a_forked_child_match_the_serial_build(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """New articles' bodies are rendered on a second core where the platform can fork; the pages
     and the cache must be byte for byte what one process makes."""
     from aeon_evals import site
@@ -191,7 +229,10 @@ def test_bodies_rendered_in_a_forked_child_match_the_serial_build(tmp_path: Path
             code, _out, err = cli("run", "--root", str(inst.root), "--now", now, "--no-notify")
             assert code == 0, err
         roots.append(inst.root)
-    for rel in ("site/index.html", *(f"site/runs/skill-evals-2026-05-{d}.html" for d in (17, 24, 31))):
+    for rel in (
+        "site/index.html",
+        *(f"site/runs/skill-evals-2026-05-{d}.html" for d in (17, 24, 31)),
+    ):
         assert (roots[0] / rel).read_bytes() == (roots[1] / rel).read_bytes(), rel
     caches = [ArticleCache(r) for r in roots]
     assert caches[0].index == caches[1].index
@@ -200,7 +241,9 @@ def test_bodies_rendered_in_a_forked_child_match_the_serial_build(tmp_path: Path
         assert caches[0].get(sha) == caches[1].get(sha) is not None
 
 
-def test_a_dead_renderer_costs_time_not_pages(instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_dead_renderer_costs_time_not_pages(
+    instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """If the child rendering the bodies dies, the build renders them itself."""
     from aeon_evals import site
 
@@ -222,7 +265,9 @@ def test_a_dead_renderer_costs_time_not_pages(instance: Instance, cli: Cli, monk
     assert "<table>" in page and "cost-report" in page
 
 
-def test_an_article_replaced_by_bytes_of_the_same_size_is_read_again(instance: Instance, cli: Cli) -> None:
+def test_an_article_replaced_by_bytes_of_the_same_size_is_read_again(
+    instance: Instance, cli: Cli
+) -> None:
     """Unchanged articles are not even read (inode, size and mtime as recorded); any replacement is."""
     inst = fleet(instance)
     for now in (WEEK1, WEEK2):

@@ -24,8 +24,20 @@ from aeon_evals.state import Health
 NOW = datetime(2026, 5, 3, 6, 0, tzinfo=UTC)
 
 
-def ctx(schedule: str | None = "0 7 * * *", *, health: float | None = None, now: datetime = NOW, enabled: bool = True) -> Context:
-    return Context(Registration("s", enabled, schedule), None, Health(health) if health is not None else None, now, now.date())
+def ctx(
+    schedule: str | None = "0 7 * * *",
+    *,
+    health: float | None = None,
+    now: datetime = NOW,
+    enabled: bool = True,
+) -> Context:
+    return Context(
+        Registration("s", enabled, schedule),
+        None,
+        Health(health) if health is not None else None,
+        now,
+        now.date(),
+    )
 
 
 @pytest.fixture
@@ -39,13 +51,23 @@ def hang_guard() -> Iterator[None]:
 
 @pytest.mark.parametrize(
     ("cron", "days"),
-    [("0 8 * * 1,3", 5.0), ("0 7 * * *", 1.0), ("0 9,21 * * *", 0.5), ("0 10 * * 1", 7.0), ("25 7 2/2 * *", 3.0), ("*/30 * * * *", 1 / 48), ("0 0 1 * *", 31.0)],
+    [
+        ("0 8 * * 1,3", 5.0),
+        ("0 7 * * *", 1.0),
+        ("0 9,21 * * *", 0.5),
+        ("0 10 * * 1", 7.0),
+        ("25 7 2/2 * *", 3.0),
+        ("*/30 * * * *", 1 / 48),
+        ("0 0 1 * *", 31.0),
+    ],
 )
 def test_cadence_is_the_longest_gap_between_fires(cron: str, days: float) -> None:
     assert cron_gap_days(cron) == pytest.approx(days)
 
 
-@pytest.mark.parametrize("schedule", ["workflow_dispatch", "reactive", None, "@daily", "0 7 * * * *", "not a cron"])
+@pytest.mark.parametrize(
+    "schedule", ["workflow_dispatch", "reactive", None, "@daily", "0 7 * * * *", "not a cron"]
+)
 def test_cadence_falls_back_to_14_days(schedule: str | None) -> None:
     assert expected_cadence_days(schedule, None) == (14.0, "fallback")
 
@@ -60,18 +82,28 @@ def _spec(**kw: object) -> Spec:
 
 
 def test_word_count_is_wc_w() -> None:
-    causes, words, _ = check_content(_spec(min_words=6), [b"one  two\tthree\nfour \xff\xfe five-six"])
+    causes, words, _ = check_content(
+        _spec(min_words=6), [b"one  two\tthree\nfour \xff\xfe five-six"]
+    )
     assert words == 6 and causes == []  # like `wc -w`: invalid UTF-8 bytes are a word too
     causes, words, _ = check_content(_spec(min_words=500), [b"a b c"])
     assert [c.code for c in causes] == ["word_count"] and causes[0].detail == "3 words, minimum 500"
 
 
 def test_patterns_grep_semantics() -> None:
-    spec = _spec(required_patterns=("^## Summary$", "[[:digit:]]{3}", r"alpha\|beta"), forbidden_patterns=(r"\$\{var\}",))
+    spec = _spec(
+        required_patterns=("^## Summary$", "[[:digit:]]{3}", r"alpha\|beta"),
+        forbidden_patterns=(r"\$\{var\}",),
+    )
     causes, _, _ = check_content(spec, [b"intro\n## Summary\nbeta 123\n"])
     assert causes == []
     causes, _, _ = check_content(spec, [b"## Summary trailing\n12 ${var}\n"])
-    assert [c.code for c in causes] == ["missing_pattern:^## Summary$", "missing_pattern:[[:digit:]]{3}", r"missing_pattern:alpha\|beta", r"forbidden_pattern:\$\{var\}"]
+    assert [c.code for c in causes] == [
+        "missing_pattern:^## Summary$",
+        "missing_pattern:[[:digit:]]{3}",
+        r"missing_pattern:alpha\|beta",
+        r"forbidden_pattern:\$\{var\}",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -99,8 +131,19 @@ def test_patterns_re2_cannot_run_are_refused(pattern: str) -> None:
         compile_pattern(pattern)
 
 
-@pytest.mark.parametrize(("pattern", "matches"), [("(a+)+$", False), ("(x|x)*y", False), ("(a|aa)*c", False), ("(.*a){20}", True), ("^(a|a?)+$", False)])
-def test_catastrophic_patterns_finish_on_a_megabyte(pattern: str, matches: bool, hang_guard: None) -> None:
+@pytest.mark.parametrize(
+    ("pattern", "matches"),
+    [
+        ("(a+)+$", False),
+        ("(x|x)*y", False),
+        ("(a|aa)*c", False),
+        ("(.*a){20}", True),
+        ("^(a|a?)+$", False),
+    ],
+)
+def test_catastrophic_patterns_finish_on_a_megabyte(
+    pattern: str, matches: bool, hang_guard: None
+) -> None:
     text = b"a" * 1_000_000 + b"!"
     causes, words, _ = check_content(_spec(required_patterns=(pattern,)), [text])
     assert words == 1 and len(causes) == (0 if matches else 1)
@@ -108,39 +151,79 @@ def test_catastrophic_patterns_finish_on_a_megabyte(pattern: str, matches: bool,
 
 def test_sections_of_a_shared_log() -> None:
     log = b"# 2026-05-02\n### token-alert\nTOKEN_ALERT one\n## Token Pick\nother\n### heartbeat (08:00)\nok\n### token-alert (2nd run)\nTOKEN_ALERT two\n### token-alerts-v2\nnot ours\n"
-    assert b"".join(extract_sections([log], "### token-alert")) == b"### token-alert\nTOKEN_ALERT one\n### token-alert (2nd run)\nTOKEN_ALERT two\n"
+    assert (
+        b"".join(extract_sections([log], "### token-alert"))
+        == b"### token-alert\nTOKEN_ALERT one\n### token-alert (2nd run)\nTOKEN_ALERT two\n"
+    )
     assert b"".join(extract_sections([log], "### Heartbeat")) == b"### heartbeat (08:00)\nok\n"
-    assert b"".join(extract_sections([log], "## heartbeat")) == b"### heartbeat (08:00)\nok\n"  # any level
-    assert b"".join(extract_sections([log], r"^#+ Token Pick")) == b"## Token Pick\nother\n### heartbeat (08:00)\nok\n### token-alert (2nd run)\nTOKEN_ALERT two\n### token-alerts-v2\nnot ours\n"
+    assert (
+        b"".join(extract_sections([log], "## heartbeat")) == b"### heartbeat (08:00)\nok\n"
+    )  # any level
+    assert (
+        b"".join(extract_sections([log], r"^#+ Token Pick"))
+        == b"## Token Pick\nother\n### heartbeat (08:00)\nok\n### token-alert (2nd run)\nTOKEN_ALERT two\n### token-alerts-v2\nnot ours\n"
+    )
 
 
 def test_heartbeat_section_ignores_other_skills_var_lines(tmp_path: Path) -> None:
     """aeonfun 2026-05-02: three `${var}` lines from other skills failed heartbeat (ISS-018)."""
     inst = Instance(tmp_path)
-    put(realdata() / "aeonfun__aeon/memory/logs/2026-05-02.md", inst.root / "memory/logs/2026-05-02.md")
+    put(
+        realdata() / "aeonfun__aeon/memory/logs/2026-05-02.md",
+        inst.root / "memory/logs/2026-05-02.md",
+    )
     log = (inst.root / "memory/logs/2026-05-02.md").read_bytes()
     assert log.count(b"${var}") >= 3
-    base = {"output_pattern": "memory/logs/*.md", "min_words": 20, "required_patterns": ("heartbeat|Heartbeat|HEARTBEAT",), "forbidden_patterns": (r"\$\{var\}",)}
+    base = {
+        "output_pattern": "memory/logs/*.md",
+        "min_words": 20,
+        "required_patterns": ("heartbeat|Heartbeat|HEARTBEAT",),
+        "forbidden_patterns": (r"\$\{var\}",),
+    }
     whole = evaluate(Spec(skill="heartbeat", **base), Outputs(inst.root), ctx("0 8,14,20 * * *"))  # type: ignore[arg-type]
-    assert whole.status is Status.FAIL and whole.head and whole.head.code == r"forbidden_pattern:\$\{var\}"
-    scoped = evaluate(Spec(skill="heartbeat", section="### heartbeat", **base), Outputs(inst.root), ctx("0 8,14,20 * * *"))  # type: ignore[arg-type]
+    assert (
+        whole.status is Status.FAIL
+        and whole.head
+        and whole.head.code == r"forbidden_pattern:\$\{var\}"
+    )
+    scoped = evaluate(
+        Spec(skill="heartbeat", section="### heartbeat", **base),
+        Outputs(inst.root),
+        ctx("0 8,14,20 * * *"),
+    )  # type: ignore[arg-type]
     assert scoped.status is Status.PASS, scoped.causes
 
 
 def test_precedence_and_every_cause_kept(tmp_path: Path) -> None:
     inst = Instance(tmp_path)
     inst.write("articles/r-2026-04-01.md", "tiny ${var}\n")
-    spec = Spec(skill="r", output_pattern="articles/r-*.md", min_words=100, required_patterns=("Aeon",), forbidden_patterns=(r"\$\{var\}",))
+    spec = Spec(
+        skill="r",
+        output_pattern="articles/r-*.md",
+        min_words=100,
+        required_patterns=("Aeon",),
+        forbidden_patterns=(r"\$\{var\}",),
+    )
     result = evaluate(spec, Outputs(inst.root), ctx("0 7 * * 1", health=2.0))
     assert result.status is Status.FAIL
-    assert [c.code for c in result.causes] == ["word_count", "missing_pattern:Aeon", r"forbidden_pattern:\$\{var\}", "stale_file", "quality_score:2"]
+    assert [c.code for c in result.causes] == [
+        "word_count",
+        "missing_pattern:Aeon",
+        r"forbidden_pattern:\$\{var\}",
+        "stale_file",
+        "quality_score:2",
+    ]
 
 
 def test_newest_output_sorts_last_by_name_and_age_comes_from_the_name(tmp_path: Path) -> None:
     inst = Instance(tmp_path)
     for day in ("2026-04-20", "2026-05-01", "2026-04-30"):
         inst.write(f"articles/c-{day}.md", "cost report " * 20)
-    result = evaluate(Spec(skill="c", output_pattern="articles/c-*.md", min_words=10), Outputs(inst.root), ctx("0 7 * * 1"))
+    result = evaluate(
+        Spec(skill="c", output_pattern="articles/c-*.md", min_words=10),
+        Outputs(inst.root),
+        ctx("0 7 * * 1"),
+    )
     assert result.output and result.output.path == "articles/c-2026-05-01.md"
     assert result.output.age_source == "filename" and result.output.age_days == pytest.approx(1.25)
     assert result.status is Status.PASS
@@ -149,16 +232,25 @@ def test_newest_output_sorts_last_by_name_and_age_comes_from_the_name(tmp_path: 
 def test_stale_against_the_cron_cadence(tmp_path: Path) -> None:
     inst = Instance(tmp_path)
     inst.write("articles/c-2026-04-18.md", "cost report " * 20)
-    result = evaluate(Spec(skill="c", output_pattern="articles/c-*.md"), Outputs(inst.root), ctx("0 7 * * 1"))
+    result = evaluate(
+        Spec(skill="c", output_pattern="articles/c-*.md"), Outputs(inst.root), ctx("0 7 * * 1")
+    )
     assert result.status is Status.STALE
     assert result.head and "stale after 14 days" in result.head.detail
 
 
 def test_no_output_and_empty_file(tmp_path: Path) -> None:
     inst = Instance(tmp_path)
-    assert evaluate(Spec(skill="x", output_pattern="articles/x-*.md"), Outputs(inst.root), ctx()).status is Status.NO_OUTPUT
+    assert (
+        evaluate(
+            Spec(skill="x", output_pattern="articles/x-*.md"), Outputs(inst.root), ctx()
+        ).status
+        is Status.NO_OUTPUT
+    )
     inst.write("articles/x-2026-05-02.md", "")
-    result = evaluate(Spec(skill="x", output_pattern="articles/x-*.md", min_words=5), Outputs(inst.root), ctx())
+    result = evaluate(
+        Spec(skill="x", output_pattern="articles/x-*.md", min_words=5), Outputs(inst.root), ctx()
+    )
     assert result.status is Status.FAIL and [c.code for c in result.causes] == ["empty_file"]
 
 
@@ -178,16 +270,38 @@ def test_real_outputs_pass_their_real_specs(tmp_path: Path) -> None:
         put(f, inst.root / "articles" / f.name)
     import json
 
-    specs = json.loads((realdata() / "aeonfun__aeon/skills/skill-evals/evals.json@2026-04-09_9c0184c5").read_text())["skills"]
+    specs = json.loads(
+        (realdata() / "aeonfun__aeon/skills/skill-evals/evals.json@2026-04-09_9c0184c5").read_text()
+    )["skills"]
     now = datetime(2026, 5, 3, 6, 41, tzinfo=UTC)
     outputs = Outputs(inst.root)
     got = {}
-    for skill in ("changelog", "repo-article", "repo-actions", "cost-report", "push-recap", "deep-research"):
+    for skill in (
+        "changelog",
+        "repo-article",
+        "repo-actions",
+        "cost-report",
+        "push-recap",
+        "deep-research",
+    ):
         raw = specs[skill]
-        spec = Spec(skill=skill, output_pattern=raw["output_pattern"], min_words=raw["min_words"], required_patterns=tuple(raw["required_patterns"]), forbidden_patterns=tuple(raw["forbidden_patterns"]))
+        spec = Spec(
+            skill=skill,
+            output_pattern=raw["output_pattern"],
+            min_words=raw["min_words"],
+            required_patterns=tuple(raw["required_patterns"]),
+            forbidden_patterns=tuple(raw["forbidden_patterns"]),
+        )
         got[skill] = evaluate(spec, outputs, ctx("workflow_dispatch", now=now)).status
     # the real 2026-05-03 article: repo-article FAIL (missing Aeon|aeon), the rest PASS
-    assert got == {"changelog": Status.PASS, "repo-article": Status.FAIL, "repo-actions": Status.PASS, "cost-report": Status.PASS, "push-recap": Status.PASS, "deep-research": Status.PASS}
+    assert got == {
+        "changelog": Status.PASS,
+        "repo-article": Status.FAIL,
+        "repo-actions": Status.PASS,
+        "cost-report": Status.PASS,
+        "push-recap": Status.PASS,
+        "deep-research": Status.PASS,
+    }
     assert date(2026, 5, 3) == now.date()
 
 
@@ -205,10 +319,15 @@ def test_one_star_names_match_exactly_as_fnmatch(prefix: str, suffix: str, name:
 @pytest.mark.parametrize("pattern", ["a?b*.md", "[ab]*x", "*a*b", "exact.md", "**"])
 def test_other_names_still_go_through_fnmatch(pattern: str) -> None:
     for name in ("a1b-x.md", "ax", "bbx", "zab", "exact.md", "", "xaxb"):
-        assert bool(name_matcher(pattern)(name)) == fnmatch.fnmatchcase(name, pattern), (pattern, name)
+        assert bool(name_matcher(pattern)(name)) == fnmatch.fnmatchcase(name, pattern), (
+            pattern,
+            name,
+        )
 
 
-_TITLES = st.sampled_from(["a", "A", "a-b", "ab", "a (12:00)", "a:ok", "a_b", "b", "skill-evals", "a b"])
+_TITLES = st.sampled_from(
+    ["a", "A", "a-b", "ab", "a (12:00)", "a:ok", "a_b", "b", "skill-evals", "a b"]
+)
 _LINES = st.one_of(
     st.tuples(st.integers(1, 4), _TITLES).map(lambda h: f"{'#' * h[0]} {h[1]}"),
     st.sampled_from(["text", "", "  - item", "#nospace", "a"]),
@@ -216,10 +335,20 @@ _LINES = st.one_of(
 
 
 @settings(max_examples=400, deadline=None)
-@given(lines=st.lists(_LINES, max_size=25), section=st.sampled_from(["### a", "## a-b", "# ab", "a", "### skill-evals", "#### A B", "a-b|b"]), keep=st.booleans())
-def test_indexed_sections_are_the_walked_sections(lines: list[str], section: str, keep: bool) -> None:
+@given(
+    lines=st.lists(_LINES, max_size=25),
+    section=st.sampled_from(
+        ["### a", "## a-b", "# ab", "a", "### skill-evals", "#### A B", "a-b|b"]
+    ),
+    keep=st.booleans(),
+)
+def test_indexed_sections_are_the_walked_sections(
+    lines: list[str], section: str, keep: bool
+) -> None:
     """The heading index (used for shared logs) cuts exactly what a walk over every heading cuts."""
     block = ("\n".join(lines) + "\n").encode()
     walked = [c for c in extract_sections([block], section, keep=keep) if c]
-    indexed = [c for c in extract_sections([block], section, keep=keep, index=HeadingIndex(block)) if c]
+    indexed = [
+        c for c in extract_sections([block], section, keep=keep, index=HeadingIndex(block)) if c
+    ]
     assert indexed == walked

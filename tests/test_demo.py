@@ -11,7 +11,15 @@ import pytest
 Cli = Callable[..., tuple[int, str, str]]
 
 
-@pytest.mark.parametrize("now", ["2026-03-01T06:00:00Z", "2026-11-29T22:30:00Z", "2027-07-14T13:05:00Z", "2031-02-28T00:10:00Z"])
+@pytest.mark.parametrize(
+    "now",
+    [
+        "2026-03-01T06:00:00Z",
+        "2026-11-29T22:30:00Z",
+        "2027-07-14T13:05:00Z",
+        "2031-02-28T00:10:00Z",
+    ],
+)
 def test_demo_shows_every_kind_of_change(tmp_path: Path, cli: Cli, now: str) -> None:
     code, out, err = cli("demo", str(tmp_path / "demo"), "--now", now, "--json")
     assert code == 0, err
@@ -36,13 +44,20 @@ def test_demo_refuses_an_existing_folder(tmp_path: Path, cli: Cli) -> None:
     assert code == 2 and "already exists" in err
 
 
-def test_demo_prints_where_everything_went(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_demo_prints_where_everything_went(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     code, out, _ = cli("demo", "--now", "2026-12-06T07:00:00Z")
     assert code == 0
     root = tmp_path / "aeon-evals-demo"
     assert f"demo instance: {root}" in out
-    for word in ("verdict: SKILL_EVALS_REGRESSED", "article: articles/skill-evals-2026-12-06.md", "issues filed: ISS-004 (cost-report)", "issues closed: ISS-001 (changelog)"):
+    for word in (
+        "verdict: SKILL_EVALS_REGRESSED",
+        "article: articles/skill-evals-2026-12-06.md",
+        "issues filed: ISS-004 (cost-report)",
+        "issues closed: ISS-001 (changelog)",
+    ):
         assert word in out
     code, out, _ = cli("demo", "--now", "2026-12-06T07:00:00Z")
     assert (tmp_path / "aeon-evals-demo-2").is_dir()

@@ -36,8 +36,12 @@ PAIRS = [(p, c) for p in [None, *Status] for c in [*Status, None] if not (p is N
 DOC_CELLS = _doc_table()
 
 
-@pytest.mark.parametrize(("previous", "current"), PAIRS, ids=[f"{_name(p)}->{_name(c)}" for p, c in PAIRS])
-def test_every_pair_has_the_documented_label(previous: Status | None, current: Status | None) -> None:
+@pytest.mark.parametrize(
+    ("previous", "current"), PAIRS, ids=[f"{_name(p)}->{_name(c)}" for p, c in PAIRS]
+)
+def test_every_pair_has_the_documented_label(
+    previous: Status | None, current: Status | None
+) -> None:
     label = diff_label(previous, current)
     assert isinstance(label, DiffLabel)
     assert DOC_CELLS[(_name(previous), _name(current))] == label.value
@@ -98,5 +102,7 @@ def test_labels_follow_the_failing_rules(previous: Status | None, current: Statu
     else:
         assert (label is DiffLabel.STILL_FAIL) == (previous.failing and current.failing)
         assert (label is DiffLabel.FIXED) == (previous.failing and not current.failing)
-        assert (label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)) == (not previous.failing and current.failing)
+        assert (label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)) == (
+            not previous.failing and current.failing
+        )
         assert (label is DiffLabel.STABLE) == (previous is current and not current.failing)

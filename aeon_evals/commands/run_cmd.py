@@ -31,19 +31,49 @@ def add_parser(sub: Any, *, epilog: str) -> None:
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--root", type=Path, default=Path("."), help="instance root (default: current directory)")
-    p.add_argument("--skill", metavar="NAME", help="evaluate one skill; other rows of today's article are kept")
+    p.add_argument(
+        "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
+    )
+    p.add_argument(
+        "--skill", metavar="NAME", help="evaluate one skill; other rows of today's article are kept"
+    )
     p.add_argument("--today", metavar="YYYY-MM-DD", help="pin the run date (default: today, UTC)")
     p.add_argument("--now", metavar="ISO-8601", help="pin the clock, e.g. 2026-05-31T06:00:00Z")
-    p.add_argument("--dry-run", action="store_true", help="evaluate and print; write nothing, notify no one")
-    p.add_argument("--json", action="store_true", help="print the whole result as JSON on stdout (and nothing else there)")
+    p.add_argument(
+        "--dry-run", action="store_true", help="evaluate and print; write nothing, notify no one"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the whole result as JSON on stdout (and nothing else there)",
+    )
     p.add_argument("--no-notify", action="store_true", help="never call the notifier")
     p.add_argument("--notify-cmd", metavar="PATH", help="notifier to call instead of <root>/notify")
-    p.add_argument("--notify-timeout", type=float, default=30.0, metavar="SECONDS", help="kill a notifier that runs longer (default 30)")
+    p.add_argument(
+        "--notify-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="kill a notifier that runs longer (default 30)",
+    )
     p.add_argument("--no-site", action="store_true", help="do not rebuild the static dashboard")
-    p.add_argument("--site-out", type=Path, metavar="DIR", help="dashboard folder (default: <root>/site)")
-    p.add_argument("--lock-timeout", type=float, default=60.0, metavar="SECONDS", help="wait this long for another run to finish (default 60), then exit 4")
-    p.add_argument("--retry-delay", type=float, default=5.0, metavar="SECONDS", help="wait before re-reading an evals.json that did not parse (default 5)")
+    p.add_argument(
+        "--site-out", type=Path, metavar="DIR", help="dashboard folder (default: <root>/site)"
+    )
+    p.add_argument(
+        "--lock-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="wait this long for another run to finish (default 60), then exit 4",
+    )
+    p.add_argument(
+        "--retry-delay",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="wait before re-reading an evals.json that did not parse (default 5)",
+    )
     p.add_argument(
         "--fail-on",
         choices=[m.value for m in ci.FailOn],
@@ -51,7 +81,12 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         help="exit 1 when the verdict is REGRESSED/QUALITY_DROP (regressed) or any enabled, unmuted skill "
         "is FAIL/QUALITY_DEGRADED/NO_OUTPUT (failing); default never",
     )
-    p.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report (one testcase per skill) to FILE")
+    p.add_argument(
+        "--junit",
+        type=Path,
+        metavar="FILE",
+        help="write a JUnit XML report (one testcase per skill) to FILE",
+    )
 
 
 def options(args: argparse.Namespace) -> pipeline.RunOptions:
@@ -89,7 +124,10 @@ def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -
                 "skill": result.skill,
                 "status": result.status.value,
                 "diff": str(row.label),
-                "root_causes": [{"code": c.code, "status": c.status.value, "detail": c.detail} for c in result.causes],
+                "root_causes": [
+                    {"code": c.code, "status": c.status.value, "detail": c.detail}
+                    for c in result.causes
+                ],
                 "words": result.words,
                 "quality": result.quality,
                 "enabled": result.enabled,
@@ -101,7 +139,13 @@ def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -
                 "notes": list(result.notes),
                 "output": None
                 if out is None
-                else {"path": out.path, "size": out.size, "sha256": out.sha256, "age_days": None if out.age_days is None else round(out.age_days, 3), "age_source": out.age_source},
+                else {
+                    "path": out.path,
+                    "size": out.size,
+                    "sha256": out.sha256,
+                    "age_days": None if out.age_days is None else round(out.age_days, 3),
+                    "age_source": out.age_source,
+                },
             }
         )
     payload: dict[str, Any] = {
@@ -128,7 +172,9 @@ def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -
         "skills": skills,
         "issues": {
             "filed": [{"id": i.id, "skill": i.skill, "path": i.path} for i in outcome.issues.filed],
-            "closed": [{"id": i.id, "skill": i.skill, "path": i.path} for i in outcome.issues.closed],
+            "closed": [
+                {"id": i.id, "skill": i.skill, "path": i.path} for i in outcome.issues.closed
+            ],
         },
         "artifacts": {
             "article": outcome.article_written,
@@ -141,7 +187,12 @@ def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -
     }
     if fail_on is not None:
         reason = ci.fail_reason(outcome, fail_on)
-        payload["fail_on"] = {"mode": fail_on.value, "tripped": reason is not None, "reason": reason, "exit_code": int(ci.exit_code(outcome, fail_on))}
+        payload["fail_on"] = {
+            "mode": fail_on.value,
+            "tripped": reason is not None,
+            "reason": reason,
+            "exit_code": int(ci.exit_code(outcome, fail_on)),
+        }
     return payload
 
 
@@ -211,7 +262,11 @@ def _github_outputs(
     if env.get("GITHUB_ACTIONS") == "true":
         evals = opts.root / EVALS_PATH
         try:
-            lines = ci.spec_line_numbers(evals.read_text(encoding="utf-8", errors="replace")) if evals.is_file() else {}
+            lines = (
+                ci.spec_line_numbers(evals.read_text(encoding="utf-8", errors="replace"))
+                if evals.is_file()
+                else {}
+            )
         except OSError:
             lines = {}
         for line in ci.annotation_lines(outcome, spec_file=prefix + EVALS_PATH, spec_lines=lines):
@@ -219,7 +274,10 @@ def _github_outputs(
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
         link = ci.article_url(env, prefix + outcome.article_path) if outcome.article_path else None
-        _append(Path(summary), ci.job_summary(outcome, fail_on=fail_on, code=code, article_link=link, dry_run=dry_run))
+        _append(
+            Path(summary),
+            ci.job_summary(outcome, fail_on=fail_on, code=code, article_link=link, dry_run=dry_run),
+        )
 
 
 def _github_error(env: Mapping[str, str], exc: EvalsError, *, stream: TextIO) -> None:

@@ -44,8 +44,14 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--root", type=Path, default=Path("."), help="instance root (default: current directory)")
-    p.add_argument("--json", action="store_true", help="print {valid, errors[{file, where, message}], warnings[...]}")
+    p.add_argument(
+        "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print {valid, errors[{file, where, message}], warnings[...]}",
+    )
     p.set_defaults(func=run)
 
 
@@ -65,7 +71,14 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return [Finding(EVALS_PATH, "", "not found; `aeon-evals run` would write a starter spec and stop (exit 3); `aeon-evals audit --stubs` drafts one", "error")], None
+        return [
+            Finding(
+                EVALS_PATH,
+                "",
+                "not found; `aeon-evals run` would write a starter spec and stop (exit 3); `aeon-evals audit --stubs` drafts one",
+                "error",
+            )
+        ], None
     except OSError as exc:
         return [Finding(EVALS_PATH, "", f"cannot read: {exc.strerror}", "error")], None
     try:
@@ -79,26 +92,60 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
         return [*found, Finding(EVALS_PATH, exc.where or "", exc.message, "error")], None
     found += [Finding(EVALS_PATH, p.where, p.message, p.severity) for p in manifest.problems]
     if not manifest.skills:
-        found.append(Finding(EVALS_PATH, "skills", "no skill specs; `aeon-evals run` would stop with SKILL_EVALS_BOOTSTRAP (exit 3)", "error"))
+        found.append(
+            Finding(
+                EVALS_PATH,
+                "skills",
+                "no skill specs; `aeon-evals run` would stop with SKILL_EVALS_BOOTSTRAP (exit 3)",
+                "error",
+            )
+        )
     for skill, spec in sorted(manifest.specs.items()):
         at = f"skills.{skill}.output_pattern"
         folder = _literal_dir(spec.output_pattern)
         if folder and (root / folder).exists() and not inside(root, root / folder):
-            found.append(Finding(EVALS_PATH, at, f"{spec.output_pattern!r} leads outside the instance root through the symlink {folder!r}", "error"))
+            found.append(
+                Finding(
+                    EVALS_PATH,
+                    at,
+                    f"{spec.output_pattern!r} leads outside the instance root through the symlink {folder!r}",
+                    "error",
+                )
+            )
         if spec.output_pattern.startswith("memory/logs/") and not spec.section:
             found.append(
-                Finding(EVALS_PATH, at, f'checks apply to the whole shared daily log; add "section": "### {skill}" to check only this skill\'s part', "warning")
+                Finding(
+                    EVALS_PATH,
+                    at,
+                    f'checks apply to the whole shared daily log; add "section": "### {skill}" to check only this skill\'s part',
+                    "warning",
+                )
             )
     return found, manifest
 
 
 def _registry_findings(registry: Registry) -> list[Finding]:
     if not registry.found:
-        return [Finding(AEON_YML, where, message + "; expected cadences fall back to 14 days", "warning") for where, message in registry.issues]
+        return [
+            Finding(
+                AEON_YML, where, message + "; expected cadences fall back to 14 days", "warning"
+            )
+            for where, message in registry.issues
+        ]
     found = [Finding(AEON_YML, where, message, "warning") for where, message in registry.issues]
     if registry.yaml_error and registry.skills:
-        found.append(Finding(AEON_YML, "", f"not valid YAML as a whole ({registry.yaml_error}); the skills: block was read on its own", "warning"))
-    found += [Finding(AEON_YML, where, message, severity) for where, message, severity in schedule_problems(registry)]
+        found.append(
+            Finding(
+                AEON_YML,
+                "",
+                f"not valid YAML as a whole ({registry.yaml_error}); the skills: block was read on its own",
+                "warning",
+            )
+        )
+    found += [
+        Finding(AEON_YML, where, message, severity)
+        for where, message, severity in schedule_problems(registry)
+    ]
     return found
 
 
@@ -111,7 +158,8 @@ def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list
         Finding(
             EVALS_PATH,
             f"skills.{o.skill}",
-            f"no skills/{o.skill}/ folder and no aeon.yml entry (orphan spec)" + (f"; did you mean {o.closest}?" if o.closest else ""),
+            f"no skills/{o.skill}/ folder and no aeon.yml entry (orphan spec)"
+            + (f"; did you mean {o.closest}?" if o.closest else ""),
             "warning",
         )
         for o in report.orphans
@@ -136,12 +184,24 @@ def run(args: argparse.Namespace) -> int:
     errors = [f for f in found if f.severity == "error"]
     warnings = [f for f in found if f.severity != "error"]
     if args.json:
-        print(json.dumps({"valid": not errors, "errors": [f.as_json() for f in errors], "warnings": [f.as_json() for f in warnings]}, indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "valid": not errors,
+                    "errors": [f.as_json() for f in errors],
+                    "warnings": [f.as_json() for f in warnings],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     else:
         for finding in errors:
             print(f"error: {finding.line()}")
         for finding in warnings:
             print(f"warning: {finding.line()}")
         verdict = "invalid" if errors else "valid"
-        print(f"{verdict}: {len(errors)} error{'s' * (len(errors) != 1)}, {len(warnings)} warning{'s' * (len(warnings) != 1)}")
+        print(
+            f"{verdict}: {len(errors)} error{'s' * (len(errors) != 1)}, {len(warnings)} warning{'s' * (len(warnings) != 1)}"
+        )
     return ExitCode.ERROR if errors else ExitCode.OK
