@@ -73,17 +73,38 @@ def cron_gap_days(expr: str) -> float:
             return dom_ok and dow_ok
         return dom_ok or dow_ok
 
-    # With every month and no day-of-month restriction the days repeat weekly: two weeks show
-    # every gap. Otherwise month lengths and leap years matter: look at eight years.
-    weekly = len(months) == 12 and dom_star
-    window = 15 if weekly else _WINDOW_DAYS
-    fire_days = [i for i in range(window) if fires(_EPOCH + timedelta(days=i))]
+    dom_field = expr.split()[2]
+    if "/" in dom_field:
+        # A day-of-month step (`*/20`, `5/10`) is not a star however it starts: croniter's own
+        # fire days decide, so the cadence is the gap croniter (and GitHub) will really leave.
+        window = _WINDOW_DAYS
+        fire_days = _croniter_days(expr)
+    else:
+        # With every month and no day-of-month restriction the days repeat weekly: two weeks
+        # show every gap. Otherwise month lengths and leap years matter: look at eight years.
+        weekly = len(months) == 12 and dom_star
+        window = 15 if weekly else _WINDOW_DAYS
+        fire_days = [i for i in range(window) if fires(_EPOCH + timedelta(days=i))]
     if not fire_days:
         raise CronError(f"{expr!r} never fires")
     gaps = [(b - a) * 1440 - last + first for a, b in itertools.pairwise(fire_days)]
     if len(fire_days) == 1:
         gaps.append(window * 1440)
     return max([in_day, *gaps]) / 1440.0
+
+
+def _croniter_days(expr: str) -> list[int]:
+    """Days (counted from _EPOCH) on which croniter fires `expr`, over the eight-year window."""
+    _minute, _hour, dom, month, dow = expr.split()
+    start = datetime(_EPOCH.year, _EPOCH.month, _EPOCH.day) - timedelta(seconds=1)
+    it = croniter(f"0 0 {dom} {month} {dow}", start)
+    days: list[int] = []
+    while True:
+        fired: datetime = it.get_next(datetime)
+        day = (fired.date() - _EPOCH).days
+        if day >= _WINDOW_DAYS:
+            return days
+        days.append(day)
 
 
 @functools.lru_cache(maxsize=4096)  # skills share schedules, and a run has one `now`

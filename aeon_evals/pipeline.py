@@ -463,19 +463,35 @@ def _write(
         outcome.notified = "not sent (--no-notify)"
     elif not outcome.verdict.notifies:
         outcome.notified = f"not sent ({outcome.verdict.value}: nothing changed)"
-    elif unchanged:
-        outcome.notified = "not sent (today's article was already identical: already notified)"
     else:
-        body = render.notify_body(data, article=outcome.article_path)
-        sent = notifier.send(
-            notifier.find_notifier(root, opts.notify_cmd),
-            body,
-            cwd=root,
-            timeout=opts.notify_timeout,
+        _notify(opts, outcome, render.notify_body(data, article=outcome.article_path))
+
+
+def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:
+    """Send `body` unless this very body was sent for this day already (notify state, not the
+    article, decides: a rerun after --no-notify or a failed notifier sends once)."""
+    root = opts.root
+    state, problem = notifier.read_state(root)
+    if problem:
+        outcome.warnings.append(problem)
+    earlier = notifier.already_sent(state, opts.today, body)
+    if earlier is not None:
+        outcome.notified = f"not sent (already sent for {earlier.day} at {earlier.at})"
+        return
+    sent = notifier.send(
+        notifier.find_notifier(root, opts.notify_cmd), body, cwd=root, timeout=opts.notify_timeout
+    )
+    outcome.notified = sent.message
+    if not sent.sent:
+        outcome.warnings.append(f"notify: {sent.message}")
+        return
+    try:
+        notifier.record_sent(root, state, opts.today, body, opts.now)
+    except OSError as exc:
+        outcome.warnings.append(
+            f"{notifier.STATE_PATH}: cannot record the notification ({exc.strerror or exc}); "
+            "a rerun today will send it again"
         )
-        outcome.notified = sent.message
-        if not sent.sent:
-            outcome.warnings.append(f"notify: {sent.message}")
 
 
 def _with(listing: list[str] | None, name: str) -> list[str] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import signal
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
@@ -63,6 +64,32 @@ def hang_guard() -> Iterator[None]:
 )
 def test_cadence_is_the_longest_gap_between_fires(cron: str, days: float) -> None:
     assert cron_gap_days(cron) == pytest.approx(days)
+
+
+def _croniter_longest_gap(cron: str, years: int = 8) -> float:
+    """The longest gap between consecutive fire times, by plain croniter iteration."""
+    from croniter import croniter
+
+    it = croniter(cron, datetime(2024, 1, 1))
+    fires = [it.get_next(datetime)]
+    while fires[-1] < datetime(2024 + years, 1, 1):
+        fires.append(it.get_next(datetime))
+    return max((b - a).total_seconds() for a, b in itertools.pairwise(fires)) / 86400
+
+
+@pytest.mark.parametrize(
+    ("cron", "days"),
+    [
+        ("0 0 */20 * *", 20.0),
+        ("0 0 */25 * *", 25.0),
+        ("0 0 1,21 * *", 20.0),
+        ("0 6 5/10 * *", 11.0),
+    ],
+)
+def test_cron_gap_days_day_of_month_step_was_15_days(cron: str, days: float) -> None:
+    """`*/20` counted as an unrestricted day of month: two weeks were scanned, 15 days came out."""
+    assert cron_gap_days(cron) == pytest.approx(days)
+    assert cron_gap_days(cron) == pytest.approx(_croniter_longest_gap(cron))
 
 
 @pytest.mark.parametrize(

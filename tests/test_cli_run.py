@@ -167,7 +167,7 @@ def test_three_weekly_runs_file_then_close_an_issue(instance: Instance, cli: Cli
     assert code == 0
     after = inst.snapshot()
     assert after == before
-    assert "already identical" in out and len(inst.notifications()) == 2
+    assert "already sent for 2026-05-24" in out and len(inst.notifications()) == 2
 
     # week 3: nothing changed but time → the Still Failing row carries ISS-002 and its date
     code, _, _ = cli("run", "--root", root, "--now", WEEK3, "--no-site")

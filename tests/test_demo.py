@@ -61,3 +61,20 @@ def test_demo_prints_where_everything_went(
         assert word in out
     code, out, _ = cli("demo", "--now", "2026-12-06T07:00:00Z")
     assert (tmp_path / "aeon-evals-demo-2").is_dir()
+
+
+def test_gitignore_ignored_aeon_demo_not_aeon_evals_demo(tmp_path: Path) -> None:
+    """`.gitignore` had `aeon-demo*/` while `demo` writes ./aeon-evals-demo (and -2, -3 …)."""
+    import shutil
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[1]
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    shutil.copyfile(repo / ".gitignore", tmp_path / ".gitignore")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for name in ("aeon-evals-demo/aeon.yml", "aeon-evals-demo-2/aeon.yml"):
+        ignored = subprocess.run(
+            ["git", "-C", str(tmp_path), "check-ignore", "-q", name], check=False
+        )
+        assert ignored.returncode == 0, name

@@ -200,7 +200,7 @@ def test_workflow_structure(source: str, tmp_path: Path) -> None:
         assert flag in evaluate["run"]
     commit = by_name["Commit the article, issues, log and evals.json"]["run"]
     assert (
-        "articles/skill-evals-*.md memory/issues memory/logs skills/skill-evals/evals.json"
+        "articles/skill-evals-*.md memory/issues memory/logs memory/skill-evals-notify.json skills/skill-evals/evals.json"
         in commit
     )
     assert "git diff --cached --quiet" in commit and "git rebase" in commit
