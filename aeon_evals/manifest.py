@@ -29,6 +29,7 @@ SPEC_KEYS = {
     "mute",
     "description",
     "notes",
+    "_from",  # where a drafted spec came from ("SKILL.md:41"); any key starting with _ is a comment
 }
 NUMERIC_KEYS = {"label", "pattern", "min", "max", "skip_if_not_found"}
 TOP_KEYS = {"version", "description", "skills", "$schema"}
@@ -245,7 +246,8 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
         out.error(at, f"expected an object with at least output_pattern, got {_got(raw)}")
         return None
     for key in sorted(set(raw) - SPEC_KEYS):
-        out.warn(f"{at}.{key}", "unknown key (ignored)")
+        if not str(key).startswith("_"):  # `_from`, `_note`…: comments, never warned about
+            out.warn(f"{at}.{key}", "unknown key (ignored)")
     pattern = raw.get("output_pattern")
     if not isinstance(pattern, str):
         out.error(

@@ -99,6 +99,7 @@ class Spec:
     min_words: int = 0
     required_patterns: tuple[str, ...] = ()
     forbidden_patterns: tuple[str, ...] = ()
+    required_headings: tuple[str, ...] = ()
     numeric_checks: tuple[NumericCheck, ...] = ()
     expected_cadence_days: float | None = None
     section: str | None = None
