@@ -11,8 +11,8 @@ them. Each article is parsed and rendered once, and the result is kept under
     bodies/<sha>.html    the article's markdown rendered to HTML (the dashboard's run pages)
     pages-<out>.json     which run pages of a site folder are up to date (see site.build_site)
 
-The fingerprint covers the parser and the renderer (this module, history.py, site.py and the
-markdown-it version): new code never reads entries written by old code, and the folders of
+The fingerprint covers the parser and the renderer (this module, history.py, site/views.py,
+site/build.py and the markdown-it version): new code never reads entries written by old code, and the folders of
 other fingerprints are removed. An entry that cannot be read is a miss, never an error, and
 nothing here is needed for correctness: the folder can be deleted at any time.
 """
@@ -44,7 +44,7 @@ def fingerprint() -> str:
     """Changes whenever the parser, the renderer or markdown-it changes."""
     here = Path(__file__).parent
     digest = hashlib.sha256(f"v{VERSION}".encode())
-    for name in ("cache.py", "history.py", "site.py", "model.py"):
+    for name in ("cache.py", "history.py", "site/views.py", "site/build.py", "model.py"):
         with contextlib.suppress(OSError):
             digest.update((here / name).read_bytes())
     digest.update(markdown_it.__version__.encode())

@@ -33,7 +33,7 @@ _DATE_RE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 # Only block structure and raw cell text are needed: skipping the inline pass halves the cost.
-# Raw HTML is off, as in the dashboard's renderer (site.py), so both see the same blocks and the
+# Raw HTML is off, as in the dashboard's renderer (site/views.py), so both see the same blocks and the
 # dashboard can take an article's rows from the tokens it renders (one parse, not two).
 _md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("inline")
 

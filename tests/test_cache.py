@@ -216,7 +216,7 @@ def test_bodies_rendered_in_a_forked_child_match_the_serial_build(
 ) -> None:
     """New articles' bodies are rendered on a second core where the platform can fork; the pages
     and the cache must be byte for byte what one process makes."""
-    from aeon_evals import site
+    from aeon_evals.site import build as site
 
     if not site.FORK:
         pytest.skip("this platform cannot fork: the serial build is the only one")
@@ -245,7 +245,7 @@ def test_a_dead_renderer_costs_time_not_pages(
     instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """If the child rendering the bodies dies, the build renders them itself."""
-    from aeon_evals import site
+    from aeon_evals.site import build as site
 
     inst = fleet(instance)
     for now in (WEEK1, WEEK2):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -12,11 +12,14 @@ import pytest
 from golden import assert_golden
 from realdata import realdata
 
-from aeon_evals import site
+from aeon_evals import clock, site
 from aeon_evals.cache import ArticleCache
-from aeon_evals.errors import ConfigError, UsageError
+from aeon_evals.errors import ConfigError, ExitCode
 from aeon_evals.history import list_articles, read_article
 from aeon_evals.model import ArticleRow, ParsedArticle, Status
+from aeon_evals.site import build, charts, views
+
+Cli = Callable[..., tuple[int, str, str]]
 
 NOW = datetime(2026, 8, 17, 6, 0, tzinfo=UTC)
 
@@ -319,7 +322,7 @@ body
 
 
 def test_autoescape_matches_the_template_names() -> None:
-    env = site.make_env([site.templates_dir()])
+    env = build.make_env([build.templates_dir()])
     assert callable(env.autoescape)
     for name in ("index.html", "run.html", "base.html", "macros.html", "chart.svg", "unknown.txt"):
         assert env.autoescape(name) is True, name
@@ -327,7 +330,7 @@ def test_autoescape_matches_the_template_names() -> None:
         assert env.autoescape(name) is False, name
     # the site's packaged templates: escaped HTML, plus the two static assets inlined verbatim
     for name in ("base.html", "index.html", "run.html", "macros.html", "style.css", "site.js"):
-        assert (site.templates_dir() / name).is_file(), name
+        assert (build.templates_dir() / name).is_file(), name
 
 
 # --------------------------------------------------------------------------------------------
@@ -491,16 +494,16 @@ def test_broken_override_is_one_line_config_error(instance: Path, text: str, mes
     ],
 )
 def test_x_ticks_never_crowd(days: list[str], expected: list[str]) -> None:
-    runs = [_run(d) for d in days]
-    ticks = site._x_ticks(runs, site._x_positions(runs))
+    runs = [_run(d).day for d in days]
+    ticks = charts.x_ticks(runs, charts.x_positions(runs))
     assert [t.label for t in ticks] == expected
 
 
 def _run(
     day: str, verdict: str | None = "SKILL_EVALS_OK", pct: float | None = 50.0
-) -> site.RunView:
+) -> views.RunView:
     parsed = _parsed(day, verdict, pct)
-    return site.run_view(parsed, None)
+    return views.run_view(parsed, None)
 
 
 def _parsed(day: str, verdict: str | None, pct: float | None) -> ParsedArticle:
@@ -520,7 +523,7 @@ def test_chart_breaks_the_line_where_coverage_is_unknown() -> None:
         _run("2026-08-09", verdict=None, pct=None),
         _run("2026-08-16", "SKILL_EVALS_REGRESSED"),
     ]
-    coverage, failing = site.charts_for(runs)
+    coverage, failing = views.charts_for(runs)
     assert coverage.line.count("M") == 2 and "L" not in coverage.line
     assert [p.css for p in coverage.points] == ["ok", "regressed"]
     assert [p.css for p in failing.points] == ["ok", "unknown", "regressed"]
@@ -528,33 +531,46 @@ def test_chart_breaks_the_line_where_coverage_is_unknown() -> None:
 
 
 def test_every_status_and_verdict_has_a_glyph_and_label() -> None:
-    assert set(site.STATUS_MARKS) == set(Status)
-    glyphs = [m.glyph for m in site.STATUS_MARKS.values()]
+    assert set(views.STATUS_MARKS) == set(Status)
+    glyphs = [m.glyph for m in views.STATUS_MARKS.values()]
     assert len(set(glyphs)) == len(glyphs)
-    shapes = {m.shape for m in site.VERDICT_MARKS.values()}
+    shapes = {m.shape for m in views.VERDICT_MARKS.values()}
     assert len(shapes) >= 6
-    assert site.verdict_mark("garbage") is site.UNKNOWN_VERDICT
+    assert views.verdict_mark("garbage") is views.UNKNOWN_VERDICT
 
 
 # --------------------------------------------------------------------------------------------
 # CLI glue
 
 
-def test_run_prints_one_line(instance: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    parser = argparse.ArgumentParser()
-    site.add_arguments(parser)
-    args = parser.parse_args(["--root", str(instance), "--now", "2026-08-17T06:00:00Z"])
-    assert site.run(args) == 0
-    assert capsys.readouterr().out == f"site: wrote 4 pages (0 unchanged) to {instance / 'site'}\n"
-    out = instance / "elsewhere"
-    args = parser.parse_args(["--root", str(instance), "--out", str(out), "--now", "2026-08-17"])
-    assert site.run(args) == 0
-    assert capsys.readouterr().out == f"site: wrote 4 pages (0 unchanged) to {out}\n"
-    index = (out / "index.html").read_text(encoding="utf-8")
+def test_run_prints_one_line(instance: Path, cli: Cli) -> None:
+    code, out, _err = cli("site", "--root", str(instance), "--now", "2026-08-17T06:00:00Z")
+    assert code == 0
+    assert out == f"site: wrote 4 pages (0 unchanged) to {instance / 'site'}\n"
+    elsewhere = instance / "elsewhere"
+    code, out, _err = cli(
+        "site", "--root", str(instance), "--out", str(elsewhere), "--now", "2026-08-17"
+    )
+    assert code == 0
+    assert out == f"site: wrote 4 pages (0 unchanged) to {elsewhere}\n"
+    index = (elsewhere / "index.html").read_text(encoding="utf-8")
     assert "generated 2026-08-17 00:00 UTC" in index
     assert 'href="../memory/issues/ISS-002.md"' in index
 
 
-def test_bad_now_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="--now"):
-        site.parse_now("next tuesday")
+def test_bad_now_is_a_usage_error(instance: Path, cli: Cli) -> None:
+    code, out, err = cli("site", "--root", str(instance), "--now", "next tuesday")
+    assert (code, out) == (ExitCode.ERROR, "")
+    assert err.startswith("aeon-evals: --now 'next tuesday'")
+    assert not (instance / "site").exists()
+
+
+def test_site_now_with_an_offset_is_the_utc_day_as_in_run(instance: Path, cli: Cli) -> None:
+    """Issue 15: `site --now 2026-08-16T23:30:00-05:00` took the day as 08-16 where `run` takes
+    08-17: every command reads --now with clock.parse_now, in UTC."""
+    code, _out, err = cli("site", "--root", str(instance), "--now", "2026-08-16T23:30:00-05:00")
+    assert code == 0, err
+    index = (instance / "site" / "index.html").read_text(encoding="utf-8")
+    assert "generated 2026-08-17 04:30 UTC" in index
+    today, now = clock.resolve(None, "2026-08-16T23:30:00-05:00")  # what `run` takes
+    assert (today, now.hour) == (date(2026, 8, 17), 4)

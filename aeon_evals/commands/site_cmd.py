@@ -3,18 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
+
+from aeon_evals import clock
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
-    from aeon_evals import site
-
+    """Register `aeon-evals site` and its options."""
     p = sub.add_parser(
         "site",
         help="rebuild the static HTML dashboard (default: <root>/site)",
-        description="Render index.html and one page per skill-evals article; opens from file://, no network.",
+        description=(
+            "Render index.html and one page per skill-evals article; opens from file://, "
+            "no network."
+        ),
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    site.add_arguments(p)
-    p.set_defaults(func=site.run)
+    p.add_argument("--root", default=".", metavar="DIR", help="instance root (default: .)")
+    p.add_argument(
+        "--out", default=None, metavar="DIR", help="output folder (default: <root>/site)"
+    )
+    p.add_argument(
+        "--now",
+        default=None,
+        metavar="ISO-8601",
+        help="pin the clock, e.g. 2026-08-16T22:00:00Z (default: now, UTC)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the site; print warnings to stderr and one summary line to stdout."""
+    from aeon_evals.site import build_site
+
+    _today, now = clock.resolve(None, args.now)  # the one `--now` parser: any offset → UTC
+    root = Path(args.root)
+    out = Path(args.out) if args.out else root / "site"
+    outcome = build_site(root, out, now=now)
+    for warning in outcome.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"site: wrote {len(outcome.written)} pages ({len(outcome.unchanged)} unchanged) to {out}")
+    return 0

@@ -1,0 +1,417 @@
+"""What the dashboard's pages show: view dataclasses and the pure functions that build them.
+
+Parsed articles and issue files in, frozen dataclasses out; no I/O. Templates receive one of
+`DashboardPage` or `RunPage` as `page`: adding something to a page means adding a field here and
+using it in a template (docs/dashboard.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from aeon_evals.issues import IssueFile
+from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status
+from aeon_evals.site.charts import Chart, Point, fmt_pct, trend_chart
+
+GRID_RUNS = 52  # a year of weekly runs in the skills × runs grid; the charts and run list show all
+GRID_CELLS = 12_000  # a large fleet gets fewer grid columns (never under GRID_MIN_RUNS) so the page stays light
+GRID_MIN_RUNS = 8
+
+
+def grid_window(skills: int) -> int:
+    """How many of the newest runs the grid shows for a fleet of `skills`."""
+    return max(GRID_MIN_RUNS, min(GRID_RUNS, GRID_CELLS // max(1, skills)))
+
+
+# Raw HTML off (markdown-it passes it through by default) and images off: an image in an article
+# would make the page fetch from the network, and the site must work offline from file://.
+MD = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+
+
+# --------------------------------------------------------------------------------------------
+# Presentation tables: every status and verdict gets a colour (css class) AND a glyph/shape.
+
+
+@dataclass(frozen=True)
+class Mark:
+    """How one status or verdict is drawn: css class suffix, glyph, short label, chart shape."""
+
+    css: str
+    glyph: str
+    label: str
+    shape: str = "circle"
+
+
+STATUS_MARKS: dict[Status, Mark] = {
+    Status.NO_OUTPUT: Mark("no-output", "∅", "NO_OUTPUT"),
+    Status.FAIL: Mark("fail", "✗", "FAIL"),
+    Status.STALE: Mark("stale", "◷", "STALE"),
+    Status.QUALITY_DEGRADED: Mark("quality", "▼", "QUALITY_DEGRADED"),
+    Status.WARN: Mark("warn", "▲", "WARN"),
+    Status.ERROR: Mark("error", "?", "ERROR"),
+    Status.PASS: Mark("pass", "✓", "PASS"),
+}
+ABSENT_MARK = Mark("absent", "·", "not evaluated")
+
+VERDICT_MARKS: dict[str, Mark] = {
+    "SKILL_EVALS_REGRESSED": Mark("regressed", "▼", "REGRESSED", "tri-down"),
+    "SKILL_EVALS_QUALITY_DROP": Mark("quality-drop", "◆", "QUALITY_DROP", "diamond"),
+    "SKILL_EVALS_RECOVERED": Mark("recovered", "▲", "RECOVERED", "tri-up"),
+    "SKILL_EVALS_COVERAGE_CLIFF": Mark("cliff", "■", "COVERAGE_CLIFF", "square"),
+    "SKILL_EVALS_OK": Mark("ok", "●", "OK", "circle"),
+    "SKILL_EVALS_ERROR": Mark("error", "✗", "ERROR", "cross"),
+    "SKILL_EVALS_BOOTSTRAP": Mark("bootstrap", "○", "BOOTSTRAP", "ring"),
+}
+UNKNOWN_VERDICT = Mark("unknown", "?", "unknown", "ring")
+
+_SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+
+
+def verdict_mark(verdict: str | None) -> Mark:
+    """The mark for a verdict as written in an article (None or an unknown word → "unknown")."""
+    return VERDICT_MARKS.get(verdict or "", UNKNOWN_VERDICT)
+
+
+# --------------------------------------------------------------------------------------------
+# The template context, declared in one place.
+
+
+@dataclass(frozen=True)
+class Assets:
+    """Inline CSS/JS shared by every page, and the Content-Security-Policy that allows only them."""
+
+    style: Markup
+    script: Markup
+    csp: str
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One parsed article, as the dashboard and its run page show it."""
+
+    day: date
+    iso: str
+    name: str  # "skill-evals-2026-08-16"
+    href: str  # relative to the site root: "runs/skill-evals-2026-08-16.html"
+    verdict: str  # as written, or "unknown"
+    mark: Mark
+    coverage: str  # "12/43 (28%)" or "—"
+    coverage_pct: float | None
+    coverage_delta: str  # "↑4 pts vs prior", "unchanged vs prior", "" without a prior
+    failing: int
+    skills: int
+    diff_chips: tuple[str, ...]  # the article's Diff line, one chip per "·" part
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One grid cell: one skill in one run."""
+
+    mark: Mark
+    title: str  # hover text: skill, date, status, diff label, root cause
+    href: str
+
+
+@dataclass(frozen=True)
+class SkillView:
+    """One grid row plus the skill's details from the newest article."""
+
+    skill: str
+    failing: bool  # failing in the newest run
+    in_latest: bool
+    cells: tuple[Cell, ...]
+    mark: Mark  # latest status (ABSENT_MARK when not in the newest run)
+    diff: str
+    root_cause: str
+    quality: str
+    words: str
+    last_output: str
+    failing_since: str  # "2026-05-31 (77 d)" or "—"
+    issue: str
+    notes: str = "—"  # the article's Notes cell: disabled, muted, flaky, which log was used …
+    flaky: bool = False
+
+
+@dataclass(frozen=True)
+class IssueView:
+    """One open issue from memory/issues."""
+
+    id: str
+    title: str
+    severity: str
+    severity_css: str
+    status: str
+    detected: str
+    age: str  # "12 d", or "?" when detected_at is unreadable
+    skills: str
+    root_cause: str
+    href: str  # relative from the site root to the issue file
+
+
+@dataclass(frozen=True)
+class DashboardPage:
+    """Everything index.html shows."""
+
+    assets: Assets
+    generated: str
+    latest: RunView | None
+    actions: tuple[Markup, ...]  # the newest Action Queue, inline markdown with raw HTML disabled
+    runs: tuple[RunView, ...]  # newest first, all of them
+    grid_runs: tuple[RunView, ...]  # newest first, at most GRID_RUNS
+    grid_hidden: int  # runs older than the grid window
+    skills: tuple[SkillView, ...]
+    failing_now: int
+    charts: tuple[Chart, ...]
+    issues: tuple[IssueView, ...]
+    issues_dir: str  # relative link to memory/issues/
+    warnings: tuple[str, ...]
+    status_legend: tuple[Mark, ...] = (*STATUS_MARKS.values(), ABSENT_MARK)
+    verdict_legend: tuple[Mark, ...] = tuple(VERDICT_MARKS.values())
+
+
+@dataclass(frozen=True)
+class RunPage:
+    """Everything runs/skill-evals-DATE.html shows."""
+
+    assets: Assets
+    run: RunView
+    body: Markup
+    newer: RunView | None
+    older: RunView | None
+    source_href: str  # relative from runs/ to the article's markdown
+
+
+# --------------------------------------------------------------------------------------------
+# Pure stage: parsed articles + issues → page contexts.
+
+
+def _coverage_text(article: ParsedArticle) -> str:
+    pct = article.coverage_pct
+    if pct is None and article.coverage is not None:
+        pct = article.coverage.pct
+    if article.coverage is not None and pct is not None:
+        return f"{article.coverage.covered}/{article.coverage.enabled} ({fmt_pct(pct)}%)"
+    return f"{fmt_pct(pct)}%" if pct is not None else "—"
+
+
+def _coverage_pct(article: ParsedArticle) -> float | None:
+    if article.coverage_pct is not None:
+        return article.coverage_pct
+    return article.coverage.pct if article.coverage is not None else None
+
+
+def run_view(
+    article: ParsedArticle, prior: ParsedArticle | None, counts: tuple[int, int] | None = None
+) -> RunView:
+    """The summary of one article; `prior` (the previous run) gives the coverage change.
+    `counts` (failing, skills) stand in for the rows when only the article's summary was loaded."""
+    name = f"skill-evals-{article.day.isoformat()}"
+    pct = _coverage_pct(article)
+    prior_pct = _coverage_pct(prior) if prior is not None else None
+    delta = ""
+    if pct is not None and prior_pct is not None:
+        change = pct - prior_pct
+        if abs(change) < 0.05:
+            delta = "unchanged vs prior"
+        else:
+            delta = f"{'↑' if change > 0 else '↓'}{fmt_pct(abs(change))} pts vs prior"
+    chips = tuple(part.strip() for part in article.diff_summary.split("·") if part.strip())
+    return RunView(
+        day=article.day,
+        iso=article.day.isoformat(),
+        name=name,
+        href=f"runs/{name}.html",
+        verdict=article.verdict or "unknown",
+        mark=verdict_mark(article.verdict),
+        coverage=_coverage_text(article),
+        coverage_pct=pct,
+        coverage_delta=delta,
+        failing=counts[0]
+        if counts is not None
+        else sum(1 for row in article.rows.values() if row.status.failing),
+        skills=counts[1] if counts is not None else len(article.rows),
+        diff_chips=chips,
+    )
+
+
+def _cell(skill: str, run: RunView, row: ArticleRow | None) -> Cell:
+    if row is None:
+        return Cell(ABSENT_MARK, f"{skill} — {run.iso}: not evaluated in this run", run.href)
+    parts = [f"{skill} — {run.iso}: {row.status.value}"]
+    if row.diff:
+        parts.append(f"diff: {row.diff}")
+    if row.root_cause and row.root_cause != "—":
+        parts.append(f"root cause: {row.root_cause}")
+    return Cell(STATUS_MARKS[row.status], "\n".join(parts), run.href)
+
+
+def _skill_order(skill: str, latest: ParsedArticle | None) -> tuple[int, int, str]:
+    row = latest.rows.get(skill) if latest is not None else None
+    if row is None:
+        return (2, 0, skill)
+    return (0 if row.status.failing else 1, row.status.rank, skill)
+
+
+def skill_views(
+    articles: Sequence[ParsedArticle], runs: Sequence[RunView], *, today: date
+) -> tuple[SkillView, ...]:
+    """Grid rows (newest run first) for every skill seen in `articles`, failing-now first."""
+    latest = articles[-1] if articles else None
+    names = {skill for article in articles for skill in article.rows}
+    views: list[SkillView] = []
+    for skill in sorted(names, key=lambda s: _skill_order(s, latest)):
+        cells = tuple(
+            _cell(skill, run, article.rows.get(skill))
+            for article, run in zip(reversed(articles), reversed(runs), strict=True)
+        )
+        row = latest.rows.get(skill) if latest is not None else None
+        since: FailingSince | None = latest.failing_since.get(skill) if latest is not None else None
+        issue = (latest.issues.get(skill) if latest is not None else None) or (
+            since.issue if since else None
+        )
+        since_text = "—"
+        if since is not None and row is not None and row.status.failing:
+            since_text = f"{since.since.isoformat()} ({(today - since.since).days} d)"
+        views.append(
+            SkillView(
+                skill=skill,
+                failing=row is not None and row.status.failing,
+                in_latest=row is not None,
+                cells=cells,
+                mark=STATUS_MARKS[row.status] if row is not None else ABSENT_MARK,
+                diff=row.diff if row is not None and row.diff else "—",
+                root_cause=row.root_cause if row is not None else "—",
+                quality=row.quality if row is not None else "—",
+                words=f"{row.words:,}" if row is not None and row.words is not None else "—",
+                last_output=(row.last_output or "—") if row is not None else "—",
+                failing_since=since_text,
+                issue=issue or "—",
+                notes="; ".join(row.flags) if row is not None and row.flags else "—",
+                flaky=row is not None and "flaky" in row.flags,
+            )
+        )
+    return tuple(views)
+
+
+# Chart geometry (viewBox units). Small enough that text stays legible when scaled to a phone.
+_W, _H = 480, 210
+
+
+def _points(runs: Sequence[RunView], values: Sequence[float | None]) -> list[Point]:
+    return [
+        Point(run.day, value, run.mark.shape, run.mark.css, run.verdict, run.href)
+        for run, value in zip(runs, values, strict=True)
+    ]
+
+
+def charts_for(runs: Sequence[RunView]) -> tuple[Chart, ...]:
+    """Coverage % and failing-skill count per run (runs oldest first), each run's marker shaped
+    and coloured by its verdict."""
+    coverage = trend_chart(
+        _points(runs, [r.coverage_pct for r in runs]),
+        key="coverage",
+        title="Coverage",
+        y_max=100,
+        y_step=25,
+        unit="%",
+    )
+    most = max((r.failing for r in runs), default=0)
+    y_max = max(5, math.ceil(most / 5) * 5)
+    failing = trend_chart(
+        _points(runs, [float(r.failing) for r in runs]),
+        key="failing",
+        title="Failing skills",
+        y_max=y_max,
+        y_step=y_max / 5,
+        unit="",
+    )
+    return (coverage, failing)
+
+
+def issue_views(
+    issues: Sequence[IssueFile], *, today: date, root_href: str
+) -> tuple[IssueView, ...]:
+    """Open issues, most severe first, with their age in days at `today`.
+
+    `root_href` is the instance root relative to the site folder (usually ".."): issue paths are
+    relative to the root, so the links work from file:// and in a repository browser alike.
+    """
+    views: list[tuple[tuple[int, int, str], IssueView]] = []
+    for issue in issues:
+        if not issue.is_open:
+            continue
+        try:
+            detected: date | None = date.fromisoformat(issue.detected_at.strip()[:10])
+        except ValueError:
+            detected = None
+        severity = issue.severity.strip().lower() or "unknown"
+        rank = _SEVERITY_RANK.get(severity, len(_SEVERITY_RANK))
+        digits = "".join(ch for ch in issue.id if ch.isdigit())
+        view = IssueView(
+            id=issue.id,
+            title=issue.title,
+            severity=severity,
+            severity_css={0: "high", 1: "high", 2: "medium", 3: "low"}.get(rank, "other"),
+            status=issue.status,
+            detected=detected.isoformat() if detected else issue.detected_at or "?",
+            age=f"{(today - detected).days} d" if detected else "?",
+            skills=", ".join(issue.affected_skills) or "—",
+            root_cause=issue.root_cause or "—",
+            href=f"{root_href}/{issue.path}",
+        )
+        views.append(((rank, int(digits) if digits else 0, issue.id), view))
+    return tuple(view for _, view in sorted(views, key=lambda pair: pair[0]))
+
+
+def _generated(now: datetime) -> str:
+    zone = f" {now.tzname()}" if now.tzinfo is not None and now.tzname() else ""
+    return f"{now.strftime('%Y-%m-%d %H:%M')}{zone}"
+
+
+def dashboard_page(
+    articles: Sequence[ParsedArticle],
+    issues: Sequence[IssueFile],
+    *,
+    now: datetime,
+    assets: Assets,
+    root_href: str,
+    warnings: Sequence[str] = (),
+    counts: Sequence[tuple[int, int] | None] | None = None,
+) -> DashboardPage:
+    """The dashboard context from parsed articles (oldest first) and issue files.
+
+    With `counts` (failing, skills per article), articles outside the grid window may be
+    summaries without rows: only the grid's runs need their rows."""
+    per = list(counts) if counts is not None else [None] * len(articles)
+    runs = [run_view(a, articles[i - 1] if i else None, per[i]) for i, a in enumerate(articles)]
+    if counts is not None:
+        window = grid_window(max((run.skills for run in runs), default=0))
+    else:
+        window = grid_window(len({skill for article in articles for skill in article.rows}))
+    grid_articles = list(articles[-window:])
+    grid_runs = runs[-window:]
+    today = now.date()
+    skills = skill_views(grid_articles, grid_runs, today=today)
+    return DashboardPage(
+        assets=assets,
+        generated=_generated(now),
+        latest=runs[-1] if runs else None,
+        actions=tuple(Markup(MD.renderInline(item)) for item in articles[-1].action_queue)
+        if articles
+        else (),
+        runs=tuple(reversed(runs)),
+        grid_runs=tuple(reversed(grid_runs)),
+        grid_hidden=len(runs) - len(grid_runs),
+        skills=skills,
+        failing_now=sum(1 for s in skills if s.failing),
+        charts=charts_for(runs),
+        issues=issue_views(issues, today=today, root_href=root_href),
+        issues_dir=f"{root_href}/memory/issues/",
+        warnings=tuple(warnings),
+    )
