@@ -184,6 +184,7 @@ _BRANCH_KEY = re.compile(
 )
 _BRANCH_PAREN = re.compile(r"(?i)\((?:var|mode)\s*[:=]\s*`?([^`)\s]+)`?\)")
 _BRANCH_ARM = re.compile(r"(?i)^\W*(arm\s+[a-z0-9])\b")
+_BRANCH_MODE = re.compile(r"(?i)^[\W\d]*([a-z][\w-]*(?: [a-z][\w-]*)?) mode\b")
 
 
 def _branch(title: str) -> str | None:
@@ -198,7 +199,10 @@ def _branch(title: str) -> str | None:
         return f"var={m.group(1).lower()}"
     m = _BRANCH_ARM.match(plain)
     if m:
-        return m.group(1).lower().replace(" ", "=", 1).replace("arm=", "arm=")
+        return m.group(1).lower().replace(" ", "=", 1)
+    m = _BRANCH_MODE.match(plain)
+    if m and m.group(1).lower() not in ("exit", "failure", "error", "security", "sandbox"):
+        return f"mode={m.group(1).lower().replace(' ', '-')}"
     return None
 
 
@@ -224,7 +228,8 @@ _DATE_ONLY = re.compile(
 DATE_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"
 
 _WORD = re.compile(r"[A-Za-z]+|→|>>?")
-_SENTENCE_END = re.compile(r"(?:[.!?](?=\s)|:(?=\s+\S)|\n\s*\n|\n\s*[-*\d]|\n#|;|\||\*\*(?=\s))")
+_SENTENCE_END = re.compile(r"(?:[.!?](?=\s)|\n\s*\n|\n\s*[-*\d]|\n#|;|\|)")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
 _WRITE_WORDS = frozenset(
     [
         "write",
@@ -323,7 +328,7 @@ def normalize_ref(ref: str) -> str | None:
     → `memory/logs/*.md`; `memory/topics/x.md` stays as it is; `articles/${today}.md` → a glob of
     date-named files only. State files (JSON) and MEMORY.md are not outputs.
     """
-    ref = ref.removeprefix("./").rstrip(".,:)")
+    ref = ref.removeprefix("./").rstrip(".,:)*")
     if ref.startswith("memory/logs/"):
         return LOG_PATTERN if ref.endswith(".md") or ref == "memory/logs/" else None
     directory, _, raw_name = ref.rpartition("/")
@@ -351,6 +356,7 @@ def _clause_class(before: str) -> int:
     """_WRITE, _READ or _UNKNOWN from the clause that leads up to a path: the nearest verb
     decides, except that a destination (`… to <path>`) in a clause with a writing verb is
     written (`Summarise what came from X to <path>`)."""
+    before = _CODE_SPAN.sub("x", before)  # `SKIP: no config` is a value, not a clause
     cut = 0
     for m in _SENTENCE_END.finditer(before):
         cut = m.end()
@@ -363,6 +369,19 @@ def _clause_class(before: str) -> int:
         if word in _READ_WORDS:
             return _READ
     return _UNKNOWN
+
+
+def _nearest_write_word(before: str) -> str:
+    """The writing verb nearest before a path in its clause ("" when there is none)."""
+    before = _CODE_SPAN.sub("x", before)
+    cut = 0
+    for m in _SENTENCE_END.finditer(before):
+        cut = m.end()
+    for word in reversed(_WORD.findall(before[cut:])):
+        lowered = str(word).lower()
+        if lowered in _WRITE_WORDS:
+            return lowered
+    return ""
 
 
 # --- the inference -----------------------------------------------------------------------------
@@ -378,6 +397,7 @@ class _Write:
     condition: str | None
     template: _Fence | None
     heading: tuple[int, str] | None = None  # a log heading named on the instruction line
+    appends: bool = False  # "Append to …": an accumulating file, not the run's product
 
 
 @dataclass
@@ -408,11 +428,15 @@ def _template_after(doc: _Doc, index: int) -> _Fence | None:
         if _HEADING.match(stripped):
             return None
         gap += 1
-        if gap > 2 or not stripped.endswith(":"):
-            return None
+        if gap > 2 or not stripped.endswith(":") or _ITEMISH.match(stripped):
+            return None  # a new step ("2. Log to …:") has a template of its own
     return None
 
 
+_PROSE_CONDITION = re.compile(
+    r"(?i)\b(?:if|when|unless|otherwise|fallback|on (?:failure|error)|not present|missing|"
+    r"absent|unavailable|fails?|failed)\b"
+)
 _INLINE_HEADING = re.compile(r"`(#{1,4}[ \t]+[^`]+)`")
 
 
@@ -465,12 +489,21 @@ def _writes(doc: _Doc) -> tuple[list[_Write], list[str]]:
             hm = _INLINE_HEADING.search(text, m.end())
             if hm:
                 heading = (no, hm.group(1).strip())
+            clause = prose[max(0, start - 300) : start]
+            condition = doc.branch_at.get(no)
+            lead = _CODE_SPAN.sub("x", text[: m.start()])
+            if _PROSE_CONDITION.search(lead):
+                # "If X, write …" / "`./notify` not present — write …": a fallback, not the product
+                words = " ".join(_CODE_SPAN.sub("…", text[: m.start()]).replace("*", "").split())
+                condition = f"if: {words[:60]}" if condition is None else condition
             found.append(
                 _Write(
+                    appends=_nearest_write_word(clause).startswith("append")
+                    or bool(re.match(r"[`*\s]*\(?\s*append", text[m.end() : m.end() + 20], re.I)),
                     glob=glob,
                     line=no,
                     quote=_quote(text),
-                    condition=doc.branch_at.get(no),
+                    condition=condition,
                     template=_template_after(doc, index),
                     heading=heading,
                 )
@@ -479,6 +512,9 @@ def _writes(doc: _Doc) -> tuple[list[_Write], list[str]]:
 
 
 _PH_IN_HEADING = re.compile(r"\$\{[^}]*\}|\$[A-Z_]{2,}\w*|\{[^}]*\}|<[^>]*>|\[[^\]]*\]|YYYY|\bN\b")
+
+
+_SECTION_CUT = re.compile(r"\s+[—–|(]|\s+-\s|:\s")
 
 
 def _log_section(write: _Write, skill: str) -> tuple[str, Evidence | None]:
@@ -496,7 +532,10 @@ def _log_section(write: _Write, skill: str) -> tuple[str, Evidence | None]:
         h = _HEADING.match(heading)
         if not h:
             continue
+        # Sections are matched by the start of their title: what follows a dash, a colon or a
+        # parenthesis varies from run to run (`## fleet-control (health check, 15 UTC slot)`).
         title = _PH_IN_HEADING.split(h.group(2))[0]
+        title = _SECTION_CUT.split(title)[0]
         title = re.sub(r"[\s—–:(|-]+$", "", title).strip().strip("*_`").strip()
         if len(title) >= 3 and re.search(r"[A-Za-z]", title):
             return f"{h.group(1)} {title}", Evidence(no, heading)
@@ -507,6 +546,16 @@ _OPTIONAL = re.compile(
     r"(?i)\b(?:only (?:include|if|when|add|show)|include (?:only|if|when)|omit|optional|"
     r"if (?:any|none|present|applicable|relevant|there (?:are|is))|when (?:present|relevant|applicable)|"
     r"skip|drop|otherwise|conditional|may be empty|if it )"
+)
+_OMIT_EMPTY = re.compile(
+    r"(?i)\b(?:omit|drop|skip|leave out)\b[^.]{0,40}\b(?:categor|section|heading|block)\w*"
+    r"[^.]{0,40}\b(?:empty|nothing|no (?:real )?(?:content|data|items|entries))"
+    r"|\b(?:omit|drop|skip)\b (?:any |all )?empty (?:categor|section|heading|block)"
+)
+_GENERIC_HEADING = re.compile(
+    r"(?i)(?:repo|project|skill|token|owner|item|topic|product|protocol|instance|account|"
+    r"handle|source|category|theme|wallet|chain|market)(?:[-_ ](?:name|title|slug|id))?"
+    r"|(?:name|title|slug)"
 )
 _ITEMISH = re.compile(r"(?i)^(?:\d+[.)]|[-*+]|step\b)")
 
@@ -521,6 +570,7 @@ def _template_headings(template: _Fence, after: list[str]) -> list[tuple[int, st
         if (h := _HEADING.match(text.strip()))
     ]
     required: list[tuple[int, str]] = []
+    omit_all = any(_OMIT_EMPTY.search(line) for line in after)
     for n, (k, level, title, no) in enumerate(heads):
         end = next((kk for kk, lv, _, _ in heads[n + 1 :] if lv <= level), len(items))
         under = " ".join(text for _, text in items[k + 1 : end])
@@ -528,10 +578,14 @@ def _template_headings(template: _Fence, after: list[str]) -> list[tuple[int, st
             continue
         if _OPTIONAL.search(title) or _OPTIONAL.search(under[:400]):
             continue
-        clean = title.replace("*", "").strip()
+        clean = _SECTION_CUT.split(title.replace("*", "").replace("`", ""))[0].strip()
         if not re.search(r"[A-Za-z]", clean) or re.fullmatch(r"(?i)[A-Z0-9 _-]{1,3}", clean):
             continue
-        if any(clean.lower() in line.lower() and _OPTIONAL.search(line) for line in after):
+        if _GENERIC_HEADING.fullmatch(clean):
+            continue  # `## repo-name`: one heading per item, named by the item
+        if omit_all or any(
+            clean.lower() in line.lower() and _OPTIONAL.search(line) for line in after
+        ):
             continue
         required.append((no, f"{'#' * level} {clean}"))
     return required
@@ -639,7 +693,7 @@ def _forbidden(
     for fence in templates:
         for no, text in fence.lines:
             for m in _DOLLAR_VAR.finditer(text):
-                found.setdefault(_literal(m.group(0)), Evidence(no, m.group(0)))
+                found.setdefault(_unquoted(m.group(0)), Evidence(no, m.group(0)))
             for m in _CURLY_VAR.finditer(text):
                 found.setdefault(_literal(m.group(0)), Evidence(no, m.group(0)))
             for m in _BRACKET.finditer(text):
@@ -667,7 +721,23 @@ def _no_contract(doc: SkillDoc, reason: str, warnings: Iterable[str] = ()) -> Co
     )
 
 
-ALWAYS_FORBIDDEN = ("\\$\\{var\\}", "\\[TODO\\]")
+def _rank(draft: _Draft) -> int:
+    """0: the run's product (an article, a rewritten topic file); 1: the daily log entry;
+    2: a file the skill only appends to."""
+    if draft.glob == LOG_PATTERN:
+        return 1
+    if draft.glob.startswith("memory/") and all(w.appends for w in draft.writes):
+        return 2
+    return 0
+
+
+def _unquoted(variable: str) -> str:
+    """A pattern for `${var}` left unexpanded, not for `${var}` quoted as code (a log that
+    says "`${var}` was empty" names the variable; it did not forget to fill it in)."""
+    return f"(?:^|[^`\\\\])({_literal(variable)})(?:[^`]|$)"
+
+
+ALWAYS_FORBIDDEN = (_unquoted("${var}"), "\\[TODO\\]")
 
 
 def infer_contract(doc: SkillDoc) -> Contract:
@@ -689,43 +759,45 @@ def infer_contract(doc: SkillDoc) -> Contract:
         return _no_contract(doc, "SKILL.md writes outside the instance root", outside[:1])
     if not writes:
         return _no_contract(doc, "SKILL.md names no output it writes")
+    if any(not (w.condition or "").startswith("if:") for w in writes):
+        # a fallback ("if X is missing, write …") is not the product when the skill has one
+        writes = [w for w in writes if not (w.condition or "").startswith("if:")]
     index_of = {no: k for k, (no, _) in enumerate(scanned.lines)}
-    drafts: dict[tuple[str, str | None], _Draft] = {}
+    drafts: dict[str, _Draft] = {}
     for write in writes:
-        section = None
-        if write.glob == LOG_PATTERN:
-            section, _ = _log_section(write, doc.skill)
-        key = (write.glob, section)
-        draft = drafts.setdefault(key, _Draft(write.glob, section))
+        draft = drafts.setdefault(write.glob, _Draft(write.glob, None))
         draft.writes.append(write)
         draft.conditions.append(write.condition)
-    files = [d for d in drafts.values() if d.glob != LOG_PATTERN]
-    logs = [d for d in drafts.values() if d.glob == LOG_PATTERN]
-    covered = {c for d in files for c in d.conditions}
-    if None in covered:
-        logs = []  # every run writes a file: the log entry is a by-product
-    else:
-        logs = [d for d in logs if any(c not in covered for c in d.conditions)]
+    if LOG_PATTERN in drafts:
+        log = drafts[LOG_PATTERN]
+        sections = [_log_section(w, doc.skill) for w in log.writes]
+        log.section = next((sec for sec, ev in sections if ev is not None), sections[0][0])
+    # One product per branch: a dated article or a rewritten topic file, else the log entry,
+    # else a file the skill only appends to.
+    rank = {g: _rank(d) for g, d in drafts.items()}
+    best: dict[str | None, int] = {}
+    for g, d in drafts.items():
+        for c in d.conditions:
+            best[c] = min(best.get(c, 9), rank[g])
+    floor_all = best.get(None, 9)
+    kept: list[tuple[_Draft, list[str | None]]] = []
+    for g, d in drafts.items():
+        conds = [c for c in dict.fromkeys(d.conditions) if rank[g] <= min(best[c], floor_all)]
+        if conds:
+            kept.append((d, conds))
+    kept.sort(key=lambda item: (rank[item[0].glob], item[0].writes[0].line))
     prose = "\n".join(t for no, t in scanned.lines if no not in scanned.fence_at)
     always = tuple((p, None) for p in ALWAYS_FORBIDDEN)
     outputs: list[ContractOutput] = []
-    for draft in [*files, *logs]:
+    for draft, conds in kept:
         first = draft.writes[0]
-        conds = [c for c in draft.conditions if draft.glob != LOG_PATTERN or c not in covered]
-        condition = None if None in conds or not files or len(drafts) == 1 else conds[0]
-        if condition is not None and len(set(conds)) > 1:
-            condition = " | ".join(dict.fromkeys(c for c in conds if c))
+        condition = None if None in conds else " | ".join(c for c in conds if c)
         evidence: list[tuple[str, Evidence]] = [("output", Evidence(first.line, first.quote))]
         templates = [w.template for w in draft.writes if w.template is not None]
         headings: list[str] = []
         section = draft.section
         if section is not None:
-            _, sev = _log_section(first, doc.skill)
-            for w in draft.writes:
-                _, ev = _log_section(w, doc.skill)
-                if ev is not None:
-                    sev = ev
-                    break
+            sev = next((ev for w in draft.writes if (ev := _log_section(w, doc.skill)[1])), None)
             if sev is not None:
                 evidence.append(("section", sev))
         else:

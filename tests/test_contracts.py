@@ -73,6 +73,7 @@ def _newest(root: Path, pattern: str, section: str | None) -> tuple[str, str] | 
 
 # --- the contract of 20+ named real skills, against their real outputs --------------------------
 
+# fmt: off
 REAL = [
     # (instance, skill, output_pattern, log section or None, required headings)
     (
@@ -103,7 +104,56 @@ REAL = [
     (FUN, "vuln-scanner", "articles/vuln-scan-*.md", None, ()),
     (FUN, "technical-explainer", "articles/explainer-*.md", None, ()),
     (FUN, "repo-actions", "articles/repo-actions-*.md", None, ()),
+    (
+        FUN,
+        "push-recap",
+        "articles/push-recap-*.md",
+        None,
+        ("## Verdict", "## Developer notes", "## Sources"),
+    ),
+    (
+        FUN,
+        "code-health",
+        "articles/code-health-*.md",
+        None,
+        ("### Concerns", "### Recommendations"),
+    ),
+    (
+        FUN,
+        "skill-security-scan",
+        "articles/security-scan-*.md",
+        None,
+        (
+            "## Needs attention",
+            "## Resolved since last scan",
+            "## Persistent findings",
+            "## Per-file results",
+            "## Appendix",
+        ),
+    ),
+    (
+        FUN,
+        "market-context-refresh",
+        "memory/topics/market-context.md",
+        None,
+        (
+            "## Signal Snapshot",
+            "## What Changed Since Last Refresh",
+            "## Active Narratives",
+            "## Top DeFi Protocols",
+            "## Chain Flow",
+            "## Stablecoins",
+            "## Trending",
+            "## Prediction Markets",
+            "## Implications for Downstream Skills",
+            "## Token Picks Made",
+        ),
+    ),
+    (FUN, "auto-merge", "memory/logs/*.md", "### auto-merge", ()),
+    (FUN, "changelog", "articles/changelog-*.md", None, ()),
+    (MIRO, "changelog", "output/articles/changelog-*.md", None, ()),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(("name", "skill", "pattern", "section", "headings"), REAL)
@@ -123,7 +173,11 @@ def test_real_contract_matches_the_real_outputs(
     rel, body = newest
     present = _headings(body)
     for heading in headings:
-        assert _norm(heading) in present, f"{heading} not in {rel}"
+        want = _norm(heading)  # a heading matches by the start of its title, as the run does
+        assert any(
+            p.startswith(want) and (len(p) == len(want) or not p[len(want)].isalnum())
+            for p in present
+        ), f"{heading} not in {rel}"
     assert len(body.split()) >= first.spec.min_words
     for forbidden in first.spec.forbidden_patterns:
         assert compile_pattern(forbidden).search(body.encode()) is None, (forbidden, rel)
@@ -183,3 +237,97 @@ def test_load_contracts_caches_by_hash_and_a_damaged_cache_is_a_miss(tmp_path: P
     assert load_contracts(tmp_path, ["s"]) == first
     skill.write_text("Save to `articles/t-${today}.md`.\n")
     assert load_contracts(tmp_path, ["s"])["s"].outputs[0].spec.output_pattern == "articles/t-*.md"
+
+
+# --- word floors, branches, placeholders ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "skill", "floor", "quote"),
+    [
+        (FUN, "article", 600, "600-800 word"),  # "Write a 600-800 word article"
+        (
+            FUN,
+            "research-brief",
+            600,
+            "600-1000 words",
+        ),  # a heading: "Write the brief (600-1000 words)"
+        (MIRO, "token-movers", 0, None),  # "[≤18 words, …]" bounds one line, not the report
+        (MIRO, "holdings", 0, None),
+    ],
+)
+def test_word_floor_is_for_the_whole_output_only(
+    name: str, skill: str, floor: int, quote: str | None
+) -> None:
+    doc = read_skill_doc(_root(name), skill)
+    assert doc is not None
+    first = infer_contract(doc).outputs[0]
+    assert first.spec.min_words == floor
+    assert [ev.quote for el, ev in first.evidence if el == "min_words"] == (
+        [quote] if quote else []
+    )
+
+
+def test_outputs_selected_by_var_keep_their_condition() -> None:
+    doc = read_skill_doc(_root(MIRO), "token-movers")
+    assert doc is not None
+    outputs = infer_contract(doc).outputs
+    assert [(o.spec.output_pattern, o.spec.section, o.condition) for o in outputs] == [
+        ("output/articles/token-report-*.md", None, "mode=single-token"),
+        ("memory/logs/*.md", "### token-movers", "mode=movers"),
+    ]
+    doc = read_skill_doc(_root(FUN), "fleet-control")
+    assert doc is not None
+    outputs = infer_contract(doc).outputs
+    assert [(o.spec.output_pattern, o.condition) for o in outputs] == [
+        ("articles/fleet-status-*.md", "mode=status"),
+        ("memory/logs/*.md", None),  # the pre-flight logs in every mode
+    ]
+    assert outputs[1].spec.section == "## fleet-control"
+
+
+def test_inputs_are_never_outputs() -> None:
+    text = (
+        "Read the last 2 days of `memory/logs/`.\n"
+        "Pick the latest `output/articles/token-report-*.md` and compare.\n"
+        "Latest `articles/digest-${today}.md` from yesterday.\n"
+        "Append to `memory/logs/${today}.md`:\n\n```\n### heartbeat\n- ok\n```\n"
+    )
+    c = _contract(text, "heartbeat")
+    assert [(o.spec.output_pattern, o.spec.section) for o in c.outputs] == [
+        ("memory/logs/*.md", "### heartbeat")
+    ]
+    assert c.source == "SKILL.md:4"
+
+
+def test_skeleton_placeholders_are_forbidden_as_written_and_compile() -> None:
+    text = (
+        "Tags: **[BREAKOUT]** means a sustained move.\n\n"
+        "Save to `articles/s-${today}.md`:\n\n```markdown\n# S — ${today}\n\n"
+        "**Verdict:** [LABEL] — [≤18 words, citing the numbers]\n\n## Summary\n"
+        "{one_line_most_important_change}\n- [item]\n- X [BREAKOUT] [ok|fail]\n- [link](url) [ ] [1]\n```\n"
+    )
+    out = _contract(text).outputs[0]
+    forbidden = dict(
+        (el.removeprefix("forbidden:"), ev.quote)
+        for el, ev in out.evidence
+        if el.startswith("forbidden:")
+    )
+    assert sorted(forbidden.values()) == sorted(
+        [
+            "${today}",
+            "[LABEL]",
+            "[≤18 words, citing the numbers]",
+            "{one_line_most_important_change}",
+            "[ok|fail]",
+        ]
+    )
+    assert out.spec.required_headings == ("## Summary",)
+    legit = b"# S - 2026-05-02\n**Verdict:** BREAKOUT [BREAKOUT] ok\n## Summary\n- [x] done [1] `${today}`\n"
+    for pattern in out.spec.forbidden_patterns:
+        assert compile_pattern(pattern).search(legit) is None, pattern
+    for placeholder in forbidden.values():
+        assert any(
+            compile_pattern(p).search(f"a {placeholder} b".encode())
+            for p in out.spec.forbidden_patterns
+        )
