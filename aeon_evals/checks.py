@@ -18,6 +18,9 @@ from aeon_evals.state import Health
 
 QUALITY_FAIL = 2.5
 QUALITY_NOTE = 3.5
+STALE_AFTER = 2  # expected cadences without a new output before a skill is STALE
+STALE_FAIL_AFTER = 3.0  # … and before STALE counts as failing (per spec: `stale_fail_after`)
+FAILED_RUNS_FAIL = 2  # a STALE skill whose cron-state shows this many failed runs in a row fails
 _HEADING = re.compile(rb"(?m)^(#{1,6})[ \t]+([^\r\n]*)")
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
 # `wc -w`: a word is a run of bytes that are not ASCII white space. Map white space to b" " and
@@ -470,14 +473,8 @@ def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         found.append(
             Cause(Status.FAIL, "binary_file", f"{rel} holds binary data (NUL bytes), not text")
         )
-    if age is not None and age > 2 * cadence_days:
-        found.append(
-            Cause(
-                Status.STALE,
-                "stale_file",
-                f"{rel} is {age:.1f} days old; expected every {_days(cadence_days)} ({cadence_how}), stale after {_days(2 * cadence_days)}",
-            )
-        )
+    if age is not None and age > STALE_AFTER * cadence_days:
+        found.append(_stale(spec, ctx, rel, age, cadence_days, cadence_how))
 
     # c–f. content
     if body.size and not body.binary:
@@ -516,6 +513,32 @@ def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         notes=tuple(notes),
         **quality_extra,
     )
+
+
+def _stale(spec: Spec, ctx: Context, rel: str, age: float, cadence_days: float, how: str) -> Cause:
+    """STALE, or FAIL when the output is older than `stale_fail_after` expected cadences or
+    cron-state shows the runs failing: a skill gone quiet (an expired key) must alert."""
+    detail = (
+        f"{rel} is {age:.1f} days old; expected every {_days(cadence_days)} ({how}), "
+        f"stale after {_days(STALE_AFTER * cadence_days)}"
+    )
+    limit = spec.stale_fail_after if spec.stale_fail_after is not None else STALE_FAIL_AFTER
+    if age > limit * cadence_days:
+        return Cause(
+            Status.FAIL,
+            "stale_file",
+            f"{detail}, failing after {_days(limit * cadence_days)} ({limit:g} cadences)",
+        )
+    failures = ctx.cron.consecutive_failures if ctx.cron is not None else None
+    if failures is not None and failures >= FAILED_RUNS_FAIL:
+        assert ctx.cron is not None
+        err = f": {ctx.cron.last_error[:120]}" if ctx.cron.last_error else ""
+        return Cause(
+            Status.FAIL,
+            "stale_file",
+            f"{detail}, and cron-state shows {failures} failed runs in a row{err}",
+        )
+    return Cause(Status.STALE, "stale_file", detail)
 
 
 def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], dict[str, object]]:

@@ -27,6 +27,7 @@ SPEC_KEYS = {
     "expected_cadence",
     "section",
     "mute",
+    "stale_fail_after",
     "description",
     "notes",
     "_from",  # where a drafted spec came from ("SKILL.md:41"); any key starting with _ is a comment
@@ -291,6 +292,14 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
             )
             section = None
     mute = _mute(raw.get("mute"), f"{at}.mute", out)
+    stale_fail_after = raw.get("stale_fail_after")
+    if stale_fail_after is not None and (not _is_number(stale_fail_after) or stale_fail_after < 2):
+        out.error(
+            f"{at}.stale_fail_after",
+            "expected a number of expected cadences, 2 or more (a skill is STALE after 2), "
+            f"got {_got(stale_fail_after)}",
+        )
+        stale_fail_after = None
     if len([p for p in out.problems if p.severity == "error"]) > before:
         return None
     return Spec(
@@ -303,6 +312,7 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
         expected_cadence_days=cadence_days,
         section=section,
         mute=mute,
+        stale_fail_after=None if stale_fail_after is None else float(stale_fail_after),
     )
 
 

@@ -104,6 +104,7 @@ class Spec:
     expected_cadence_days: float | None = None
     section: str | None = None
     mute: Mute | None = None
+    stale_fail_after: float | None = None  # expected cadences after which STALE counts as failing
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,7 @@ class CronState:
     last_failed: str | None = None
     last_error: str | None = None
     consecutive_failures: int | None = None
+    last_dispatch: str | None = None
 
 
 @dataclass(frozen=True)

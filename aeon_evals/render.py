@@ -269,4 +269,15 @@ def notify_body(data: ArticleData, *, article: str) -> str:
         for r in sorted(new, key=lambda r: r.skill)[:3]
         if r.result
     ]
+    worse = sorted(
+        (r for r in data.rows if r.label is DiffLabel.WORSE and r.counts),
+        key=lambda r: r.skill,
+    )
+    if worse:
+        named = [
+            f"{r.skill} {r.previous.status.value if r.previous else '?'}→{r.status}"
+            for r in worse[:3]
+        ]
+        more = f" (+{len(worse) - 3} more)" if len(worse) > 3 else ""
+        lines.append("Worse: " + ", ".join(named) + more)
     return "\n".join(lines)

@@ -257,7 +257,11 @@ def action_queue(
             patch.append(f"Patch evals.json:{result.skill} — {head.code}")
         elif result.status.failing:
             ref = f" ({row.issue})" if row.issue else ""
-            investigate.append(f"Investigate {result.skill} — {head.code}{ref}")
+            age = result.output.age_days if result.output else None
+            if head.code == "stale_file" and age is not None:  # gone quiet: run it, then look
+                investigate.append(f"Dispatch {result.skill} — no output in {int(age)} days{ref}")
+            else:
+                investigate.append(f"Investigate {result.skill} — {head.code}{ref}")
         elif result.status is Status.STALE and result.output and result.output.age_days is not None:
             dispatch.append(
                 f"Dispatch {result.skill} — no output in {int(result.output.age_days)} days"

@@ -55,6 +55,7 @@ def parse_cron_state(data: object) -> tuple[dict[str, CronState], list[str]]:
             last_success=_str(row.get("last_success")),
             last_failed=_str(row.get("last_failed")),
             last_error=_str(row.get("last_error")),
+            last_dispatch=_str(row.get("last_dispatch")),
             consecutive_failures=failures
             if isinstance(failures, int) and not isinstance(failures, bool)
             else None,

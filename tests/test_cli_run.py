@@ -175,7 +175,12 @@ def test_three_weekly_runs_file_then_close_an_issue(instance: Instance, cli: Cli
     assert (
         "| cost-report | FAIL | word_count — 6 words, minimum 100 | ISS-002 | 2026-05-24 |" in third
     )
-    assert not (inst.root / "memory/issues/ISS-003.md").exists()
+    # cost-report is not filed again; the daily token-alert, silent for 7 days (more than 3
+    # cadences), now counts as failing and gets its own issue (issue 15)
+    third_issue = (inst.root / "memory/issues/ISS-003.md").read_text()
+    assert "affected_skills: [token-alert]" in third_issue
+    assert "category: missing-secret-or-cron" in third_issue
+    assert not (inst.root / "memory/issues/ISS-004.md").exists()
 
 
 def test_unchanged_outputs_a_week_later_are_all_stable(instance: Instance, cli: Cli) -> None:

@@ -28,7 +28,11 @@ def test_demo_shows_every_kind_of_change(tmp_path: Path, cli: Cli, now: str) -> 
     assert labels["cost-report"] == ("FAIL", "NEW_FAIL")
     assert labels["changelog"] == ("PASS", "FIXED")
     assert labels["repo-pulse"] == ("NO_OUTPUT", "STILL_FAIL")
-    assert labels["weekly-digest"][0] == "STALE"
+    # weekly-digest went quiet (GITHUB_TOKEN expired, three failed runs in cron-state): more
+    # than 3 weekly cadences without output is a failure, not a silent STALE (issue 15)
+    assert labels["weekly-digest"] == ("FAIL", "NEW_FAIL")
+    digest = next(s for s in data["skills"] if s["skill"] == "weekly-digest")
+    assert digest["root_causes"][0]["code"] == "stale_file"
     assert labels["heartbeat"] == ("PASS", "STABLE")
     assert data["verdict"] == "SKILL_EVALS_REGRESSED"
     assert [i["skill"] for i in data["issues"]["filed"]] == ["cost-report"]

@@ -1,0 +1,153 @@
+"""Alerts that mean something (issue 15): quiet skills escalate, runs in progress and just due
+are not failures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from conftest import Instance
+
+Cli = Callable[..., tuple[int, str, str]]
+WORDS = " ".join(["word"] * 30)
+
+
+def _run(cli: Cli, inst: Instance, now: str, *extra: str) -> dict[str, Any]:
+    code, out, err = cli(
+        "run", "--root", str(inst.root), "--now", now, "--no-site", "--json", *extra
+    )
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    data["by_skill"] = {s["skill"]: s for s in data["skills"]}
+    return data
+
+
+def _quiet_fleet(inst: Instance) -> Instance:
+    """Daily skills whose last outputs are dated 2026-06-01 (pulse, patient, keyed) and
+    2026-06-02 (other); keyed's cron-state shows its last two runs failing."""
+    daily = "0 8 * * *"
+    inst.aeon_yml({name: (True, daily) for name in ("pulse", "patient", "keyed", "other")})
+    inst.evals(
+        {
+            "pulse": {"output_pattern": "articles/pulse-*.md", "min_words": 5},
+            "patient": {
+                "output_pattern": "articles/patient-*.md",
+                "min_words": 5,
+                "stale_fail_after": 5,
+            },
+            "keyed": {"output_pattern": "articles/keyed-*.md", "min_words": 5},
+            "other": {"output_pattern": "articles/other-*.md", "min_words": 5},
+        }
+    )
+    for name in ("pulse", "patient", "keyed"):
+        inst.write(f"articles/{name}-2026-06-01.md", WORDS)
+    inst.write("articles/other-2026-06-02.md", WORDS)
+    inst.write(
+        "memory/cron-state.json",
+        json.dumps(
+            {
+                "keyed": {
+                    "last_status": "failed",
+                    "last_failed": "2026-06-03T08:01:00Z",
+                    "last_error": "API key expired",
+                    "consecutive_failures": 2,
+                }
+            }
+        ),
+    )
+    inst.notifier()
+    return inst
+
+
+def test_a_skill_stale_for_1_2_3_cadences_passes_then_is_stale_then_fails(
+    instance: Instance, cli: Cli
+) -> None:
+    inst = _quiet_fleet(instance)
+    # 1.25 cadences old: PASS
+    first = _run(cli, inst, "2026-06-03T06:00:00Z")
+    assert first["by_skill"]["pulse"]["status"] == "PASS"
+
+    # 2.25 cadences: STALE, a WORSE move; verdict OK, no issue, no notification (silence on OK)
+    second = _run(cli, inst, "2026-06-04T06:00:00Z")
+    pulse = second["by_skill"]["pulse"]
+    assert (pulse["status"], pulse["diff"]) == ("STALE", "WORSE")
+    assert second["verdict"] == "SKILL_EVALS_REGRESSED"  # keyed, see below
+    assert [i["skill"] for i in second["issues"]["filed"]] == ["keyed"]
+
+    # 3.25 cadences: failing, on the run it crosses the line
+    third = _run(cli, inst, "2026-06-05T06:00:00Z")
+    pulse = third["by_skill"]["pulse"]
+    assert (pulse["status"], pulse["diff"]) == ("FAIL", "NEW_FAIL")
+    assert pulse["root_causes"][0]["code"] == "stale_file"
+    assert "failing after 3 days (3 cadences)" in pulse["root_causes"][0]["detail"]
+    assert third["verdict"] == "SKILL_EVALS_REGRESSED"
+    (filed,) = third["issues"]["filed"]
+    assert filed["skill"] == "pulse"
+    issue = (inst.root / filed["path"]).read_text()
+    assert "category: missing-secret-or-cron" in issue and "severity: high" in issue
+    assert f"Dispatch pulse — no output in 3 days ({filed['id']})" in third["action_queue"]
+    # stale_fail_after 5 in its spec: still only STALE
+    assert third["by_skill"]["patient"]["status"] == "STALE"
+
+    bodies = [b[0] for b in inst.notifications()]
+    assert len(bodies) == 2  # 06-03 (first run, all NEW_PASS) was OK: silent; 06-04 and 06-05
+    last = bodies[-1].splitlines()
+    assert last[0] == "*Skill Evals — SKILL_EVALS_REGRESSED*"
+    assert any(line.startswith("pulse: stale_file") for line in last)
+    # other moved PASS→STALE today: named in the body
+    assert "Worse: other PASS→STALE" in last
+
+
+def test_a_stale_skill_whose_runs_fail_in_cron_state_is_failing(
+    instance: Instance, cli: Cli
+) -> None:
+    inst = _quiet_fleet(instance)
+    _run(cli, inst, "2026-06-03T06:00:00Z")
+    data = _run(cli, inst, "2026-06-04T06:00:00Z")  # 2.25 cadences: STALE, and 2 failed runs
+    keyed = data["by_skill"]["keyed"]
+    assert (keyed["status"], keyed["diff"]) == ("FAIL", "NEW_FAIL")
+    detail = keyed["root_causes"][0]["detail"]
+    assert "cron-state shows 2 failed runs in a row: API key expired" in detail
+    body = inst.notifications()[-1][0]
+    assert "keyed: stale_file" in body
+
+
+def test_the_aeonfun_week_after_05_03_escalates_three_quiet_skills(tmp_path: Any, cli: Cli) -> None:
+    """aeonfun as it stood before its 05-03 run, run on 05-03 and again on 05-10: changelog,
+    push-recap and repo-actions (daily) have had no output since 05-02."""
+    import shutil
+
+    from realdata import realdata
+
+    root = tmp_path / "aeonfun"
+    shutil.copytree(realdata() / "instances/aeonfun__aeon@2026-05-03", root)
+    inst = Instance(root)
+    inst.notifier()
+    for day in ("2026-05-03", "2026-05-10"):
+        code, _out, err = cli(
+            "run", "--root", str(root), "--today", day, "--now", f"{day}T06:30:00Z", "--no-site"
+        )
+        assert code == 0, err
+    article = (root / "articles/skill-evals-2026-05-10.md").read_text()
+    assert "**Verdict:** SKILL_EVALS_REGRESSED" in article
+    for skill in ("changelog", "push-recap", "repo-actions"):
+        assert f"| {skill} | FAIL | NEW_FAIL | stale_file |" in article
+    # (whether each gets its own issue or is absorbed by skill-health's broad ISS-013 is
+    # issue 15 point 2, the issue dedup)
+    body = inst.notifications()[-1][0]
+    assert body.startswith("*Skill Evals — SKILL_EVALS_REGRESSED*")
+
+
+@pytest.mark.parametrize("value", ["3", 1, 0, True, None])
+def test_stale_fail_after_is_validated(instance: Instance, cli: Cli, value: object) -> None:
+    inst = _quiet_fleet(instance)
+    spec = {"output_pattern": "articles/pulse-*.md", "stale_fail_after": value}
+    inst.evals({"pulse": spec})
+    code, out, _ = cli("validate", "--root", str(inst.root))
+    if value is None:
+        assert code == 0, out
+        return
+    assert code == 2
+    assert "skills.pulse.stale_fail_after: expected a number of expected cadences, 2 or more" in out
