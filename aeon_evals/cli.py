@@ -11,21 +11,11 @@ from typing import NoReturn
 
 from aeon_evals import __version__
 from aeon_evals.commands import audit_cmd, demo_cmd, init_cmd, run_cmd, site_cmd, validate_cmd
-from aeon_evals.errors import EvalsError, ExitCode
+from aeon_evals.errors import EvalsError, ExitCode, exit_codes_help
 
 COMMANDS = (run_cmd, demo_cmd, audit_cmd, site_cmd, init_cmd, validate_cmd)
 
-EPILOG = """\
-exit codes:
-  0   the run completed (whatever the verdict)
-  1   --fail-on tripped (the verdict or a failing skill matched it)
-  2   SKILL_EVALS_ERROR: unreadable configuration (evals.json after one retry), invalid spec
-      (validate), or bad usage
-  3   SKILL_EVALS_BOOTSTRAP: no evals.json or no skills in it; a starter spec was written
-  4   another aeon-evals run holds the instance lock
-  5   nothing was evaluated (e.g. --skill NAME has no spec)
-  70  internal error (a bug): the traceback is printed
-"""
+EPILOG = exit_codes_help()
 
 
 def build_parser() -> argparse.ArgumentParser:

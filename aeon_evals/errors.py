@@ -18,6 +18,34 @@ class ExitCode(enum.IntEnum):
     INTERNAL = 70  # a bug: the traceback is printed
 
 
+EXIT_MEANINGS: dict[ExitCode, str] = {
+    ExitCode.OK: "the run completed (whatever the verdict)",
+    ExitCode.FAILED: "--fail-on tripped (the verdict or a failing skill matched it)",
+    ExitCode.ERROR: (
+        "SKILL_EVALS_ERROR: unreadable configuration (evals.json after one retry), invalid spec "
+        "(validate), or bad usage"
+    ),
+    ExitCode.BOOTSTRAP: (
+        "SKILL_EVALS_BOOTSTRAP: no evals.json or no skills in it; a starter spec was written"
+    ),
+    ExitCode.LOCKED: "another aeon-evals run holds the instance lock",
+    ExitCode.NOTHING_EVALUATED: "nothing was evaluated (e.g. --skill NAME has no spec)",
+    ExitCode.INTERNAL: "internal error (a bug): the traceback is printed",
+}
+
+
+def exit_codes_help(width: int = 96) -> str:
+    """The `exit codes:` block of every command's --help, made from ExitCode and EXIT_MEANINGS."""
+    import textwrap
+
+    lines = ["exit codes:"]
+    for code in ExitCode:
+        text = textwrap.wrap(EXIT_MEANINGS[code], width - 8)
+        lines.append(f"  {code.value:<3} {text[0]}")
+        lines += [f"      {more}" for more in text[1:]]
+    return "\n".join(lines) + "\n"
+
+
 class EvalsError(Exception):
     """An expected failure: printed as one line, mapped to an exit code."""
 

@@ -5,13 +5,31 @@ from __future__ import annotations
 import json
 import stat
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+from strays import GUARD
+
+
+@pytest.fixture(autouse=True)
+def no_stray_writes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fail a test that writes anywhere but pytest's temporary folders (see tests/strays.py)."""
+    here = Path(__file__).parent
+    allowed = [
+        tmp_path_factory.getbasetemp(),
+        Path(tempfile.gettempdir()),  # property tests make a fresh folder per example there
+        here.parent / ".hypothesis",  # hypothesis's example database
+        here / "artifacts",  # browser screenshots (git-ignored)
+    ]
+    with GUARD.watching(*allowed) as strays:
+        yield
+    assert not strays, "the test wrote outside its temporary folder:\n" + "\n".join(strays)
 
 
 class Instance:
