@@ -173,33 +173,49 @@ def shared_terms(model: Model, a: str, b: str) -> tuple[Shared, ...]:
     return tuple(Shared(t, model.show(t), c) for t, c in parts)
 
 
-def _candidates(model: Model, threshold: float) -> set[tuple[str, str]]:
-    """Pairs that may reach `threshold`, without comparing every pair (a prefix filter).
+def _pairs(model: Model, threshold: float) -> list[tuple[str, str]]:
+    """Every pair whose similarity may reach `threshold`, without comparing every pair.
 
-    Terms are put in one global order, most frequent first. In each vector, the leading terms
-    whose weights' squares sum to less than threshold² cannot make the similarity alone (by
-    Cauchy–Schwarz): a pair at or above the threshold must share a term outside that prefix in
-    both vectors (its rarest shared term). Only those suffix terms are indexed.
+    The all-pairs search of Bayardo, Ma and Srikant (2007), simplified: terms are put in one
+    global order, most frequent first. In each vector, the leading terms whose weights' squares
+    sum to less than threshold² cannot make the similarity alone (Cauchy–Schwarz), so a pair at
+    or above the threshold shares a term outside that prefix in both vectors (its rarest shared
+    term). Only those suffix terms are indexed; each skill probes the index of the skills before
+    it, accumulating the dot product, then adds what the other's prefix contributes.
     """
     order = {
         t: i
         for i, t in enumerate(sorted(model.postings, key=lambda t: (-len(model.postings[t]), t)))
     }
     bound = threshold * threshold
-    index: dict[str, list[str]] = {}
-    for skill in model.skills:
+    floor = threshold - 2 * 10.0**-DIGITS  # sums in another order differ in the last bits
+    index: dict[str, list[tuple[int, float]]] = {}
+    prefixes: list[dict[str, float]] = []
+    found: list[tuple[str, str]] = []
+    skills = model.skills
+    for i, skill in enumerate(skills):
         vector = model.vectors[skill]
+        partial: dict[int, float] = {}
+        for term, weight in vector.items():
+            for j, other in index.get(term, ()):
+                partial[j] = partial.get(j, 0.0) + weight * other
+        for j, dot in partial.items():
+            for term, other in prefixes[j].items():
+                if term in vector:
+                    dot += vector[term] * other
+            if dot >= floor:
+                found.append((skills[j], skill))
         running = 0.0
+        prefix: dict[str, float] = {}
         for term in sorted(vector, key=order.__getitem__):
-            running += vector[term] * vector[term]
+            weight = vector[term]
+            running += weight * weight
             if running >= bound:
-                index.setdefault(term, []).append(skill)
-    pairs: set[tuple[str, str]] = set()
-    for members in index.values():
-        for i, a in enumerate(members):
-            for b in members[i + 1 :]:
-                pairs.add((a, b) if a < b else (b, a))
-    return pairs
+                index.setdefault(term, []).append((i, weight))
+            else:
+                prefix[term] = weight
+        prefixes.append(prefix)
+    return found
 
 
 def collisions(
@@ -212,11 +228,10 @@ def collisions(
     """
     wanted = set(among) if among is not None else None
     found: list[Collision] = []
-    # A pair that rounds up to the threshold must pass the (exact) filter too.
-    for a, b in sorted(_candidates(model, max(0.0, threshold - 10.0**-DIGITS))):
+    for a, b in _pairs(model, max(0.0, threshold - 10.0**-DIGITS)):
         if wanted is not None and a not in wanted and b not in wanted:
             continue
-        value = similarity(model, a, b)
+        value = similarity(model, a, b)  # the one reported value: same sum whatever found it
         if value >= threshold:
             found.append(Collision(a, b, value, shared_terms(model, a, b)))
     found.sort(key=lambda c: (-c.similarity, c.a, c.b))
@@ -231,13 +246,28 @@ class Ranked:
     score: float
 
 
-def route(model: Model, prompt: str) -> list[Ranked]:
-    """Every skill scored against `prompt` (cosine of TF-IDF vectors), best first, then by name."""
+def scores(model: Model, prompt: str) -> dict[str, float]:
+    """The cosine similarity of `prompt` with every skill it shares a term with (others: 0)."""
     query = model.weights(Counter(tokens(prompt)))
-    totals: dict[str, float] = dict.fromkeys(model.skills, 0.0)
+    totals: dict[str, float] = {}
     for term, weight in query.items():
         for skill, w in model.postings.get(term, ()):
-            totals[skill] += weight * w
-    ranked = [Ranked(skill, score(total)) for skill, total in totals.items()]
-    ranked.sort(key=lambda r: (-r.score, r.skill))
-    return ranked
+            totals[skill] = totals.get(skill, 0.0) + weight * w
+    # score() inlined: weights are positive, so only the rounding and the cap at 1 apply.
+    out: dict[str, float] = {}
+    for skill, total in totals.items():
+        value = round(total, DIGITS)
+        if value > 0:
+            out[skill] = value if value <= 1.0 else 1.0
+    return out
+
+
+def ranked(found: Mapping[str, float]) -> list[Ranked]:
+    """Scores best first, then by skill name."""
+    return sorted((Ranked(s, v) for s, v in found.items()), key=lambda r: (-r.score, r.skill))
+
+
+def route(model: Model, prompt: str) -> list[Ranked]:
+    """The skills that share a term with `prompt`, best first, then by name (every skill not
+    listed scores 0)."""
+    return ranked(scores(model, prompt))

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aeon_evals.catalog import Model, Ranked, route
+from aeon_evals.catalog import Model, Ranked, ranked, scores
 
 DEFAULT_TOP_K = 1
 ABOVE_SHOWN = 5
@@ -190,12 +190,12 @@ def _above_text(above: tuple[Ranked, ...], own: float) -> str:
 def evaluate(model: Model, case: Case) -> CaseResult:
     """Run one case. Ties count against it: a positive case's skill tied with another is ranked
     below it; a negative case's skill tied for first is ranked first."""
-    ranking = route(model, case.prompt)
-    scores = {r.skill: r.score for r in ranking}
-    own = scores.get(case.skill, 0.0)
+    found = scores(model, case.prompt)
+    own = found.get(case.skill, 0.0)
     if case.kind is CaseKind.POSITIVE:
-        above = tuple(r for r in ranking if r.skill != case.skill and r.score >= own)
-        rank = 1 + len(above)
+        above = tuple(ranked({s: v for s, v in found.items() if s != case.skill and v >= own}))
+        # A skill the prompt does not reach ties with every other one at 0: last.
+        rank = 1 + len(above) if own > 0 else len(model.skills)
         passed = own > 0 and rank <= case.top_k
         if own == 0:
             why = "no term of the prompt is in the skill's name or description"
@@ -204,9 +204,9 @@ def evaluate(model: Model, case: Case) -> CaseResult:
             if above:
                 why += f"; above it: {_above_text(above, own)}"
         return CaseResult(case, rank, own, above, passed, why)
-    above = tuple(r for r in ranking if r.skill != case.skill and r.score > own)
+    above = tuple(ranked({s: v for s, v in found.items() if s != case.skill and v > own}))
     rank = 1 + len(above)
-    owner_score = scores.get(case.owner, 0.0) if case.owner else None
+    owner_score = found.get(case.owner, 0.0) if case.owner else None
     if own == 0:
         passed, why = True, "no term of the prompt is in the skill's name or description"
     elif owner_score is not None and owner_score <= own:

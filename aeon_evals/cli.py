@@ -10,10 +10,18 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from aeon_evals import __version__
-from aeon_evals.commands import audit_cmd, demo_cmd, init_cmd, run_cmd, site_cmd, validate_cmd
+from aeon_evals.commands import (
+    audit_cmd,
+    demo_cmd,
+    init_cmd,
+    lint_cmd,
+    run_cmd,
+    site_cmd,
+    validate_cmd,
+)
 from aeon_evals.errors import EvalsError, ExitCode, exit_codes_help
 
-COMMANDS = (run_cmd, demo_cmd, audit_cmd, site_cmd, init_cmd, validate_cmd)
+COMMANDS = (run_cmd, demo_cmd, audit_cmd, site_cmd, init_cmd, validate_cmd, lint_cmd)
 
 EPILOG = exit_codes_help()
 

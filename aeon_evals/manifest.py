@@ -30,6 +30,7 @@ SPEC_KEYS = {
     "stale_fail_after",
     "description",
     "notes",
+    "trigger",  # routing cases, read by `aeon-evals lint` (catalog_cases.py)
     "_from",  # where a drafted spec came from ("SKILL.md:41"); any key starting with _ is a comment
 }
 NUMERIC_KEYS = {"label", "pattern", "min", "max", "skip_if_not_found"}
