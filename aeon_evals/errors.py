@@ -20,7 +20,10 @@ class ExitCode(enum.IntEnum):
 
 EXIT_MEANINGS: dict[ExitCode, str] = {
     ExitCode.OK: "the run completed (whatever the verdict)",
-    ExitCode.FAILED: "--fail-on tripped (the verdict or a failing skill matched it)",
+    ExitCode.FAILED: (
+        "--fail-on tripped (the verdict or a failing skill matched it); lint: an error, or the "
+        "rank-1 rate below --min-rank1"
+    ),
     ExitCode.ERROR: (
         "SKILL_EVALS_ERROR: unreadable configuration (evals.json after one retry), invalid spec "
         "(validate), or bad usage"

@@ -392,3 +392,15 @@ def test_lint_never_reads_a_trigger_file_outside_the_root(
     assert out.splitlines()[0] == (
         "skills/rss-feed/evals/trigger.json:1: error: leads outside the instance root through a symlink; not read"
     )
+
+
+def test_the_workflow_init_writes_lints_before_it_evaluates() -> None:
+    from test_init import TEMPLATE, load_workflow
+
+    wf = load_workflow(TEMPLATE.read_text(encoding="utf-8"))
+    names = [s.get("name") for s in wf["jobs"]["evaluate"]["steps"]]
+    assert names.index("Install aeon-evals") < names.index("Lint the skill catalog")
+    assert names.index("Lint the skill catalog") < names.index("Evaluate")
+    lint = wf["jobs"]["evaluate"]["steps"][names.index("Lint the skill catalog")]
+    assert lint["continue-on-error"] is True  # a catalog error never blocks the nightly run
+    assert 'aeon-evals lint --junit "$RUNNER_TEMP/skill-evals/lint.xml"' in lint["run"]
