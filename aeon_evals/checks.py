@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from aeon_evals import cadence
 from aeon_evals.errors import PathOutsideRoot
@@ -21,6 +22,10 @@ QUALITY_NOTE = 3.5
 STALE_AFTER = 2  # expected cadences without a new output before a skill is STALE
 STALE_FAIL_AFTER = 3.0  # … and before STALE counts as failing (per spec: `stale_fail_after`)
 FAILED_RUNS_FAIL = 2  # a STALE skill whose cron-state shows this many failed runs in a row fails
+GRACE = timedelta(hours=2)  # `--grace`: a run scheduled this recently may still be writing
+# A dispatch with no result after this long is a run that died, not one in progress (GitHub
+# Actions cancels a job after 6 hours).
+IN_PROGRESS_LIMIT = timedelta(hours=6)
 _HEADING = re.compile(rb"(?m)^(#{1,6})[ \t]+([^\r\n]*)")
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
 # `wc -w`: a word is a run of bytes that are not ASCII white space. Map white space to b" " and
@@ -43,6 +48,7 @@ class Context:
     health: Health | None
     now: datetime
     today: date
+    grace: timedelta = GRACE
 
 
 # --- pure content checks -------------------------------------------------------------------
@@ -397,8 +403,72 @@ def _holds_entry(spec: Spec, body: Body, outputs: Outputs) -> bool:
     return all(any(rx.search(b) for b in _content(spec, body, outputs)) for rx in rxs)
 
 
+def _moment(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+def run_due(
+    schedule: str | None, cron: CronState | None, now: datetime, grace: timedelta
+) -> tuple[datetime, str] | None:
+    """When the skill's run is in progress (cron-state shows a dispatch after its last result,
+    within IN_PROGRESS_LIMIT) or just due (its last scheduled fire is within `grace`): the moment
+    to judge it at instead (just before that run started) and the row's note. Else None."""
+    if cron is not None and (dispatched := _moment(cron.last_dispatch)) is not None:
+        results = [t for t in (_moment(cron.last_success), _moment(cron.last_failed)) if t]
+        if (
+            dispatched <= now
+            and now - dispatched <= IN_PROGRESS_LIMIT
+            and all(dispatched > t for t in results)
+        ):
+            # a scheduled run is dispatched a little after its fire: judge as before the fire
+            fired = cadence.previous_fire(schedule, dispatched) if schedule else None
+            return min(dispatched, fired or dispatched) - timedelta(seconds=1), (
+                f"run due/in progress: dispatched {dispatched:%Y-%m-%d %H:%M} UTC with no result "
+                "in cron-state yet; the previous output is judged"
+            )
+    if schedule and grace > timedelta(0):
+        fired = cadence.previous_fire(schedule, now)
+        if fired is not None and now - fired <= grace:
+            return fired - timedelta(seconds=1), (
+                f"run due/in progress: scheduled {fired:%Y-%m-%d %H:%M} UTC, within the "
+                f"{_hours(grace)} grace; the previous output is judged"
+            )
+    return None
+
+
+def _hours(value: timedelta) -> str:
+    minutes = value.total_seconds() / 60
+    return f"{minutes / 60:g} h" if minutes >= 60 else f"{minutes:g} min"
+
+
 def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
-    """Run checks a–g for one skill (reads through the shared, caching `outputs`)."""
+    """Run checks a–g for one skill (reads through the shared, caching `outputs`).
+
+    A skill that would be failing or STALE while its run is in progress or just due is judged as
+    it stood just before that run (the previous output) when that was better, and the row says
+    so."""
+    result = _evaluate(spec, outputs, ctx)
+    if not (result.status.failing or result.status is Status.STALE):
+        return result
+    due = run_due(
+        ctx.registration.schedule if ctx.registration else None, ctx.cron, ctx.now, ctx.grace
+    )
+    if due is None:
+        return result
+    at, note = due
+    earlier = _evaluate(spec, outputs, dataclasses.replace(ctx, now=at))
+    if earlier.status.rank <= result.status.rank:  # as bad before the run: nothing to wait for
+        return result
+    return dataclasses.replace(earlier, notes=(note, *earlier.notes))
+
+
+def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     notes: list[str] = []
     muted = spec.mute if spec.mute is not None and spec.mute.until >= ctx.today else None
     if spec.mute is not None and muted is None:

@@ -11,7 +11,7 @@ import dataclasses
 import itertools
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from aeon_evals import audit as audit_stage
@@ -56,6 +56,7 @@ class RunOptions:
     lock_timeout: float = 60.0
     site: bool = True
     site_out: Path | None = None
+    grace: timedelta = checks.GRACE
 
 
 @dataclass
@@ -122,6 +123,7 @@ def evaluate_all(
             state.health.get(skill),
             opts.now,
             opts.today,
+            opts.grace,
         )
         if skill in manifest.spec_errors:
             results.append(checks.error_result(skill, manifest.spec_errors[skill], ctx))

@@ -151,3 +151,87 @@ def test_stale_fail_after_is_validated(instance: Instance, cli: Cli, value: obje
         return
     assert code == 2
     assert "skills.pulse.stale_fail_after: expected a number of expected cadences, 2 or more" in out
+
+
+# --- runs in progress and just due (point 3) ---------------------------------------------------
+
+
+def _ana_06_02(tmp_path: Any, cli: Cli, cron_state: dict[str, Any]) -> Instance:
+    """anajuliabit after its 05-31 run: the 06-01 log holds token-alert's entry (cron 12:00);
+    the 06-02 log only the early skills so far."""
+    from realdata import anajuliabit_instance
+
+    root = anajuliabit_instance(tmp_path / "ana")
+    code, _, err = cli(
+        "run", "--root", str(root), "--now", "2026-05-31T06:57:14Z", "--no-site", "--no-notify"
+    )
+    assert code == 0, err
+    inst = Instance(root)
+    inst.write(
+        "memory/logs/2026-06-01.md",
+        (root / "memory/logs/2026-05-30.md").read_text().replace("2026-05-30", "2026-06-01"),
+    )
+    inst.write(
+        "memory/logs/2026-06-02.md",
+        "# 2026-06-02\n\n### morning-brief\n- 07:00Z brief sent\n\n### heartbeat\n- 08:00Z ok\n",
+    )
+    state = json.loads((root / "memory/cron-state.json").read_text())
+    state["token-alert"].update(cron_state)
+    inst.write("memory/cron-state.json", json.dumps(state))
+    return inst
+
+
+@pytest.mark.parametrize(
+    "cron_state",
+    [
+        {"last_success": "2026-06-01T12:13:32Z"},  # no dispatch recorded: the grace decides
+        {"last_success": "2026-06-01T12:13:32Z", "last_dispatch": "2026-06-02T12:00:41Z"},
+    ],
+    ids=["due", "dispatched"],
+)
+def test_a_run_at_12_20_with_a_12_00_cron_judged_the_log_without_its_entry(
+    tmp_path: Any, cli: Cli, cron_state: dict[str, Any]
+) -> None:
+    inst = _ana_06_02(tmp_path, cli, cron_state)
+    data = _run(cli, inst, "2026-06-02T12:20:00Z", "--no-notify")
+    token = data["by_skill"]["token-alert"]
+    assert token["status"] == "PASS", token
+    assert token["output"]["path"] == "memory/logs/2026-06-01.md"
+    assert token["notes"][0].startswith("run due/in progress: ")
+    assert not [i for i in data["issues"]["filed"] if i["skill"] == "token-alert"]
+    article = (inst.root / "articles/skill-evals-2026-06-02.md").read_text()
+    assert "| token-alert | PASS |" in article and "run due/in progress" in article
+
+
+def test_a_dispatch_in_progress_outlasts_the_grace_but_not_a_finished_run(
+    tmp_path: Any, cli: Cli
+) -> None:
+    inst = _ana_06_02(
+        tmp_path,
+        cli,
+        {"last_success": "2026-06-01T12:13:32Z", "last_dispatch": "2026-06-02T12:00:41Z"},
+    )
+    # 15:30: past the 2 h grace, the dispatch still has no result: still in progress
+    token = _run(cli, inst, "2026-06-02T15:30:00Z", "--no-notify")["by_skill"]["token-alert"]
+    assert token["status"] == "PASS" and "dispatched 2026-06-02 12:00 UTC" in token["notes"][0]
+    # the run finished without writing its entry: a later run judges the new output
+    state = json.loads((inst.root / "memory/cron-state.json").read_text())
+    state["token-alert"]["last_success"] = "2026-06-02T12:14:02Z"
+    inst.write("memory/cron-state.json", json.dumps(state))
+    data = _run(cli, inst, "2026-06-02T16:00:00Z", "--no-notify")
+    token = data["by_skill"]["token-alert"]
+    assert (token["status"], token["diff"]) == ("FAIL", "NEW_FAIL")
+    assert token["output"]["path"] == "memory/logs/2026-06-02.md"
+    assert not any(n.startswith("run due/in progress") for n in token["notes"])
+
+
+def test_grace_0_turns_the_grace_off(tmp_path: Any, cli: Cli) -> None:
+    inst = _ana_06_02(tmp_path, cli, {"last_success": "2026-06-01T12:13:32Z"})
+    data = _run(cli, inst, "2026-06-02T12:20:00Z", "--no-notify", "--grace", "0")
+    assert data["by_skill"]["token-alert"]["diff"] == "NEW_FAIL"  # what every run did before
+
+
+@pytest.mark.parametrize("value", ["x", "-1h", "nan", "h"])
+def test_grace_rejects_what_is_not_a_duration(cli: Cli, value: str) -> None:
+    code, _, err = cli("run", f"--grace={value}")
+    assert code == 2 and "--grace: expected a duration such as 2h or 90m" in err

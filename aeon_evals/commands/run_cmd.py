@@ -7,10 +7,11 @@ import json
 import os
 import sys
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
-from aeon_evals import ci, clock, pipeline
+from aeon_evals import checks, ci, clock, pipeline
 from aeon_evals.errors import EvalsError, ExitCode
 from aeon_evals.fsio import atomic_write
 from aeon_evals.manifest import EVALS_PATH
@@ -39,6 +40,14 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--today", metavar="YYYY-MM-DD", help="pin the run date (default: today, UTC)")
     p.add_argument("--now", metavar="ISO-8601", help="pin the clock, e.g. 2026-05-31T06:00:00Z")
+    p.add_argument(
+        "--grace",
+        type=parse_grace,
+        default=checks.GRACE,
+        metavar="DURATION",
+        help="a skill whose scheduled run fired this recently (or whose dispatch in cron-state has "
+        "no result yet) is judged on its previous output: 2h (default), 90m, 0 to turn off",
+    )
     p.add_argument(
         "--dry-run", action="store_true", help="evaluate and print; write nothing, notify no one"
     )
@@ -104,7 +113,22 @@ def options(args: argparse.Namespace) -> pipeline.RunOptions:
         lock_timeout=args.lock_timeout,
         site=not args.no_site,
         site_out=args.site_out.resolve() if args.site_out else None,
+        grace=args.grace,
     )
+
+
+def parse_grace(text: str) -> timedelta:
+    """`--grace`: `2h`, `90m`, `1.5h` or a number of hours; `0` turns the grace off."""
+    raw = text.strip().lower()
+    scale = {"h": 60.0, "m": 1.0}.get(raw[-1:])
+    number = raw[:-1] if scale is not None else raw
+    try:
+        value = float(number) * (scale if scale is not None else 60.0)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 10_000_000:
+        raise argparse.ArgumentTypeError(f"expected a duration such as 2h or 90m, got {text!r}")
+    return timedelta(minutes=value)
 
 
 def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[str, Any]:
