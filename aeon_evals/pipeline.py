@@ -25,7 +25,9 @@ from aeon_evals.issues import (
     IssueOutcome,
     IssueRef,
     IssueRequest,
-    keep_issues,
+    apply_plan,
+    plan_issues,
+    read_state,
 )
 from aeon_evals.manifest import EVALS_PATH, Manifest, parse_manifest, read_manifest_data
 from aeon_evals.model import (
@@ -259,16 +261,16 @@ def _run(opts: RunOptions) -> RunOutcome:
     to_close = [r.skill for r in rows if r.label is DiffLabel.FIXED]
     try:
         check_writable(root, root / "memory/issues/INDEX.md", what="issues folder")
-        issues = keep_issues(
-            root,
+        plan = plan_issues(
+            read_state(root),
             _issue_requests(rows),
             to_close,
             now=opts.now,
             today=opts.today,
             article_path=article,
-            dry_run=opts.dry_run,
             skills=[r.skill for r in rows if r.status is not None and r.status.failing],
         )
+        issues = plan.outcome if opts.dry_run else apply_plan(plan)
     except (OSError, EvalsError) as exc:
         reason = exc.message if isinstance(exc, EvalsError) else str(exc)
         issues = IssueOutcome(warnings=(f"memory/issues: issue keeping skipped: {reason}",))
@@ -276,6 +278,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     rows = [
         dataclasses.replace(
             r,
+            result=_see_also(r.result, issues.see_also.get(r.skill, ())),
             issue=issues.open_by_skill.get(r.skill, r.issue),
             failing_since=(
                 dataclasses.replace(
@@ -344,6 +347,13 @@ def _run(opts: RunOptions) -> RunOutcome:
         return outcome
     _write(opts, outcome, cache, listing)
     return outcome
+
+
+def _see_also(result: SkillResult | None, ids: tuple[str, ...]) -> SkillResult | None:
+    """The result with a note linking the other open issues that name its new failure."""
+    if result is None or not ids:
+        return result
+    return dataclasses.replace(result, notes=(*result.notes, f"see also {', '.join(ids)}"))
 
 
 def _issues_of_the_day(today: date, outcome: IssueOutcome) -> tuple[list[IssueRef], list[IssueRef]]:

@@ -561,6 +561,51 @@ CASES = [
         0,
     ),
     Case(
+        "iss-alias-bomb",
+        "an ISS file with a YAML alias bomb (nine levels of `&a [*a × 9]`) in its title",
+        write(
+            "memory/issues/ISS-001.md",
+            "---\nid: ISS-001\nstatus: open\ntitle: [&l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"
+            + "".join(f", &l{n} [" + ", ".join([f"*l{n - 1}"] * 9) + "]" for n in range(1, 9))
+            + "]\n---\n",
+        ),
+        "warning: memory/issues/ISS-001.md: YAML aliases expand past 10,000 values; read key by key, 'title' ignored",
+        0,
+    ),
+    Case(
+        "iss-huge-frontmatter",
+        "an ISS file whose frontmatter is larger than 64 KiB",
+        write(
+            "memory/issues/ISS-001.md", "---\nid: ISS-001\nroot_cause: " + "x" * 70_000 + "\n---\n"
+        ),
+        "warning: memory/issues/ISS-001.md: frontmatter larger than 64 KiB; left untouched",
+        0,
+    ),
+    Case(
+        "iss-id-mismatch",
+        "an ISS file whose frontmatter id names another issue",
+        write("memory/issues/ISS-001.md", "---\nid: ISS-007\nstatus: open\ntitle: x\n---\n"),
+        "warning: memory/issues/ISS-001.md: frontmatter id 'ISS-007' disagrees with the file name; read as ISS-001",
+        0,
+    ),
+    Case(
+        "index-sections-in-code",
+        "INDEX.md with `## Open` in a fenced block and an HTML comment, its real sections `### Open` "
+        "and `### Resolved`, and an issue to file (the row goes to `### Open`)",
+        both(
+            write(
+                "memory/issues/INDEX.md",
+                "# Issues\n\n```\n## Open\n```\n<!-- ## Open -->\n\n### Open\n\n_None_\n\n"
+                "### Resolved\n\n_None_\n",
+            ),
+            FAIL_COST,
+        ),
+        "issues filed: ISS-001 (cost-report)",
+        0,
+        stream="out",
+        changes=("memory/issues/INDEX.md",),
+    ),
+    Case(
         "previous-article-empty",
         "the previous article is empty",
         write("articles/skill-evals-2026-05-24.md", ""),

@@ -15,6 +15,7 @@ import yaml
 
 from aeon_evals import issues
 from aeon_evals.issues import IssueRequest, keep_issues, read_issues
+from aeon_evals.issues import index as index_md
 from aeon_evals.model import DiffLabel, Status
 
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
@@ -95,7 +96,7 @@ def table(text: str, section: str) -> tuple[list[str], list[str]]:
     lines = text.split("\n")
     start = next(i for i, ln in enumerate(lines) if re.match(rf"##\s+{section}\b", ln, re.I))
     i = next(j for j in range(start + 1, len(lines)) if lines[j].startswith("|"))
-    header = issues._cells(lines[i])
+    header = index_md.cells(lines[i])
     rows = []
     for ln in lines[i + 2 :]:
         if not ln.startswith("|"):
@@ -183,7 +184,7 @@ def test_filing_on_real_layouts(variant: Variant, tmp_path: Path) -> None:
     assert len(new_rows) == 1
     assert rows[-1] == new_rows[0], "the new row goes last in the Open table"
     assert text.replace(new_rows[0] + "\n", "", 1) == original, "everything else byte-identical"
-    cells = dict(zip(header, issues._cells(new_rows[0]), strict=True))
+    cells = dict(zip(header, index_md.cells(new_rows[0]), strict=True))
     expected_id = (
         f"[{variant.next_id}]({variant.next_id}.md)" if variant.linked else variant.next_id
     )
@@ -386,20 +387,51 @@ def test_invalid_yaml_real_files_can_be_closed(tmp_path: Path) -> None:
 
 
 @needs_realdata
-def test_existing_open_issue_of_any_detector_blocks_filing(tmp_path: Path) -> None:
+def test_a_broad_issue_of_another_detector_is_linked_not_used(tmp_path: Path) -> None:
+    """Issue #15 point 2 (this test asserted the opposite before): an open issue of another
+    detector naming many skills no longer absorbs a new failure; only this tool's own issue for
+    the skill, or an issue about that one skill, covers it."""
     root = copy_snapshot("aeonfun__aeon", "2026-05-03_c31d240f", tmp_path)
     before = snapshot(root)
     outcome = keep(
         root, [request("repo-pulse"), request("heartbeat"), request("daily-routine")], []
     )
-    assert outcome.filed == ()
-    # heartbeat is in ISS-013's affected_skills (skill-health) and ISS-018's: the lowest wins.
-    assert outcome.existing == {
-        "daily-routine": "ISS-017",
-        "heartbeat": "ISS-013",
-        "repo-pulse": "ISS-003",
+    # heartbeat is in skill-health's ISS-013 (53 skills) and heartbeat's ISS-017 (a cron gap
+    # across 25 skills), and has this tool's own ISS-018; daily-routine is only in ISS-017.
+    assert outcome.existing == {"heartbeat": "ISS-018", "repo-pulse": "ISS-003"}
+    assert [(r.id, r.skill) for r in outcome.filed] == [("ISS-020", "daily-routine")]
+    assert outcome.see_also == {
+        "daily-routine": ("ISS-017",),
+        "heartbeat": ("ISS-013", "ISS-017"),
+        "repo-pulse": ("ISS-013",),
     }
-    assert snapshot(root) == before
+    assert outcome.open_by_skill["daily-routine"] == "ISS-020"
+    assert outcome.open_by_skill["heartbeat"] == "ISS-018"
+    text = (root / "memory/issues/ISS-020.md").read_text(encoding="utf-8")
+    assert "See also ISS-017 (other open issues naming this skill)." in text
+    after = snapshot(root)
+    assert {k for k in after if after.get(k) != before.get(k)} == {
+        "memory/issues/ISS-020.md",
+        "memory/issues/INDEX.md",
+    }
+
+
+def test_a_single_skill_issue_of_another_detector_covers_it(tmp_path: Path) -> None:
+    root = make_root(tmp_path)
+    write_issue(
+        root, "ISS-001.md", issue_text("ISS-001", title="x", skills="[a]", detected_by="heartbeat")
+    )
+    write_issue(
+        root,
+        "ISS-002.md",
+        issue_text("ISS-002", title="a and b broke", skills="[b]", detected_by="heartbeat"),
+    )
+    write_issue(root, "ISS-003.md", issue_text("ISS-003", title="x", skills="[c, d]"))
+    outcome = keep(root, [request("a"), request("b"), request("c")], [])
+    assert outcome.existing == {"a": "ISS-001", "b": "ISS-002", "c": "ISS-003"}
+    assert outcome.filed == ()
+    # ISS-002 names a in its title but is about b: linked, not used.
+    assert outcome.see_also == {"a": ("ISS-002",)}
 
 
 # --- numbering -------------------------------------------------------------------------------

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from realdata import REALDATA
 
 from aeon_evals import issues
-from aeon_evals.issues import IssueRequest, keep_issues, read_issues
+from aeon_evals.issues import IssueRequest, files, keep_issues, read_issues
+from aeon_evals.issues import frontmatter as issue_yaml
+from aeon_evals.issues.index import Index, cells
 from aeon_evals.model import DiffLabel, Status
 
 NOW = datetime(2026, 5, 31, 6, 0, tzinfo=UTC)
@@ -70,7 +72,7 @@ def test_any_root_cause_round_trips(cause: str, detail: str) -> None:
         text = (root / outcome.filed[0].path).read_text(encoding="utf-8")
         data = _frontmatter(text)
         assert data["root_cause"] == cause
-        assert data["title"] == issues._title("some-skill", cause)
+        assert data["title"] == files._title("some-skill", cause)
         assert frontmatter.loads(text).metadata["root_cause"] == cause
         [issue], warnings = read_issues(root / "memory" / "issues", root=root)
         assert warnings == []
@@ -98,7 +100,7 @@ def test_any_title_round_trips(title: str, cause: str) -> None:
         affected_skills=("s",),
         root_cause=cause,
     )
-    text = issues._render_issue(issue, "body\n")
+    text = files.render_issue(issue, "body\n")
     data = _frontmatter(text)
     assert (data["title"], data["root_cause"]) == (title, cause)
     with tempfile.TemporaryDirectory() as tmp:
@@ -108,7 +110,7 @@ def test_any_title_round_trips(title: str, cause: str) -> None:
         [back], _ = read_issues(root / "memory" / "issues", root=root)
         assert back == issue
         # Closing edits two lines and leaves the frontmatter strict YAML with everything else equal.
-        closed = issues._resolve_text(text, "2026-06-01T06:00:00Z")
+        closed = issue_yaml.resolve_text(text, "2026-06-01T06:00:00Z")
         assert closed is not None
         after = _frontmatter(closed)
         assert after == {**data, "status": "resolved", "resolved_at": "2026-06-01T06:00:00Z"}
@@ -117,7 +119,7 @@ def test_any_title_round_trips(title: str, cause: str) -> None:
 @settings(max_examples=150, deadline=None, database=None)
 @given(title=CAUSE)
 def test_index_rows_keep_their_cell_count(title: str) -> None:
-    index = issues._Index(None)
+    index = Index(None)
     issue = issues.IssueFile(
         "ISS-001", "memory/issues/ISS-001.md", title, "open", "high", "unknown", "skill-evals",
         "2026-05-31T06:00:00Z", None, ("a|b", "c"), "x",
@@ -125,10 +127,10 @@ def test_index_rows_keep_their_cell_count(title: str) -> None:
     index.add_open(issue)
     rows = [ln for ln in index.text.split("\n") if ln.startswith("| [ISS-001]")]
     assert len(rows) == 1
-    assert len(issues._cells(rows[0])) == 6
+    assert len(cells(rows[0])) == 6
     index.close(issue, "2026-06-01")
     rows = [ln for ln in index.text.split("\n") if ln.startswith("| [ISS-001]")]
-    assert len(rows) == 1 and len(issues._cells(rows[0])) == 5
+    assert len(rows) == 1 and len(cells(rows[0])) == 5
 
 
 @given(
@@ -145,7 +147,8 @@ def test_naming_index_agrees_with_a_scan_of_every_issue(
     issues: list[tuple[str, list[str]]], skill: str
 ) -> None:
     """The index that made issue keeping linear finds exactly what scanning each issue finds."""
-    from aeon_evals.issues import IssueFile, _Naming
+    from aeon_evals.issues import IssueFile
+    from aeon_evals.issues.plan import Naming
 
     files = [
         IssueFile(
@@ -164,18 +167,19 @@ def test_naming_index_agrees_with_a_scan_of_every_issue(
         for n, (title, affected) in enumerate(issues, 1)
     ]
     expected = next((f for f in files if f.names(skill)), None)
-    assert _Naming(reversed(files)).first(skill) == expected
+    assert Naming(reversed(files)).first(skill) == expected
 
 
-class _Unmemoised(issues._Index):
-    """The index as it was: every lookup scans INDEX.md again."""
+class _Reparsed(Index):
+    """The index parsed again from its own text before every edit."""
 
-    def _section(self, name: str) -> tuple[int, int] | None:
-        return self._find_section(name)
+    def add_open(self, issue: issues.IssueFile) -> None:
+        self._parse(issue_yaml.lines_of(self.text))
+        super().add_open(issue)
 
-    def _table(self, name: str) -> issues._Table | None:
-        sec = self._find_section(name)
-        return self._table_in(sec[0] + 1, sec[1]) if sec else None
+    def close(self, issue: issues.IssueFile, resolved_on: str) -> None:
+        self._parse(issue_yaml.lines_of(self.text))
+        super().close(issue, resolved_on)
 
 
 _INDEXES = sorted(REALDATA.glob("*/memory/issues/INDEX.md@*"))  # all nine real versions
@@ -184,6 +188,9 @@ _LAYOUTS = [p.read_text(encoding="utf-8") for p in _INDEXES] + [
     "# Issues\n",
     "# Issues\n\n## Resolved\n\nNone yet.\n",
     "## Open\n\n_none_\n",
+    # structure: sections inside code and comments are not sections; any heading level is
+    "```md\n## Open\n| ID |\n|---|\n```\n<!--\n## Resolved\n-->\n### Open\n\n_None_\n",
+    "# Issues\n### Resolved\n| ID | Title |\n|---|---|\n| ISS-002 | x |\n#### Notes\n~~~\n# x\n",
 ]
 
 
@@ -195,10 +202,10 @@ _LAYOUTS = [p.read_text(encoding="utf-8") for p in _INDEXES] + [
 def test_edits_that_track_the_sections_give_the_same_index_as_rescanning(
     layout: str, ops: list[tuple[bool, int]]
 ) -> None:
-    """INDEX.md sections are found once and moved with each edit: the text must be exactly what
-    scanning the file again before every edit gives, on every real layout."""
+    """INDEX.md is parsed once into blocks and rows are edited in their table block: the text
+    must be exactly what parsing the file again before every edit gives, on every real layout."""
     assert len(_INDEXES) >= 9 or os.environ.get("CI") != "true"
-    fast, slow = issues._Index(layout), _Unmemoised(layout)
+    fast, slow = Index(layout), _Reparsed(layout)
     for add, number in ops:
         issue = issues.IssueFile(
             id=f"ISS-{number:03d}",

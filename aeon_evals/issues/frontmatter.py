@@ -1,0 +1,213 @@
+"""Issue frontmatter: read tolerantly (bounded alias expansion), written as strict YAML, edited line by line."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import yaml
+
+KEY_LINE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?=[ \t]|$)(.*)")
+# Values a frontmatter may expand to: YAML aliases share one node however often they are used, so
+# nine levels of `&a [*a × 9]` are a few lines of text and 9⁹ values once walked.
+MAX_VALUES = 10_000
+_WIDE = 1_000_000  # yaml width: never fold a line
+
+# libyaml's C parser and emitter when present (the emitter is 5x faster; its output is checked)
+_FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FAST_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Invalid:
+    """Marks YAML that does not load."""
+
+
+class _TooBig:
+    """Marks YAML whose aliases expand past MAX_VALUES values."""
+
+
+INVALID = _Invalid()
+TOO_BIG = _TooBig()
+
+
+def lines_of(text: str) -> list[str]:
+    """Split on "\\n" only, keeping the endings (str.splitlines also splits on \\x85, \\u2028)."""
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+def bare(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def bounds(lines: list[str]) -> tuple[int, int] | None:
+    """(first frontmatter line, index of the closing `---`), or None without frontmatter."""
+    if not lines or bare(lines[0]).lstrip("\ufeff").rstrip() != "---":
+        return None
+    for i in range(1, len(lines)):
+        if bare(lines[i]).rstrip() in ("---", "..."):
+            return 1, i
+    return None
+
+
+def _expands_past(value: Any, limit: int) -> bool:
+    """Whether walking `value` (aliases walked as often as they are used) visits over `limit` values."""
+    stack = [value]
+    seen = 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
+def safe_load(text: str) -> Any:
+    """The YAML value of `text` (a safe loader), INVALID when it does not load (PyYAML raises
+    ValueError on bad dates too), TOO_BIG when its aliases expand past MAX_VALUES values."""
+    try:
+        value = yaml.load(text, Loader=_FAST_LOADER)
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return INVALID
+    if isinstance(value, dict | list) and _expands_past(value, MAX_VALUES):
+        return TOO_BIG
+    return value
+
+
+def parse(fm_lines: list[str]) -> tuple[dict[str, Any], bool, str | None]:
+    """The frontmatter as a dict, whether it was valid YAML (else read key by key), and what
+    was wrong with it, if anything worth a warning."""
+    data = safe_load("".join(fm_lines))
+    if isinstance(data, dict):
+        return {str(k): v for k, v in data.items()}, True, None
+    values, dropped = _lenient(fm_lines)
+    if data is not TOO_BIG:
+        return values, False, None
+    note = f"YAML aliases expand past {MAX_VALUES:,} values; read key by key"
+    if dropped:
+        note += ", " + ", ".join(repr(k) for k in dropped) + " ignored"
+    return values, False, note
+
+
+def _lenient(fm_lines: list[str]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Read `key: value` chunks one by one, so a bad line (an unquoted `: `) spoils only itself."""
+    chunks: list[tuple[str, list[str]]] = []
+    for raw in fm_lines:
+        line = bare(raw)
+        m = KEY_LINE.match(line)
+        if m:
+            chunks.append((m.group(1), [m.group(2)]))
+        elif chunks:
+            chunks[-1][1].append(line)
+    out: dict[str, Any] = {}
+    dropped: list[str] = []
+    for key, parts in chunks:
+        value = safe_load("_:" + "\n".join(parts) + "\n")
+        if value is TOO_BIG:
+            dropped.append(key)
+            continue
+        if isinstance(value, dict) and list(value) == ["_"]:
+            out[key] = value["_"]
+            continue
+        first, rest = parts[0].strip(), [p.strip() for p in parts[1:]]
+        if first[:1] in ("|", ">") and len(first) <= 3:
+            first = ""
+        out[key] = "\n".join(p for p in [first, *rest] if p) if rest else first
+    return out, tuple(dropped)
+
+
+def _iso(value: datetime) -> str:
+    if value.tzinfo is not None and value.utcoffset() == timedelta(0):
+        fmt = "%Y-%m-%dT%H:%M:%S.%fZ" if value.microsecond else "%Y-%m-%dT%H:%M:%SZ"
+        return value.strftime(fmt)
+    return value.isoformat()
+
+
+def text(value: Any) -> str:
+    """A frontmatter value as text: dates in ISO form, lists joined with commas, null empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        return _iso(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return ", ".join(text(v) for v in value)
+    return str(value)
+
+
+def _dump_pair(key: str, value: object, *, check: bool = True) -> str:
+    """`key: value` as YAML that loads back to exactly `value` (with `check`: checked, and
+    escaped ASCII if not)."""
+    pair = {key: value}
+    flow = None if isinstance(value, list) else False  # lists inline, the mapping itself in block
+    options: dict[str, Any] = {"sort_keys": False, "width": _WIDE, "default_flow_style": flow}
+    out = str(yaml.dump(pair, Dumper=_FAST_DUMPER, allow_unicode=True, **options))
+    if check and safe_load(out) != pair:
+        out = str(
+            yaml.dump(pair, Dumper=_FAST_DUMPER, allow_unicode=False, default_style='"', **options)
+        )
+    return out
+
+
+def render(fields: dict[str, object]) -> str:
+    """`---`, the fields as strict YAML in their order, `---`."""
+    # One check for the whole usual issue; pair by pair (escaping what needs it) otherwise.
+    out = "".join(_dump_pair(k, v, check=False) for k, v in fields.items())
+    if safe_load(out) != fields:
+        out = "".join(_dump_pair(k, v) for k, v in fields.items())
+    return "---\n" + out + "---\n"
+
+
+def resolve_text(text: str, when: str) -> str | None:
+    """`text` with only its frontmatter `status:` and `resolved_at:` lines rewritten (or added)."""
+    lines = lines_of(text)
+    found = bounds(lines)
+    if found is None:
+        return None
+    start, end = found
+    chunks: list[tuple[str, int, int]] = []  # key, first line, end (exclusive)
+    i = start
+    while i < end:
+        m = KEY_LINE.match(bare(lines[i]))
+        if not m:
+            i += 1
+            continue
+        j = i + 1
+        while j < end and lines[j][:1] in (" ", "\t", "-") and bare(lines[j]).strip():
+            j += 1
+        chunks.append((m.group(1), i, j))
+        i = j
+    status_line = next((lines[a] for k, a, _ in chunks if k == "status"), lines[0])
+    eol = "\r\n" if status_line.endswith("\r\n") else "\n"
+    new = {"status": f"status: resolved{eol}", "resolved_at": f'resolved_at: "{when}"{eol}'}
+    present = {k for k, _, _ in chunks}
+    out: list[str] = list(lines[:start])
+    pos = start
+    inserts: dict[str, str] = {}
+    if "resolved_at" not in present:
+        anchor = "detected_at" if "detected_at" in present else "status"
+        inserts[anchor] = new["resolved_at"]
+    for key, a, b in chunks:
+        out.extend(lines[pos:a])
+        out.append(new[key] if key in new else "".join(lines[a:b]))
+        if key in inserts:
+            out.append(inserts.pop(key))
+        pos = b
+    out.extend(lines[pos:end])
+    if "status" not in present:
+        out.append(new["status"])
+    out.extend(inserts.values())
+    out.extend(lines[end:])
+    return "".join(out)

@@ -1,0 +1,379 @@
+"""The issue stage as a decision and its application: what to file, close and link, then the writes.
+
+`read_state` reads memory/issues once; `plan_issues` decides without touching the disk and
+returns an `IssuePlan` whose `outcome` is what applying it gives; `apply_plan` writes it (issue
+files first, INDEX.md last). A dry run reads and plans, and does not apply.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+
+from aeon_evals import fsio
+from aeon_evals.issues import files
+from aeon_evals.issues.files import ID_RE, ISSUES_DIR, IssueFile, IssueRequest, Loaded
+from aeon_evals.issues.frontmatter import resolve_text
+from aeon_evals.issues.index import INDEX_NAME, Index, read_index
+
+_MAX_TRIES = 1000  # exclusive-create attempts before giving up on one request
+_PLAIN_NAME = re.compile(r"[\w-]+")
+
+
+@dataclass(frozen=True)
+class IssueRef:
+    id: str
+    skill: str
+    path: str
+
+
+@dataclass(frozen=True)
+class IssueOutcome:
+    """What the issue stage did (or, for a plan not applied, would do)."""
+
+    filed: tuple[IssueRef, ...] = ()
+    closed: tuple[IssueRef, ...] = ()
+    existing: dict[str, str] = field(default_factory=dict)  # skill -> open issue covering it
+    open_by_skill: dict[str, str] = field(default_factory=dict)  # skill -> its issue after the run
+    warnings: tuple[str, ...] = ()  # unreadable files, INDEX.md problems, … one line each
+    known: tuple[IssueFile, ...] = ()  # every readable issue as it was before this run
+    # skill of a request -> other open issues naming it that do not cover it ("see also")
+    see_also: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IssueState:
+    """memory/issues as read: the readable issues, every ISS number taken, INDEX.md."""
+
+    root: Path
+    issues_dir: Path
+    loaded: tuple[Loaded, ...]
+    warnings: tuple[str, ...]
+    taken: frozenset[int]  # numbers of ISS files, readable or not
+    occupied: frozenset[int]  # numbers whose name is held by something else (a folder, a link)
+    index_text: str | None
+    index_problem: str | None
+
+    @property
+    def index_path(self) -> Path:
+        return self.issues_dir / INDEX_NAME
+
+
+@dataclass(frozen=True)
+class NewIssue:
+    issue: IssueFile
+    text: str  # the whole file
+    request: IssueRequest
+    body: str
+
+
+@dataclass(frozen=True)
+class Closing:
+    ref: IssueRef
+    file: Path
+    text: str  # the file with `status: resolved` and `resolved_at`
+
+
+@dataclass(frozen=True)
+class IssuePlan:
+    """What the stage decided: the files to create and rewrite and INDEX.md's new text."""
+
+    state: IssueState
+    new: tuple[NewIssue, ...] = ()
+    closing: tuple[Closing, ...] = ()
+    index_text: str | None = None  # None: INDEX.md is not written
+    # INDEX.md edits in order ("open"/"close", issue, resolved on), replayed if a number moves
+    index_edits: tuple[tuple[str, IssueFile, str], ...] = ()
+    outcome: IssueOutcome = field(default_factory=IssueOutcome)
+
+
+def _read_files(issues_dir: Path, root: Path) -> tuple[list[Loaded], list[str], set[int], set[int]]:
+    """The readable issues, the warnings, the numbers of ISS files and of other ISS names."""
+    loaded: list[Loaded] = []
+    warnings: list[str] = []
+    taken: set[int] = set()
+    occupied: set[int] = set()
+    for number, path in files.scan(issues_dir):
+        if not path.is_file():
+            occupied.add(number)
+            continue
+        taken.add(number)
+        found = files.load_one(path, number, root)
+        if isinstance(found, str):
+            warnings.append(found)
+        else:
+            loaded.append(found)
+            warnings.extend(found.warnings)
+    return loaded, warnings, taken, occupied
+
+
+def read_state(root: Path) -> IssueState:
+    """Read memory/issues under `root`: every ISS-<digits>.md (tolerantly) and INDEX.md.
+
+    Raises PathOutsideRoot when memory/issues leads outside the root.
+    """
+    issues_dir = fsio.confine(root, ISSUES_DIR, what="issues folder")
+    loaded, warnings, taken, occupied = _read_files(issues_dir, root)
+    text, problem = read_index(issues_dir / INDEX_NAME, root)
+    if problem:
+        warnings.append(problem)
+    return IssueState(
+        root,
+        issues_dir,
+        tuple(loaded),
+        tuple(warnings),
+        frozenset(taken),
+        frozenset(occupied),
+        text,
+        problem,
+    )
+
+
+def read_issues(issues_dir: Path, *, root: Path) -> tuple[list[IssueFile], list[str]]:
+    """Every ISS-*.md under `issues_dir`, sorted by number, plus a warning per file that is
+    unreadable (left untouched) or read only in part.
+
+    Reads only; frontmatter that is not valid YAML is read line by line.
+    """
+    loaded, warnings, _, _ = _read_files(issues_dir, root)
+    return [d.issue for d in loaded], warnings
+
+
+class Naming:
+    """The open issues naming each skill, lowest number first, built once: a per-skill scan of
+    every issue made keeping issues quadratic in the number of failing skills."""
+
+    def __init__(self, issues: Iterable[IssueFile]):
+        self._issues: list[IssueFile] = []
+        self._named: dict[str, list[IssueFile]] = {}
+        for issue in sorted(issues, key=lambda i: i.number):
+            self.add(issue)
+
+    def add(self, issue: IssueFile) -> None:
+        """Index one more issue (a newly filed one has the highest number so far)."""
+        self._issues.append(issue)
+        # A plain skill name is named by a title exactly when it is one of the title's maximal
+        # runs of word characters and hyphens (see files.names_in).
+        for name in (*issue.affected_skills, *_PLAIN_NAME.findall(issue.title)):
+            named = self._named.setdefault(name, [])
+            if not named or named[-1] is not issue:
+                named.append(issue)
+
+    def all(self, skill: str) -> list[IssueFile]:
+        """Every issue naming `skill`, by number."""
+        if _PLAIN_NAME.fullmatch(skill):
+            return list(self._named.get(skill, ()))  # added in number order
+        return [i for i in self._issues if i.names(skill)]
+
+    def first(self, skill: str) -> IssueFile | None:
+        """The lowest-numbered issue naming `skill`."""
+        return next(iter(self.all(skill)), None)
+
+    def covering(self, skill: str) -> IssueFile | None:
+        """The lowest-numbered issue that covers `skill` (IssueFile.covers)."""
+        return next((i for i in self.all(skill) if i.covers(skill)), None)
+
+    def shown(self, skill: str) -> IssueFile | None:
+        """The issue a row shows: the covering one, else the first naming it."""
+        return self.covering(skill) or self.first(skill)
+
+
+def plan_issues(
+    state: IssueState,
+    to_file: list[IssueRequest],
+    to_close: list[str],
+    *,
+    now: datetime,
+    today: date,
+    article_path: str,
+    skills: Collection[str] = (),
+) -> IssuePlan:
+    """Decide the issue stage on `state` (pure: nothing is read or written).
+
+    Files one ISS-NNN.md per request unless an open issue covers the skill (this tool's own
+    naming it, or any detector's about that skill alone); other open issues naming the skill are
+    linked (`see_also`). Resolves open skill-evals issues of the `to_close` skills and moves their
+    INDEX.md rows; repairs INDEX.md left behind by a run that stopped before writing it. `skills`
+    adds names to look up in `open_by_skill`.
+    """
+    loaded = state.loaded
+    warnings = list(state.warnings)
+    index = None if state.index_problem else Index(state.index_text)
+    index_rel = files.rel(state.index_path, state.root)
+    edits: list[tuple[str, IssueFile, str]] = []
+
+    in_index = {int(m.group(1)) for m in ID_RE.finditer(state.index_text or "")}
+    next_number = max(state.taken | state.occupied | in_index, default=0) + 1
+    open_issues = [d.issue for d in loaded if d.issue.is_open]
+    naming = Naming(open_issues)
+    new: list[NewIssue] = []
+    existing: dict[str, str] = {}
+    see_also: dict[str, tuple[str, ...]] = {}
+
+    for req in to_file:
+        hit = naming.covering(req.skill)
+        linked = tuple(
+            i.id for i in naming.all(req.skill) if i is not hit and not i.covers(req.skill)
+        )
+        if linked:
+            see_also.setdefault(req.skill, linked)
+        if hit is not None:
+            existing.setdefault(req.skill, hit.id)
+            if index is not None and hit.ours and not index.mentions(hit.number):
+                index.add_open(hit)  # filed by a run that stopped before its INDEX.md write
+                edits.append(("open", hit, ""))
+                warnings.append(f"{index_rel}: open {hit.id} was not listed; added to Open")
+            continue
+        while next_number in state.occupied:
+            next_number += 1
+        issue = files.new_issue(next_number, req, now)
+        text = files.body(req, today, article_path, linked)
+        new.append(NewIssue(issue, files.render_issue(issue, text), req, text))
+        next_number += 1
+        open_issues.append(issue)
+        naming.add(issue)
+        if index is not None:
+            index.add_open(issue)
+            edits.append(("open", issue, ""))
+
+    closing: list[Closing] = []
+    closed_ids: set[str] = set()
+    ours_by_skill: dict[str, list[Loaded]] = {}
+    for doc in loaded:
+        if doc.issue.ours:
+            for named in dict.fromkeys(doc.issue.affected_skills):
+                ours_by_skill.setdefault(named, []).append(doc)
+    for skill in dict.fromkeys(to_close):
+        for doc in ours_by_skill.get(skill, ()):
+            issue = doc.issue
+            if issue.is_open and issue.path not in closed_ids:
+                new_text = resolve_text(doc.text, files.utc(now))
+                if new_text is None:  # pragma: no cover - only files with frontmatter are loaded
+                    continue
+                closed_ids.add(issue.path)
+                closing.append(Closing(IssueRef(issue.id, skill, issue.path), doc.file, new_text))
+                if index is not None:
+                    index.close(issue, today.isoformat())
+                    edits.append(("close", issue, today.isoformat()))
+            elif (
+                not issue.is_open
+                and index is not None
+                and (index.open_row(issue.number) or not index.mentions(issue.number))
+            ):
+                # Resolved by a run that stopped before its INDEX.md write.
+                resolved_on = (issue.resolved_at or today.isoformat())[:10]
+                index.close(issue, resolved_on)
+                edits.append(("close", issue, resolved_on))
+                warnings.append(
+                    f"{index_rel}: resolved {issue.id} was listed as open; moved to Resolved"
+                )
+
+    still_open = [i for i in open_issues if i.path not in closed_ids]
+    candidates = {s for i in still_open for s in i.affected_skills}
+    candidates |= {r.skill for r in to_file} | set(to_close) | set(skills)
+    still_naming = Naming(still_open)
+    open_by_skill: dict[str, str] = {}
+    for skill in sorted(candidates):
+        shown = still_naming.shown(skill)
+        if shown is not None:
+            open_by_skill[skill] = shown.id
+    outcome = IssueOutcome(
+        filed=tuple(IssueRef(n.issue.id, n.request.skill, n.issue.path) for n in new),
+        closed=tuple(c.ref for c in closing),
+        existing=dict(sorted(existing.items())),
+        open_by_skill=open_by_skill,
+        warnings=tuple(warnings),
+        known=tuple(d.issue for d in loaded),
+        see_also=dict(sorted(see_also.items())),
+    )
+    return IssuePlan(
+        state,
+        tuple(new),
+        tuple(closing),
+        index.text if index is not None and index.changed else None,
+        tuple(edits),
+        outcome,
+    )
+
+
+def apply_plan(plan: IssuePlan) -> IssueOutcome:
+    """Write the plan: new issue files (created exclusively: when another process took a number
+    first, the next free one is used), the closed issues, INDEX.md last. Returns what was done."""
+    moved: dict[str, IssueFile] = {}  # planned id -> the issue as filed under another number
+    skipped: set[str] = set()
+    warnings: list[str] = []
+    floor = 0
+    for planned in plan.new:
+        issue, text = planned.issue, planned.text
+        number = max(issue.number, floor)
+        for _ in range(_MAX_TRIES):
+            if number != planned.issue.number:
+                iid = f"ISS-{number:03d}"
+                issue = dataclasses.replace(planned.issue, id=iid, path=f"{ISSUES_DIR}/{iid}.md")
+                text = files.render_issue(issue, planned.body)
+            if fsio.create_exclusive(plan.state.issues_dir / f"{issue.id}.md", text):
+                break
+            number += 1
+        else:
+            warnings.append(
+                f"{ISSUES_DIR}: no free number in {_MAX_TRIES} tries; "
+                f"{planned.request.skill} not filed"
+            )
+            skipped.add(planned.issue.id)
+            continue
+        floor = number + 1
+        if issue.id != planned.issue.id:
+            moved[planned.issue.id] = issue
+    for closing in plan.closing:
+        fsio.atomic_write(closing.file, closing.text.encode("utf-8"))  # bytes: keep its last byte
+    index_text = plan.index_text
+    if moved or skipped:
+        index_text = _replay(plan, moved, skipped)
+    if index_text is not None:
+        fsio.atomic_write(plan.state.index_path, index_text.encode("utf-8"))
+    if not (moved or skipped):
+        return plan.outcome
+    return _renumbered(plan.outcome, moved, skipped, warnings)
+
+
+def _replay(plan: IssuePlan, moved: dict[str, IssueFile], skipped: set[str]) -> str | None:
+    """INDEX.md's new text with the issues filed under other numbers than planned."""
+    if plan.state.index_problem:
+        return None
+    planned = {n.issue.id for n in plan.new}
+    index = Index(plan.state.index_text)
+    for kind, issue, resolved_on in plan.index_edits:
+        if issue.id in planned:
+            if issue.id in skipped:
+                continue
+            issue = moved.get(issue.id, issue)
+        if kind == "open":
+            index.add_open(issue)
+        else:
+            index.close(issue, resolved_on)
+    return index.text if index.changed else None
+
+
+def _renumbered(
+    outcome: IssueOutcome, moved: dict[str, IssueFile], skipped: set[str], warnings: list[str]
+) -> IssueOutcome:
+    """`outcome` with the numbers the new issues were filed under."""
+
+    def swap(iid: str) -> str:
+        return moved[iid].id if iid in moved else iid
+
+    return dataclasses.replace(
+        outcome,
+        filed=tuple(
+            IssueRef(swap(r.id), r.skill, moved[r.id].path if r.id in moved else r.path)
+            for r in outcome.filed
+            if r.id not in skipped
+        ),
+        existing={k: swap(v) for k, v in outcome.existing.items() if v not in skipped},
+        open_by_skill={k: swap(v) for k, v in outcome.open_by_skill.items() if v not in skipped},
+        warnings=(*outcome.warnings, *warnings),
+    )
