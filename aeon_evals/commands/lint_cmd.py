@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from aeon_evals.catalog_lint import CatalogReport, Finding
 
 LINT_EPILOG = """\
-exit codes of lint:
+exit codes:
   0   no errors (warnings and infos allowed)
   1   at least one error, or the rank-1 rate is below --min-rank1
   2   unusable input: --root is not an Aeon instance (no skills/), an unknown SKILL, a bad option
