@@ -1,19 +1,32 @@
-"""A content-addressed cache of parsed skill-evals articles and their rendered HTML bodies.
+"""The disk side of the article store: parsed skill-evals articles and their HTML, by content hash.
 
 Parsing a 1,000-row article with markdown-it takes about 0.1 s and rendering it about 0.15 s; a
 nightly run reads the last few articles (prior run, flakiness) and the dashboard shows all of
 them. Each article is parsed and rendered once, and the result is kept under
-`<root>/.aeon-evals/cache/<fingerprint>/`, keyed by the SHA-256 of the article's bytes:
+`<root>/.aeon-evals/cache/<globals>/`, keyed by the SHA-256 of the article's bytes:
 
-    index.json           one small summary per article (verdict, coverage, counts…), and each
-                         article file's inode, size, mtime and SHA-256
+    index.json           the status file (below)
     rows/<sha>.json      the article's Full Results rows, failing-since dates and issues
     bodies/<sha>.html    the article's markdown rendered to HTML (the dashboard's run pages)
     pages-<out>.json     which run pages of a site folder are up to date (see site.build_site)
 
-The fingerprint covers the parser and the renderer (this module, history.py, site/views.py,
-site/build.py and the markdown-it version): new code never reads entries written by old code, and the folders of
-other fingerprints are removed. An entry that cannot be read is a miss, never an error, and
+The status file, `index.json`, as coverage.py's `IncrementalChecker` keeps its own:
+
+    {
+        "version": 3,                    # the format of these files (VERSION)
+        "globals": "<16 hex digits>",    # a hash of every global input (`fingerprint()`)
+        "articles": {                    # per content hash: what the dashboard needs of a run
+            "<sha256>": {"parsed": {path, day, verdict, coverage, …}, "counts": [failing, skills]}
+        },
+        "files": {                       # per article file: what it held when last hashed
+            "skill-evals-2026-05-31.md": [inode, size, mtime_ns, "<sha256>"]
+        }
+    }
+
+The global inputs are the code that parses and renders (this module, store.py, history.py,
+model.py, site/views.py, site/build.py) and the markdown-it version. A status file of another
+version or globals is not read, and the folders of other globals are removed: new code never
+reads entries written by old code. An entry that cannot be read is a miss, never an error, and
 nothing here is needed for correctness: the folder can be deleted at any time.
 """
 
@@ -35,16 +48,24 @@ from aeon_evals.fsio import atomic_write
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 
 CACHE_DIR = Path(".aeon-evals") / "cache"
-VERSION = 2  # 2: failing-since dates and issues moved from the index to each article's rows file
+VERSION = 3  # 2: failing-since dates and issues in each rows file; 3: "globals" in the status file
 _STATUS = {s.value: s for s in Status}  # a dict lookup, not an Enum call, for 100,000s of rows
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# aeon-evals article cache; see https://bford.info/cachedir/\n"
 
 
 def fingerprint() -> str:
-    """Changes whenever the parser, the renderer or markdown-it changes."""
+    """The hash of the global inputs: changes whenever the parser, the renderer or markdown-it
+    changes."""
     here = Path(__file__).parent
     digest = hashlib.sha256(f"v{VERSION}".encode())
-    for name in ("cache.py", "history.py", "site/views.py", "site/build.py", "model.py"):
+    for name in (
+        "cache.py",
+        "store.py",
+        "history.py",
+        "model.py",
+        "site/views.py",
+        "site/build.py",
+    ):
         with contextlib.suppress(OSError):
             digest.update((here / name).read_bytes())
     digest.update(markdown_it.__version__.encode())
@@ -146,7 +167,9 @@ _DAMAGED = (OSError, ValueError, KeyError, TypeError, IndexError)
 
 
 class ArticleCache:
-    """Parsed articles and rendered bodies by content hash. `writable=False` only reads (dry runs)."""
+    """Parsed articles and rendered bodies by content hash, in the folder of the current globals
+    (`fp` overrides them, for tests). `writable=False` only reads (dry runs). Used through
+    store.ArticleStore, which decides when to read, parse, render and save."""
 
     def __init__(self, root: Path, *, writable: bool = True, fp: str | None = None) -> None:
         self.root = root
@@ -168,7 +191,12 @@ class ArticleCache:
             self._index = {}
             with contextlib.suppress(*_DAMAGED):
                 data = json.loads((self.dir / "index.json").read_text(encoding="utf-8"))
-                if isinstance(data, dict) and isinstance(data.get("articles"), dict):
+                if (
+                    isinstance(data, dict)
+                    and data.get("version") == VERSION
+                    and data.get("globals") == self.dir.name
+                    and isinstance(data.get("articles"), dict)
+                ):
                     self._index = data["articles"]
                     files = data.get("files")
                     self._files = files if isinstance(files, dict) else {}
@@ -177,7 +205,7 @@ class ArticleCache:
     # -- which bytes a file holds, without reading it
 
     @staticmethod
-    def _stamp(stat: os.stat_result) -> list[int]:
+    def stamp(stat: os.stat_result) -> list[int]:
         return [stat.st_ino, stat.st_size, stat.st_mtime_ns]
 
     def known_sha(self, path: Path, stat: os.stat_result) -> str | None:
@@ -189,14 +217,14 @@ class ArticleCache:
         if (
             isinstance(entry, list)
             and len(entry) == 4
-            and entry[:3] == self._stamp(stat)
+            and entry[:3] == self.stamp(stat)
             and isinstance(entry[3], str)
         ):
             return entry[3]
         return None
 
     def remember_file(self, path: Path, stat: os.stat_result, sha: str) -> None:
-        entry: list[int | str] = [*self._stamp(stat), sha]
+        entry: list[int | str] = [*self.stamp(stat), sha]
         if self.writable and self._files.get(path.name) != entry:
             self.index  # noqa: B018
             self._files[path.name] = entry
@@ -314,7 +342,12 @@ class ArticleCache:
             self._write(
                 self.dir / "index.json",
                 json.dumps(
-                    {"version": VERSION, "articles": self._index, "files": self._files},
+                    {
+                        "version": VERSION,
+                        "globals": self.dir.name,
+                        "articles": self._index,
+                        "files": self._files,
+                    },
                     sort_keys=True,
                     ensure_ascii=False,
                     separators=(",", ":"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -13,9 +13,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from aeon_evals.cache import ArticleCache, content_key
 from aeon_evals.errors import EvalsError
-from aeon_evals.gitrepo import run_git
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 
 ARTICLE_RE = re.compile(r"^skill-evals-(\d{4}-\d{2}-\d{2})\.md$")
@@ -33,9 +31,14 @@ _DATE_RE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 # Only block structure and raw cell text are needed: skipping the inline pass halves the cost.
-# Raw HTML is off, as in the dashboard's renderer (site/views.py), so both see the same blocks and the
-# dashboard can take an article's rows from the tokens it renders (one parse, not two).
+# Raw HTML is off, as in BODY_MD, so both see the same blocks and the dashboard can take an
+# article's rows from the tokens it renders (one parse, not two).
 _md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("inline")
+
+# How an article's markdown becomes HTML on the dashboard. Raw HTML off (markdown-it passes it
+# through by default) and images off: an image would make the page fetch from the network, and
+# the site must work offline from file://.
+BODY_MD = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
 
 
 class ArticleParseError(EvalsError):
@@ -293,16 +296,6 @@ def list_articles(
     return [(d, p) for d, p in article_names(articles_dir, listing) if p.is_file()]
 
 
-def newest_articles(
-    articles_dir: Path, listing: Sequence[str] | None, before: date
-) -> Iterator[tuple[date, Path]]:
-    """The articles dated before `before`, newest first, looked at one by one: a run wants the
-    newest few, and a thousand past articles need not be looked at for that."""
-    for day, path in reversed(article_names(articles_dir, listing)):
-        if day < before and path.is_file():
-            yield day, path
-
-
 def article_names(
     articles_dir: Path, listing: Sequence[str] | None = None
 ) -> list[tuple[date, Path]]:
@@ -322,33 +315,10 @@ def article_names(
     return sorted(found)
 
 
-_MEMO: dict[
-    tuple[str, str, int, int], ParsedArticle
-] = {}  # (root, path, size, mtime): one read per file per process
-
-
-def read_article(path: Path, *, root: Path, cache: ArticleCache | None = None) -> ParsedArticle:
-    """Read and parse one article file: once per process while the file is unchanged, and with a
-    `cache`, once ever for the same bytes (markdown-it on a 1,000-row table costs ~0.1 s)."""
-    try:
-        stat = path.stat()
-        key = (str(root), str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    except OSError:
-        key = None
-    if key is not None and key in _MEMO:
-        return _MEMO[key]
-    raw = path.read_bytes()
-    sha = content_key(raw) if cache is not None else ""
-    parsed = cache.get(sha) if cache is not None else None
-    if parsed is None or not stands_for(parsed, path, root):
-        parsed = parse_raw(raw, path, root=root)[0]
-        if cache is not None:
-            cache.put(sha, parsed)
-    if key is not None:
-        if len(_MEMO) > 64:
-            _MEMO.clear()
-        _MEMO[key] = parsed
-    return parsed
+def read_article(path: Path, *, root: Path) -> ParsedArticle:
+    """Read and parse one article file, every time (store.ArticleStore.read reads each once);
+    raise ArticleParseError, OSError or UnicodeError when it is no readable article."""
+    return parse_raw(path.read_bytes(), path, root=root)[0]
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -375,69 +345,3 @@ def parse_raw(
     text = raw.decode("utf-8", errors="replace")
     tokens = (md or _md).parse(text)
     return parse_article(text, path=rel, day=day, tokens=tokens), tokens
-
-
-def find_prior(
-    root: Path, today: date, cache: ArticleCache | None = None, listing: Sequence[str] | None = None
-) -> tuple[ParsedArticle | None, list[str]]:
-    """The newest readable article dated before `today`, and a warning for each one skipped.
-
-    When no article is on disk and the root is a git checkout, the newest one committed in
-    history is used instead (an instance whose `articles/` was wiped by a re-sync).
-    """
-    warnings: list[str] = []
-    for _day, path in newest_articles(root / "articles", listing, today):
-        try:
-            return read_article(path, root=root, cache=cache), warnings
-        except (ArticleParseError, OSError, UnicodeError) as exc:
-            line = exc.line() if isinstance(exc, EvalsError) else f"{path}: {exc}"
-            warnings.append(f"{line}; falling back to the next older article")
-    if not warnings:
-        from_git = _prior_from_git(root, today)
-        if from_git is not None:
-            return from_git, warnings
-    return None, warnings
-
-
-def _git_articles(root: Path) -> Iterator[tuple[str, str]]:
-    """(commit, path) of every skill-evals article ever committed, newest commit first."""
-    out = run_git(
-        root,
-        "log",
-        "--format=@%H",
-        "--name-only",
-        "--diff-filter=AM",
-        "--",
-        "articles/skill-evals-*.md",
-    )
-    if not out:
-        return
-    commit = ""
-    for line in out.splitlines():
-        if line.startswith("@"):
-            commit = line[1:]
-        elif line.strip():
-            yield commit, line.strip()
-
-
-def _prior_from_git(root: Path, today: date) -> ParsedArticle | None:
-    if run_git(root, "rev-parse", "--is-inside-work-tree") is None:
-        return None
-    best: tuple[date, str, str] | None = None
-    for commit, rel in _git_articles(root):
-        day = article_day(Path(rel))
-        if day is None or day >= today:
-            continue
-        if best is None or day > best[0]:
-            best = (day, commit, rel)
-    if best is None:
-        return None
-    day, commit, rel = best
-    text = run_git(root, "show", f"{commit}:{rel}")
-    if text is None:
-        return None
-    try:
-        parsed = parse_article(text, path=rel, day=day)
-    except ArticleParseError:
-        return None
-    return ParsedArticle(**{**parsed.__dict__, "source": f"git {commit[:12]}"})

@@ -5,19 +5,15 @@ Each stage is a function of data; this module wires them and owns the run's writ
 
 from __future__ import annotations
 
-import bisect
-import contextlib
 import dataclasses
-import itertools
 import json
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from aeon_evals import audit as audit_stage
-from aeon_evals import checks, history, render, report
+from aeon_evals import checks, render, report
 from aeon_evals import notify as notifier
-from aeon_evals.cache import ArticleCache, content_key
 from aeon_evals.errors import ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.fsio import atomic_write, check_writable, create_exclusive, instance_lock
 from aeon_evals.issues import (
@@ -42,6 +38,7 @@ from aeon_evals.model import (
 from aeon_evals.outputs import Outputs
 from aeon_evals.registry import Registry, load_registry
 from aeon_evals.state import StateSources, load_state
+from aeon_evals.store import ArticleStore
 
 
 @dataclass(frozen=True)
@@ -134,36 +131,16 @@ def evaluate_all(
     return results
 
 
-def _history(
-    root: Path, today: date, cache: ArticleCache, listing: list[str] | None
-) -> dict[str, list[Status | None]]:
+def _history(store: ArticleStore, today: date) -> dict[str, list[Status | None]]:
     """Each skill's status over the last runs before today (oldest first), for flakiness."""
-    runs = list(
-        itertools.islice(
-            history.newest_articles(root / "articles", listing, today), report.FLAKY_WINDOW - 1
-        )
-    )[::-1]
-    parsed: list[ParsedArticle] = []
-    for _day, path in runs:
-        try:
-            parsed.append(history.read_article(path, root=root, cache=cache))
-        except (EvalsError, OSError):
-            continue
+    parsed = store.recent(today, report.FLAKY_WINDOW - 1)
     skills = {s for p in parsed for s in p.rows}
     return {s: [p.rows[s].status if s in p.rows else None for p in parsed] for s in skills}
 
 
-def _same_day_rows(
-    root: Path, today: date, skill: str, cache: ArticleCache
-) -> dict[str, ArticleRow]:
-    path = root / article_rel(today)
-    if not path.is_file():
-        return {}
-    try:
-        parsed = history.read_article(path, root=root, cache=cache)
-    except (EvalsError, OSError):
-        return {}
-    return {s: r for s, r in parsed.rows.items() if s != skill}
+def _same_day_rows(store: ArticleStore, today: date, skill: str) -> dict[str, ArticleRow]:
+    parsed = store.on(today)
+    return {s: r for s, r in parsed.rows.items() if s != skill} if parsed is not None else {}
 
 
 def _issue_requests(rows: list[report.Row]) -> list[IssueRequest]:
@@ -232,15 +209,15 @@ def _run(opts: RunOptions) -> RunOutcome:
 
     outputs = Outputs(root)
     results = evaluate_all(manifest, registry, state, opts, scope, outputs)
-    cache = ArticleCache(root, writable=not opts.dry_run)
-    listing = outputs.names("articles")  # articles/ is listed once, for the globs and the history
-    prior, prior_warnings = history.find_prior(root, opts.today, cache, listing)
+    # articles/ is listed once, for the globs and the past articles
+    store = ArticleStore(root, names=outputs.names("articles"), writable=not opts.dry_run)
+    prior, prior_warnings = store.prior(opts.today)
     warnings += prior_warnings
     rows = report.build_rows(
         results,
         prior,
         today=opts.today,
-        history=_history(root, opts.today, cache, listing),
+        history=_history(store, opts.today),
         open_issues={},
         full_run=opts.skill is None,
     )
@@ -293,7 +270,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     if opts.skill is not None:
         rows += [
             report.Row(None, kept.diff, None, kept=kept)
-            for kept in _same_day_rows(root, opts.today, opts.skill, cache).values()
+            for kept in _same_day_rows(store, opts.today, opts.skill).values()
         ]
 
     spec_problems = [
@@ -345,7 +322,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         )
         outcome.notified = "not sent (--dry-run)"
         return outcome
-    _write(opts, outcome, cache, listing)
+    _write(opts, outcome, store)
     return outcome
 
 
@@ -410,14 +387,13 @@ def _sources(
     return lines
 
 
-def _write(
-    opts: RunOptions, outcome: RunOutcome, cache: ArticleCache, listing: list[str] | None
-) -> None:
+def _write(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
     root = opts.root
     data = outcome.article
     assert data is not None and outcome.article_path is not None
+    article = outcome.article_path
     text = render.render_article(data)
-    path = root / outcome.article_path
+    path = root / article
     check_writable(root, path, what="article")
     raw = text.encode("utf-8")
     unchanged = path.is_file() and path.read_bytes() == raw
@@ -426,7 +402,8 @@ def _write(
     ):  # an identical article keeps its file (and its mtime, for make, rsync, caches)
         atomic_write(path, text)
     outcome.article_written = f"{outcome.article_path}" + (" (unchanged)" if unchanged else "")
-    _remember_article(cache, path, raw, data, outcome.article_path)
+    # kept parsed without parsing its big table: the dashboard and tomorrow's run read it there
+    store.remember(path, raw, lambda: render.parsed_article(data, path=article))
 
     filed, closed = outcome.day_issues
     section = render.log_section(
@@ -460,16 +437,14 @@ def _write(
             out = opts.site_out or root / "site"
             if opts.site_out is None:
                 check_writable(root, out / "index.html", what="site")
-            built = site.build_site(
-                root, out, now=opts.now, cache=cache, listing=_with(listing, path.name)
-            )
+            built = site.build_site(root, out, now=opts.now, store=store)
             outcome.site_written = f"{_rel(root, out)}/index.html ({len(built.written)} written, {len(built.unchanged)} unchanged)"
         except Exception as exc:  # the dashboard must never cost the operator the article
             outcome.site_written = f"not written: {type(exc).__name__}: {exc}"
             outcome.warnings.append(f"site: {exc}")
     else:
         outcome.site_written = "not written (--no-site)"
-    cache.save()
+    store.save()
 
     if not opts.notify:
         outcome.notified = "not sent (--no-notify)"
@@ -504,33 +479,6 @@ def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:
             f"{notifier.STATE_PATH}: cannot record the notification ({exc.strerror or exc}); "
             "a rerun today will send it again"
         )
-
-
-def _with(listing: list[str] | None, name: str) -> list[str] | None:
-    """The sorted listing of articles/ taken before the run, with the article it wrote."""
-    if listing is None:
-        return None
-    at = bisect.bisect_left(listing, name)
-    return (
-        listing
-        if at < len(listing) and listing[at] == name
-        else [*listing[:at], name, *listing[at:]]
-    )
-
-
-def _remember_article(
-    cache: ArticleCache, path: Path, raw: bytes, data: render.ArticleData, rel: str
-) -> None:
-    """Put the article just written into the cache, parsed without parsing its big table: the
-    dashboard and tomorrow's run then read it from there."""
-    sha = content_key(raw)
-    if sha not in cache.index:
-        parsed = render.parsed_article(data, path=rel)
-        if parsed is None:
-            return
-        cache.put(sha, parsed)
-    with contextlib.suppress(OSError):
-        cache.remember_file(path, path.stat(), sha)
 
 
 def _rel(root: Path, path: Path) -> str:

@@ -765,8 +765,9 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
     """Wrap the stage functions (module attributes, not files) with exclusive timers."""
     import functools
 
-    from aeon_evals import audit, cadence, checks, history, pipeline, render, report, site
+    from aeon_evals import audit, cadence, checks, pipeline, render, report, site
     from aeon_evals.outputs import Outputs
+    from aeon_evals.store import ArticleStore
 
     totals: dict[str, float] = dict.fromkeys(STAGES, 0.0)
     calls: dict[str, int] = dict.fromkeys(STAGES, 0)
@@ -803,7 +804,7 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
         (checks, "_only_own_section", "match"),
         (cadence, "expected_cadence_days", "cadence"),
         (cadence, "previous_fire", "cadence"),
-        (history, "find_prior", "diff"),
+        (ArticleStore, "prior", "diff"),
         (pipeline, "_history", "diff"),
         (report, "build_rows", "diff"),
         (audit, "audit", "audit"),

@@ -1,4 +1,5 @@
-"""The article cache: past articles are parsed once, across runs, and never trusted blindly."""
+"""The article store and its cache: past articles are parsed once, across runs, and never
+trusted blindly."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Instance
 from realdata import realdata
 from test_cli_run import WEEK1, WEEK2, WEEK3, Cli, fleet
 
-from aeon_evals import history
+from aeon_evals import history, store
 from aeon_evals.cache import (
     CACHE_DIR,
     ArticleCache,
@@ -22,11 +24,7 @@ from aeon_evals.cache import (
     summary_to_json,
 )
 from aeon_evals.history import ArticleParseError, read_article
-
-
-@pytest.fixture(autouse=True)
-def _no_memo() -> None:
-    history._MEMO.clear()  # every read below must come from the file or the cache, not the process
+from aeon_evals.store import ArticleStore
 
 
 def _real_article(root: Path, pattern: str = "*/articles/skill-evals-*.md") -> Path:
@@ -63,16 +61,13 @@ def test_a_cached_article_is_not_parsed_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _real_article(tmp_path, "anajuliabit*/articles/skill-evals-2026-05-24.md")
-    cache = ArticleCache(tmp_path)
-    first = read_article(path, root=tmp_path, cache=cache)
-    cache.save()
+    articles = ArticleStore(tmp_path)
+    first = articles.read(path)
+    articles.save()
     assert first.own is False and len(first.rows) == 14
 
-    history._MEMO.clear()
     _never_parse(monkeypatch)
-    again = read_article(
-        path, root=tmp_path, cache=ArticleCache(tmp_path)
-    )  # a new run: a new process
+    again = ArticleStore(tmp_path).read(path)  # a new run: a new process
     assert again == first
 
 
@@ -82,40 +77,36 @@ def test_edited_bytes_are_parsed_again(tmp_path: Path) -> None:
     path.write_text(
         "## Full Results\n\n| Skill | Status |\n|---|---|\n| a | PASS |\n", encoding="utf-8"
     )
-    cache = ArticleCache(tmp_path)
-    assert read_article(path, root=tmp_path, cache=cache).rows["a"].status.value == "PASS"
-    cache.save()
-    history._MEMO.clear()
+    articles = ArticleStore(tmp_path)
+    assert articles.read(path).rows["a"].status.value == "PASS"
+    articles.save()
     path.write_text(
         "## Full Results\n\n| Skill | Status |\n|---|---|\n| a | FAIL |\n", encoding="utf-8"
     )
-    assert (
-        read_article(path, root=tmp_path, cache=ArticleCache(tmp_path)).rows["a"].status.value
-        == "FAIL"
-    )
+    assert ArticleStore(tmp_path).read(path).rows["a"].status.value == "FAIL"
+    assert articles.read(path).rows["a"].status.value == "FAIL"  # the same store: read again
 
 
 def test_the_same_bytes_under_another_date_are_not_taken_from_the_cache(tmp_path: Path) -> None:
     """failing_since defaults to the article's own day, so the day is part of what was parsed."""
     text = "## Full Results\n\n| Skill | Status |\n|---|---|\n| a | FAIL |\n\n## Regressions\n\n| Skill | Issue |\n|---|---|\n| a | ISS-001 |\n"
-    cache = ArticleCache(tmp_path)
+    articles = ArticleStore(tmp_path)
     days = {}
     for day in ("2026-05-17", "2026-05-24"):
         path = tmp_path / "articles" / f"skill-evals-{day}.md"
         path.parent.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        days[day] = (
-            read_article(path, root=tmp_path, cache=cache).failing_since["a"].since.isoformat()
-        )
+        days[day] = articles.read(path).failing_since["a"].since.isoformat()
     assert days == {"2026-05-17": "2026-05-17", "2026-05-24": "2026-05-24"}
 
 
 @pytest.mark.parametrize("damage", ["index", "rows", "both"])
 def test_a_damaged_cache_is_a_miss(tmp_path: Path, damage: str) -> None:
     path = _real_article(tmp_path)
-    cache = ArticleCache(tmp_path)
-    expected = read_article(path, root=tmp_path, cache=cache)
-    cache.save()
+    articles = ArticleStore(tmp_path)
+    expected = articles.read(path)
+    articles.save()
+    cache = articles.cache
     sha = content_key(path.read_bytes())
     if damage in ("index", "both"):
         (cache.dir / "index.json").write_bytes(
@@ -125,8 +116,7 @@ def test_a_damaged_cache_is_a_miss(tmp_path: Path, damage: str) -> None:
         (cache.dir / "rows" / f"{sha}.json").write_text(
             '[["x", "x", "NOT_A_STATUS"', encoding="utf-8"
         )
-    history._MEMO.clear()
-    assert read_article(path, root=tmp_path, cache=ArticleCache(tmp_path)) == expected
+    assert ArticleStore(tmp_path).read(path) == expected
 
 
 def test_new_code_drops_the_entries_of_old_code(tmp_path: Path) -> None:
@@ -145,9 +135,9 @@ def test_new_code_drops_the_entries_of_old_code(tmp_path: Path) -> None:
 
 def test_read_only_cache_writes_nothing(tmp_path: Path) -> None:
     path = _real_article(tmp_path)
-    cache = ArticleCache(tmp_path, writable=False)
-    read_article(path, root=tmp_path, cache=cache)
-    cache.save()
+    articles = ArticleStore(tmp_path, writable=False)
+    articles.read(path)
+    articles.save()
     assert not (tmp_path / ".aeon-evals").exists()
 
 
@@ -185,7 +175,6 @@ def test_a_dry_run_leaves_no_cache(instance: Instance, cli: Cli) -> None:
     cli("run", "--root", str(inst.root), "--now", WEEK1, "--no-notify")
     cli("run", "--root", str(inst.root), "--now", WEEK2, "--no-notify", "--dry-run")
     before = inst.snapshot()
-    history._MEMO.clear()
     cli("run", "--root", str(inst.root), "--now", WEEK2, "--no-notify", "--dry-run")
     assert inst.snapshot() == before
 
@@ -199,7 +188,6 @@ def test_a_run_over_a_cold_cache_and_a_warm_one_write_the_same(tmp_path: Path, c
         roots.append(inst.root)
     (roots[1] / ".aeon-evals").rename(tmp_path / "gone")
     for root in roots:
-        history._MEMO.clear()
         cli("run", "--root", str(root), "--now", WEEK3, "--no-notify")
     for rel in (
         "articles/skill-evals-2026-05-31.md",
@@ -216,16 +204,13 @@ def test_bodies_rendered_in_a_forked_child_match_the_serial_build(
 ) -> None:
     """New articles' bodies are rendered on a second core where the platform can fork; the pages
     and the cache must be byte for byte what one process makes."""
-    from aeon_evals.site import build as site
-
-    if not site.FORK:
+    if not store.FORK:
         pytest.skip("this platform cannot fork: the serial build is the only one")
     roots = []
     for name, fork in (("forked", True), ("serial", False)):
-        monkeypatch.setattr(site, "FORK", fork)
+        monkeypatch.setattr(store, "FORK", fork)
         inst = fleet(Instance(tmp_path / name))
         for now in (WEEK1, WEEK2, WEEK3):
-            history._MEMO.clear()
             code, _out, err = cli("run", "--root", str(inst.root), "--now", now, "--no-notify")
             assert code == 0, err
         roots.append(inst.root)
@@ -245,20 +230,18 @@ def test_a_dead_renderer_costs_time_not_pages(
     instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """If the child rendering the bodies dies, the build renders them itself."""
-    from aeon_evals.site import build as site
-
     inst = fleet(instance)
     for now in (WEEK1, WEEK2):
         cli("run", "--root", str(inst.root), "--now", now, "--no-notify", "--no-site")
 
-    def dies(self: site.BodyRenderer, work: list[tuple[str, bytes]]) -> bool:
+    def dies(self: ArticleStore, work: list[tuple[str, bytes]]) -> bool:
         pid = os.fork()
         if pid == 0:
             os._exit(9)
-        self.pid = pid
+        self._child = pid
         return True
 
-    monkeypatch.setattr(site.BodyRenderer, "start", dies)
+    monkeypatch.setattr(ArticleStore, "_render_in_child", dies)
     code, _out, err = cli("site", "--root", str(inst.root), "--now", WEEK2)
     assert code == 0, err
     page = (inst.root / "site/runs/skill-evals-2026-05-24.html").read_text(encoding="utf-8")
@@ -286,3 +269,29 @@ def test_an_article_replaced_by_bytes_of_the_same_size_is_read_again(
     assert code == 0, err
     page = (inst.root / "site/runs/skill-evals-2026-05-17.html").read_text(encoding="utf-8")
     assert "SKILL_EVALS_RECOVERED" in page and "SKILL_EVALS_REGRESSED" not in page
+
+
+def test_a_run_parses_each_past_article_once(
+    instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The previous article, the flakiness window and the dashboard all want the same articles:
+    one store answers them all, so a cold run parses each article once (no process-wide memo)."""
+    inst = fleet(instance)
+    for now in (WEEK1, WEEK2):
+        cli("run", "--root", str(inst.root), "--now", now, "--no-notify")
+    (inst.root / CACHE_DIR).rename(inst.root / "old-cache")  # a fresh checkout: nothing cached
+    parsed: list[str] = []
+    real = history.parse_article
+
+    def counting(text: str, **kwargs: Any) -> object:
+        parsed.append(kwargs["path"])
+        return real(text, **kwargs)
+
+    monkeypatch.setattr(history, "parse_article", counting)
+    code, _out, err = cli("run", "--root", str(inst.root), "--now", WEEK3, "--no-notify")
+    assert code == 0, err
+    # the article written (05-31) is kept from its cells (render.parsed_article), not parsed
+    assert sorted(parsed) == [
+        "articles/skill-evals-2026-05-17.md",
+        "articles/skill-evals-2026-05-24.md",
+    ]

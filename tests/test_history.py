@@ -13,7 +13,6 @@ from realdata import realdata
 from aeon_evals.history import (
     ArticleParseError,
     escape_cell,
-    find_prior,
     list_articles,
     parse_article,
     parse_status,
@@ -24,6 +23,7 @@ from aeon_evals.history import (
 from aeon_evals.model import Cause, Coverage, DiffLabel, SkillResult, Status, Verdict
 from aeon_evals.render import ArticleData, render_article
 from aeon_evals.report import DiffCounts, Row
+from aeon_evals.store import ArticleStore
 
 
 def _real_articles() -> list[Path]:
@@ -159,7 +159,7 @@ def test_prior_falls_back_past_an_unreadable_article(tmp_path: Path) -> None:
     (tmp_path / "articles/skill-evals-2026-05-24.md").write_bytes(good.read_bytes())
     (tmp_path / "articles/skill-evals-2026-05-30.md").write_bytes(b"\x00\x00 not an article")
     (tmp_path / "articles/skill-evals-2026-05-31.md").write_text("today's, ignored")
-    prior, warnings = find_prior(tmp_path, date(2026, 5, 31))
+    prior, warnings = ArticleStore(tmp_path).prior(date(2026, 5, 31))
     assert prior is not None and prior.day == date(2026, 5, 24)
     assert warnings == [
         "articles/skill-evals-2026-05-30.md: binary content, not a skill-evals article; falling back to the next older article"

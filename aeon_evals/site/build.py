@@ -12,12 +12,10 @@ import contextlib
 import hashlib
 import os
 import shutil
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from stat import S_ISREG
 
 from jinja2 import (
     Environment,
@@ -30,16 +28,12 @@ from jinja2 import (
 )
 from markupsafe import Markup
 
-from aeon_evals import history
-from aeon_evals.cache import ArticleCache, content_key, counts_of
-from aeon_evals.errors import ConfigError, EvalsError
+from aeon_evals.errors import ConfigError
 from aeon_evals.fsio import atomic_write
-from aeon_evals.history import ArticleParseError, article_names, read_article
 from aeon_evals.issues import IssueFile, read_issues
-from aeon_evals.model import ParsedArticle
 from aeon_evals.resources import templates_dir
-from aeon_evals.site.views import MD as _MD
 from aeon_evals.site.views import Assets, RunPage, dashboard_page, grid_window
+from aeon_evals.store import ArticleStore
 
 OVERRIDE_DIR = Path(".aeon-evals") / "templates"  # per-instance template overrides, searched first
 
@@ -56,37 +50,6 @@ class SiteOutcome:
     unchanged: tuple[str, ...]
     removed: tuple[str, ...]  # run pages whose article is gone
     warnings: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class LoadedArticle:
-    """An article parsed once; its markdown is rendered to HTML only when a page needs it, and
-    the HTML kept in the article cache for the next build."""
-
-    parsed: ParsedArticle  # rows empty when only the summary was read from the cache
-    sha256: str
-    source: Path  # the article file
-    cache: ArticleCache
-    counts: tuple[int, int]  # (failing, skills)
-    has_rows: bool = True
-    html: str | None = None  # the rendered body, when it was rendered in this build
-
-    def full(self) -> ParsedArticle:
-        """The article with its rows (from the cache, or parsed again)."""
-        if self.has_rows:
-            return self.parsed
-        whole = self.cache.full(self.sha256, self.parsed)
-        if whole is not None:
-            return whole
-        return read_article(self.source, root=self.source.parents[1], cache=self.cache)
-
-    def body(self) -> str:
-        cached = self.html if self.html is not None else self.cache.body(self.sha256)
-        if cached is not None:
-            return cached
-        body: str = _MD.render(self.source.read_bytes().decode("utf-8", errors="replace"))
-        self.cache.put_body(self.sha256, body)
-        return body
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,107 +107,7 @@ def _assets(env: Environment) -> Assets:
 
 
 # --------------------------------------------------------------------------------------------
-# I/O at the edges: reading articles (with a content-addressed cache) and issues, writing pages.
-
-
-FORK = hasattr(os, "fork")  # render new articles on a second core where the platform can fork
-
-
-class BodyRenderer:
-    """Renders new articles' markdown to HTML into the cache in a forked child process, so this
-    process parses the same articles (and builds the dashboard) meanwhile: a 1,000-row article
-    costs ~0.1 s to parse and ~0.12 s to render, and each stage wants a core of its own.
-
-    Without fork, or with a cache that cannot be written, `start` says no and the caller renders
-    in-process. A child that dies leaves bodies missing, and `LoadedArticle.body` renders those.
-    """
-
-    def __init__(self, cache: ArticleCache) -> None:
-        self.cache = cache
-        self.pid: int | None = None
-
-    def start(self, work: list[tuple[str, bytes]]) -> bool:
-        if not work or not FORK or self.cache.folder("bodies") is None:
-            return False
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: render, write, leave without running the parent's exit handlers
-            code = 1
-            try:
-                for sha, raw in work:
-                    self.cache.put_body(sha, _MD.render(raw.decode("utf-8", errors="replace")))
-                code = 0
-            finally:
-                os._exit(code)
-        self.pid = pid
-        return True
-
-    def wait(self) -> None:
-        if self.pid is not None:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
-            self.pid = None
-
-
-def load_articles(
-    root: Path,
-    cache: ArticleCache,
-    renderer: BodyRenderer | None = None,
-    listing: Sequence[str] | None = None,
-) -> tuple[list[LoadedArticle], list[str]]:
-    """Every readable article, oldest first, parsed once ever (cache hits read only the summary);
-    one warning per unreadable article. New articles' bodies are rendered by `renderer` when it
-    can fork, else here, from the tokens of the same parse."""
-    found: list[tuple[Path, bytes, str]] = []
-    warnings: list[str] = []
-    for _day, path in article_names(root / "articles", listing):
-        try:
-            stat = path.stat()
-            if not S_ISREG(stat.st_mode):
-                continue  # a folder or a device under an article's name
-            sha = cache.known_sha(path, stat)  # unchanged since it was last hashed: not read
-            raw = b"" if sha is not None else path.read_bytes()
-        except OSError as exc:
-            warnings.append(f"{path.name}: cannot read ({exc.strerror or exc}); skipped")
-            continue
-        if sha is None:
-            sha = content_key(raw)
-            cache.remember_file(path, stat, sha)
-        found.append((path, raw, sha))
-    hits = {sha: cache.summary(sha) for _path, _raw, sha in found}
-    unrendered = []  # new articles, and parsed ones (the one a run just wrote) without a body yet
-    for i, (path, raw, sha) in enumerate(found):
-        if not _fits(hits[sha], path, root) or not cache.has_body(sha):
-            if not raw:  # known bytes, not read above: read them after all
-                with contextlib.suppress(OSError):
-                    found[i] = (path, raw := path.read_bytes(), sha)
-            unrendered.append((sha, raw))
-    forked = renderer is not None and renderer.start(unrendered)
-    loaded: list[LoadedArticle] = []
-    for path, raw, sha in found:
-        hit = hits[sha]
-        if hit is not None and _fits(hit, path, root):
-            loaded.append(LoadedArticle(hit[0], sha, path, cache, hit[1], has_rows=False))
-            continue
-        try:
-            parsed, tokens = history.parse_raw(raw, path, root=root, md=None if forked else _MD)
-        except (ArticleParseError, UnicodeError) as exc:
-            line = exc.line() if isinstance(exc, EvalsError) else f"{path.name}: {exc}"
-            warnings.append(f"{line}; skipped")
-            continue
-        cache.put(sha, parsed)
-        html: str | None = None
-        if not forked:  # a new article always needs its page: render it from the same tokens
-            html = _MD.renderer.render(tokens, _MD.options, {})
-            cache.put_body(sha, html)
-        loaded.append(LoadedArticle(parsed, sha, path, cache, counts_of(parsed), html=html))
-    return loaded, warnings
-
-
-def _fits(hit: tuple[ParsedArticle, tuple[int, int]] | None, path: Path, root: Path) -> bool:
-    """There is a cached summary, and it stands for the article at `path`."""
-    return hit is not None and history.stands_for(hit[0], path, root)
+# I/O at the edges: reading issues (articles come from the store), writing pages.
 
 
 def load_issues(root: Path) -> tuple[list[IssueFile], list[str]]:
@@ -293,42 +156,34 @@ def build_site(
     *,
     now: datetime,
     template_dirs: list[Path] | None = None,
-    cache: ArticleCache | None = None,
-    listing: Sequence[str] | None = None,
+    store: ArticleStore | None = None,
 ) -> SiteOutcome:
     """Render the dashboard and run pages for the instance at `root` into `out`.
 
     Reads root/articles/skill-evals-*.md (unparseable ones become warnings) and
     root/memory/issues/. Writes out/index.html and out/runs/skill-evals-DATE.html only where
-    the bytes changed and removes run pages whose article is gone. Parsed articles, rendered
-    bodies and page keys live in the article cache (root/.aeon-evals/cache/, see cache.py), so a
-    rebuild parses and renders only new or edited articles; `cache` shares a run's cache and
-    `listing` its sorted names of root/articles (the run has listed that folder already).
-    Output depends only on the files read and `now`.
+    the bytes changed and removes run pages whose article is gone. Articles come from `store`
+    (a run's, which has read some of them already; by default the instance's own), which parses
+    and renders only new or edited articles and keeps each run page's input key; a store made
+    here is saved here. Output depends only on the files read and `now`.
     """
-    own_cache = cache is None
-    cache = cache or ArticleCache(root)
-    env = make_env(template_search_path(root, template_dirs), cache.folder("templates"))
+    own_store = store is None
+    store = store or ArticleStore(root)
+    env = make_env(template_search_path(root, template_dirs), store.folder("templates"))
     assets = _assets(env)
-    renderer = BodyRenderer(cache)
     try:
-        return _build(root, out, now, env, assets, cache, renderer, own_cache, listing)
+        outcome = _build(root, out, now, env, assets, store)
     finally:
-        renderer.wait()
+        store.wait()
+    if own_store:
+        store.save()
+    return outcome
 
 
 def _build(
-    root: Path,
-    out: Path,
-    now: datetime,
-    env: Environment,
-    assets: Assets,
-    cache: ArticleCache,
-    renderer: BodyRenderer,
-    own_cache: bool,
-    listing: Sequence[str] | None,
+    root: Path, out: Path, now: datetime, env: Environment, assets: Assets, store: ArticleStore
 ) -> SiteOutcome:
-    loaded, warnings = load_articles(root, cache, renderer, listing)
+    loaded, warnings = store.load()
     issues, issue_warnings = load_issues(root)
     warnings.extend(issue_warnings)
 
@@ -357,8 +212,7 @@ def _build(
     emit("index.html", _render(env, "index.html", page=dashboard))
     runs_oldest_first = list(reversed(dashboard.runs))
     templates = _templates_digest(env)
-    before = cache.pages(out)
-    renderer.wait()  # the new articles' bodies are in the cache now
+    before = store.pages(out)
     pages: dict[str, str] = {}
     for i, (item, run) in enumerate(zip(loaded, runs_oldest_first, strict=True)):
         newer = runs_oldest_first[i + 1] if i + 1 < len(runs_oldest_first) else None
@@ -368,7 +222,7 @@ def _build(
         key = hashlib.sha256(
             "\0".join(
                 [
-                    cache.dir.name,
+                    store.code_key,
                     templates,
                     item.sha256,
                     repr(run),
@@ -403,10 +257,7 @@ def _build(
         with contextlib.suppress(OSError):
             shutil.rmtree(out / legacy) if (out / legacy).is_dir() else (out / legacy).unlink()
 
-    cache.prune({item.sha256 for item in loaded})
-    cache.save_pages(out, pages)
-    if own_cache:
-        cache.save()
+    store.save_pages(out, pages)
     return SiteOutcome(
         out=out,
         written=tuple(written),

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from aeon_evals.history import BODY_MD
 from aeon_evals.issues import IssueFile
 from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status
 from aeon_evals.site.charts import Chart, Point, fmt_pct, trend_chart
@@ -27,11 +27,6 @@ GRID_MIN_RUNS = 8
 def grid_window(skills: int) -> int:
     """How many of the newest runs the grid shows for a fleet of `skills`."""
     return max(GRID_MIN_RUNS, min(GRID_RUNS, GRID_CELLS // max(1, skills)))
-
-
-# Raw HTML off (markdown-it passes it through by default) and images off: an image in an article
-# would make the page fetch from the network, and the site must work offline from file://.
-MD = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
 
 
 # --------------------------------------------------------------------------------------------
@@ -402,7 +397,7 @@ def dashboard_page(
         assets=assets,
         generated=_generated(now),
         latest=runs[-1] if runs else None,
-        actions=tuple(Markup(MD.renderInline(item)) for item in articles[-1].action_queue)
+        actions=tuple(Markup(BODY_MD.renderInline(item)) for item in articles[-1].action_queue)
         if articles
         else (),
         runs=tuple(reversed(runs)),

@@ -1,0 +1,368 @@
+"""The one owner of past skill-evals articles: which exist, what each says, its HTML, git's copy.
+
+A run asks it for the previous article and the last few (flakiness), tells it about the article it
+just wrote, and hands it to the dashboard, which asks for every article and their bodies. Behind
+this one interface: the names in `articles/` (listed once), an in-process memo, the disk cache
+(`cache.ArticleCache`: one status file with a format version and a hash of the code that wrote
+it) and a forked renderer for the bodies of new articles. Nothing here is needed for
+correctness: a miss anywhere means the file is read and parsed again.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import itertools
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from pathlib import Path
+from stat import S_ISREG
+
+from aeon_evals.cache import ArticleCache, content_key, counts_of
+from aeon_evals.errors import EvalsError
+from aeon_evals.gitrepo import run_git
+from aeon_evals.history import (
+    BODY_MD,
+    PREFIX,
+    ArticleParseError,
+    article_day,
+    article_names,
+    parse_article,
+    parse_raw,
+    stands_for,
+)
+from aeon_evals.model import ParsedArticle
+
+FORK = hasattr(os, "fork")  # render new articles on a second core where the platform can fork
+_UNREADABLE = (ArticleParseError, OSError, UnicodeError)
+
+
+def _failure(exc: Exception, path: Path) -> str:
+    return exc.line() if isinstance(exc, EvalsError) else f"{path}: {exc}"
+
+
+@dataclass
+class StoredArticle:
+    """One article as the dashboard loads it: its summary always, its rows when asked (`full`),
+    its markdown rendered to HTML when a page needs it (`body`)."""
+
+    parsed: ParsedArticle  # rows empty when only the summary was read from the cache
+    sha256: str
+    source: Path  # the article file
+    counts: tuple[int, int]  # (failing, skills)
+    store: ArticleStore = field(repr=False)
+    has_rows: bool = True
+    html: str | None = None  # the rendered body, when it was rendered in this process
+
+    def full(self) -> ParsedArticle:
+        """The article with its rows (from memory, the cache, or parsed again)."""
+        if self.has_rows:
+            return self.parsed
+        return self.store.full(self.sha256, self.parsed, self.source)
+
+    def body(self) -> str:
+        """The article's markdown as HTML (raw HTML and images off); rendered once ever."""
+        if self.html is None:
+            self.html = self.store.body(self.sha256, self.source)
+        return self.html
+
+
+class ArticleStore:
+    """Every past article of the instance at `root`, each read, parsed and rendered once.
+
+    `names`: the sorted names in `articles/` when the caller has listed that folder already (a
+    year of outputs is 300,000 names); otherwise it is listed on first use. `writable=False`
+    reads the disk cache but never writes it (dry runs). Call `save` at the end.
+    """
+
+    def __init__(
+        self, root: Path, *, names: Sequence[str] | None = None, writable: bool = True
+    ) -> None:
+        self.root = root
+        self.folder_path = root / "articles"
+        self.cache = ArticleCache(root, writable=writable)
+        self._names: list[str] | None = list(names) if names is not None else None
+        self._memo: dict[str, tuple[list[int], ParsedArticle]] = {}  # file name → stamp, parse
+        self._by_sha: dict[str, ParsedArticle] = {}  # whole articles seen in this process
+        self._on_disk: set[str] | None = None  # content hashes of every article, after `load`
+        self._child: int | None = None
+
+    # -- which articles exist
+
+    def names(self) -> list[str]:
+        """The sorted names in articles/ that start like an article's."""
+        if self._names is None:
+            try:
+                with os.scandir(self.folder_path) as entries:
+                    self._names = sorted(e.name for e in entries if e.name.startswith(PREFIX))
+            except OSError:
+                self._names = []
+        return self._names
+
+    def articles(self) -> list[tuple[date, Path]]:
+        """(date, path) of every name that is a dated article's, oldest first (not stat'ed)."""
+        return article_names(self.folder_path, self.names())
+
+    def newest_before(self, day: date) -> Iterator[tuple[date, Path]]:
+        """The article files dated before `day`, newest first, looked at one by one."""
+        for found, path in reversed(self.articles()):
+            if found < day and path.is_file():
+                yield found, path
+
+    # -- what one article says
+
+    def read(self, path: Path) -> ParsedArticle:
+        """Parse the article file at `path`: once per process while the file is unchanged, and
+        once ever for the same bytes (markdown-it on a 1,000-row table costs ~0.1 s). Raises
+        ArticleParseError, OSError or UnicodeError for a file that is no readable article."""
+        stat = path.stat()
+        stamp = ArticleCache.stamp(stat)
+        known = self._memo.get(path.name)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        raw = path.read_bytes()
+        sha = content_key(raw)
+        parsed = self._by_sha.get(sha)
+        if parsed is None or not stands_for(parsed, path, self.root):
+            parsed = self.cache.get(sha)
+        if parsed is None or not stands_for(parsed, path, self.root):
+            parsed = parse_raw(raw, path, root=self.root)[0]
+            self.cache.put(sha, parsed)
+        self._by_sha[sha] = parsed
+        self._memo[path.name] = (stamp, parsed)
+        return parsed
+
+    def on(self, day: date) -> ParsedArticle | None:
+        """The article dated `day`, or None when there is none or it cannot be read."""
+        path = self.folder_path / f"{PREFIX}{day.isoformat()}.md"
+        if not path.is_file():
+            return None
+        with contextlib.suppress(*_UNREADABLE):
+            return self.read(path)
+        return None
+
+    def recent(self, before: date, count: int) -> list[ParsedArticle]:
+        """The readable ones among the `count` newest articles dated before `before`, oldest first."""
+        parsed: list[ParsedArticle] = []
+        for _day, path in reversed(list(itertools.islice(self.newest_before(before), count))):
+            with contextlib.suppress(*_UNREADABLE):
+                parsed.append(self.read(path))
+        return parsed
+
+    def prior(self, today: date) -> tuple[ParsedArticle | None, list[str]]:
+        """The newest readable article dated before `today`, and a warning for each one skipped.
+
+        When no article is on disk and the root is a git checkout, the newest one committed in
+        history is used instead (an instance whose `articles/` was wiped by a re-sync).
+        """
+        warnings: list[str] = []
+        for _day, path in self.newest_before(today):
+            try:
+                return self.read(path), warnings
+            except _UNREADABLE as exc:
+                warnings.append(f"{_failure(exc, path)}; falling back to the next older article")
+        if not warnings:
+            from_git = _prior_from_git(self.root, today)
+            if from_git is not None:
+                return from_git, warnings
+        return None, warnings
+
+    def remember(
+        self, path: Path, raw: bytes, parse: Callable[[], ParsedArticle | None] | None = None
+    ) -> None:
+        """The run wrote `raw` to the article file `path`: list it, and keep it parsed. `parse`
+        gives the parse without parsing the text (render.parsed_article); None: parsed when read."""
+        names = self.names()
+        at = bisect.bisect_left(names, path.name)
+        if at == len(names) or names[at] != path.name:
+            names.insert(at, path.name)
+        sha = content_key(raw)
+        if sha not in self.cache.index and parse is not None:
+            parsed = parse()
+            if parsed is None:
+                return
+            self.cache.put(sha, parsed)
+            self._by_sha[sha] = parsed
+        with contextlib.suppress(OSError):
+            self.cache.remember_file(path, path.stat(), sha)
+
+    # -- every article, for the dashboard
+
+    def load(self, *, fork: bool = True) -> tuple[list[StoredArticle], list[str]]:
+        """Every readable article, oldest first, parsed once ever (cache hits read only the
+        summary); one warning per unreadable article. New articles' bodies are rendered by a
+        forked child when `fork` and the platform allow, else here from the same parse's tokens."""
+        found: list[tuple[Path, bytes, str]] = []
+        warnings: list[str] = []
+        for _day, path in self.articles():
+            try:
+                stat = path.stat()
+                if not S_ISREG(stat.st_mode):
+                    continue  # a folder or a device under an article's name
+                sha = self.cache.known_sha(path, stat)  # unchanged since last hashed: not read
+                raw = b"" if sha is not None else path.read_bytes()
+            except OSError as exc:
+                warnings.append(f"{path.name}: cannot read ({exc.strerror or exc}); skipped")
+                continue
+            if sha is None:
+                sha = content_key(raw)
+                self.cache.remember_file(path, stat, sha)
+            found.append((path, raw, sha))
+        self._on_disk = {sha for _path, _raw, sha in found}
+        hits = {sha: self.cache.summary(sha) for _path, _raw, sha in found}
+
+        def fits(path: Path, sha: str) -> bool:
+            hit = hits[sha]
+            return hit is not None and stands_for(hit[0], path, self.root)
+
+        unrendered = []  # new articles, and parsed ones (the one a run just wrote) without a body
+        for i, (path, raw, sha) in enumerate(found):
+            if not fits(path, sha) or not self.cache.has_body(sha):
+                if not raw:  # known bytes, not read above: read them after all
+                    with contextlib.suppress(OSError):
+                        found[i] = (path, raw := path.read_bytes(), sha)
+                unrendered.append((sha, raw))
+        forked = fork and self._render_in_child(unrendered)
+        loaded: list[StoredArticle] = []
+        for path, raw, sha in found:
+            hit = hits[sha]
+            if hit is not None and fits(path, sha):
+                loaded.append(StoredArticle(hit[0], sha, path, hit[1], self, has_rows=False))
+                continue
+            try:
+                parsed, tokens = parse_raw(
+                    raw, path, root=self.root, md=None if forked else BODY_MD
+                )
+            except (ArticleParseError, UnicodeError) as exc:
+                warnings.append(f"{_failure(exc, path)}; skipped")
+                continue
+            self.cache.put(sha, parsed)
+            self._by_sha[sha] = parsed
+            html: str | None = None
+            if not forked:  # a new article always needs its page: render it from the same tokens
+                html = BODY_MD.renderer.render(tokens, BODY_MD.options, {})
+                self.cache.put_body(sha, html)
+            loaded.append(StoredArticle(parsed, sha, path, counts_of(parsed), self, html=html))
+        return loaded, warnings
+
+    def full(self, sha: str, summary: ParsedArticle, source: Path) -> ParsedArticle:
+        """The whole article whose summary is `summary`: from memory, the cache, or its file."""
+        whole = self._by_sha.get(sha)
+        if whole is None or not stands_for(whole, source, self.root):
+            whole = self.cache.full(sha, summary) or self.read(source)
+        self._by_sha[sha] = whole
+        return whole
+
+    def body(self, sha: str, source: Path) -> str:
+        """The HTML of the article with content hash `sha`, rendered here if no one has yet."""
+        self.wait()  # a child may be rendering it right now
+        cached = self.cache.body(sha)
+        if cached is not None:
+            return cached
+        html: str = BODY_MD.render(source.read_bytes().decode("utf-8", errors="replace"))
+        self.cache.put_body(sha, html)
+        return html
+
+    def _render_in_child(self, work: list[tuple[str, bytes]]) -> bool:
+        """Render `work`'s bodies into the cache in a forked child, so this process parses the
+        same articles (and builds the dashboard) meanwhile: a 1,000-row article costs ~0.1 s to
+        parse and ~0.12 s to render, and each wants a core of its own. False without fork or a
+        writable cache: the caller renders in-process. A child that dies leaves bodies missing,
+        and `body` renders those."""
+        if not work or not FORK or self.cache.folder("bodies") is None:
+            return False
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: render, write, leave without running the parent's exit handlers
+            code = 1
+            try:
+                for sha, raw in work:
+                    html = BODY_MD.render(raw.decode("utf-8", errors="replace"))
+                    self.cache.put_body(sha, html)
+                code = 0
+            finally:
+                os._exit(code)
+        self._child = pid
+        return True
+
+    def wait(self) -> None:
+        """Wait for the child rendering bodies, if one is running."""
+        if self._child is not None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self._child, 0)
+            self._child = None
+
+    # -- derived files of the dashboard, and saving
+
+    @property
+    def code_key(self) -> str:
+        """Changes with the code that parses and renders articles (part of each page's key)."""
+        return self.cache.dir.name
+
+    def pages(self, out: Path) -> dict[str, str]:
+        """{run page: the key of the inputs it was last rendered from} for the site at `out`."""
+        return self.cache.pages(out)
+
+    def save_pages(self, out: Path, pages: dict[str, str]) -> None:
+        """Record the run pages of the site at `out` as rendered from `pages`' keys."""
+        self.cache.save_pages(out, pages)
+
+    def folder(self, name: str) -> Path | None:
+        """A folder of the cache for other derived files (compiled templates); None when read-only."""
+        return self.cache.folder(name)
+
+    def save(self) -> None:
+        """Write the status file if it changed. After `load`, entries of articles that are no
+        longer on disk are dropped first. A cache that cannot be written is no error."""
+        self.wait()
+        if self._on_disk is not None:
+            self.cache.prune(self._on_disk)
+        self.cache.save()
+
+
+def _git_articles(root: Path) -> Iterator[tuple[str, str]]:
+    """(commit, path) of every skill-evals article ever committed, newest commit first."""
+    out = run_git(
+        root,
+        "log",
+        "--format=@%H",
+        "--name-only",
+        "--diff-filter=AM",
+        "--",
+        "articles/skill-evals-*.md",
+    )
+    if not out:
+        return
+    commit = ""
+    for line in out.splitlines():
+        if line.startswith("@"):
+            commit = line[1:]
+        elif line.strip():
+            yield commit, line.strip()
+
+
+def _prior_from_git(root: Path, today: date) -> ParsedArticle | None:
+    if run_git(root, "rev-parse", "--is-inside-work-tree") is None:
+        return None
+    best: tuple[date, str, str] | None = None
+    for commit, rel in _git_articles(root):
+        day = article_day(Path(rel))
+        if day is None or day >= today:
+            continue
+        if best is None or day > best[0]:
+            best = (day, commit, rel)
+    if best is None:
+        return None
+    day, commit, rel = best
+    text = run_git(root, "show", f"{commit}:{rel}")
+    if text is None:
+        return None
+    try:
+        parsed = parse_article(text, path=rel, day=day)
+    except ArticleParseError:
+        return None
+    return replace(parsed, source=f"git {commit[:12]}")
