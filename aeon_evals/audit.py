@@ -11,11 +11,14 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from aeon_evals.contracts import Contract, infer_contract
 from aeon_evals.model import Coverage
 from aeon_evals.registry import Registry
+from aeon_evals.skillmd import read_skill_doc
 
 SKILLS_DIR = "skills"
 LOG_PATTERN = "memory/logs/*.md"
@@ -129,6 +132,7 @@ _WRITE, _UNKNOWN, _READ = 2, 1, 0
 class Gap:
     skill: str
     inferred_pattern: str  # "" when nothing could be inferred
+    contract_source: str = ""  # "SKILL.md:41" when the pattern comes from the skill's contract
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,9 @@ class AuditReport:
     orphans: tuple[Orphan, ...]
     no_folder: tuple[str, ...] = ()  # enabled in aeon.yml, but no skills/<name>/ folder
     warnings: tuple[str, ...] = ()
+    # the output contract of each enabled skill with a SKILL.md (all of them when the caller
+    # passed them in; else the uncovered ones)
+    contracts: Mapping[str, Contract] = field(default_factory=dict)
 
     @property
     def coverage_pct(self) -> int:
@@ -362,10 +369,25 @@ def closest_skill(
 # --- the audit ---------------------------------------------------------------------------------
 
 
-def audit(root: Path, spec_skills: set[str], registry: Registry) -> AuditReport:
+def contract_of(root: Path, skill: str) -> Contract | None:
+    """The output contract of `skill`'s SKILL.md (uncached), None when it has no SKILL.md."""
+    doc = read_skill_doc(root, skill)
+    return infer_contract(doc) if doc is not None else None
+
+
+def audit(
+    root: Path,
+    spec_skills: set[str],
+    registry: Registry,
+    *,
+    contracts: Mapping[str, Contract] | None = None,
+) -> AuditReport:
     """Compare skills/, aeon.yml and evals.json. Coverage = enabled skills with a spec / enabled skills.
 
-    Reads only folder names and SKILL.md files; never raises for a file it cannot read.
+    Each uncovered enabled skill's output pattern comes from its SKILL.md contract (see
+    contracts.py), else from the older path heuristic. `contracts` (from
+    contracts.load_contracts) spares reading the SKILL.md files again. Reads only folder names
+    and SKILL.md files; never raises for a file it cannot read.
     """
     folders = set(skill_folders(root))
     registered = set(registry.skills)
@@ -374,9 +396,19 @@ def audit(root: Path, spec_skills: set[str], registry: Registry) -> AuditReport:
     covered = sorted(spec_skills & universe)
     warnings: list[str] = []
     gaps: list[Gap] = []
+    known: dict[str, Contract] = dict(contracts or {})
     for skill in sorted(enabled - spec_skills):
+        contract = known.get(skill)
+        source = ""
         try:
-            pattern = infer_pattern(root, skill) if skill in folders else ""
+            if contract is None and skill in folders and contracts is None:
+                contract = contract_of(root, skill)
+                if contract is not None:
+                    known[skill] = contract
+            if contract is not None and contract.outputs:
+                pattern, source = contract.outputs[0].spec.output_pattern, contract.source
+            else:
+                pattern = infer_pattern(root, skill) if skill in folders else ""
         except (
             Exception
         ) as exc:  # the audit must never stop the run: a bad SKILL.md costs only its pattern
@@ -384,7 +416,7 @@ def audit(root: Path, spec_skills: set[str], registry: Registry) -> AuditReport:
                 f"{SKILLS_DIR}/{skill}/SKILL.md: output pattern not inferred: {type(exc).__name__}: {exc}"
             )
             pattern = ""
-        gaps.append(Gap(skill, pattern))
+        gaps.append(Gap(skill, pattern, source))
     disabled = sorted((universe & registered) - enabled - spec_skills)
     unregistered = sorted(universe - registered - spec_skills)
     without_spec = universe - spec_skills
@@ -403,4 +435,5 @@ def audit(root: Path, spec_skills: set[str], registry: Registry) -> AuditReport:
         orphans=orphans,
         no_folder=tuple(sorted(enabled - folders)),
         warnings=tuple(warnings),
+        contracts={k: known[k] for k in sorted(known) if k in enabled},
     )

@@ -12,6 +12,7 @@ from typing import NoReturn
 from aeon_evals import __version__
 from aeon_evals.commands import (
     audit_cmd,
+    contracts_cmd,
     demo_cmd,
     init_cmd,
     lint_cmd,
@@ -21,7 +22,16 @@ from aeon_evals.commands import (
 )
 from aeon_evals.errors import EvalsError, ExitCode, exit_codes_help
 
-COMMANDS = (run_cmd, demo_cmd, audit_cmd, site_cmd, init_cmd, validate_cmd, lint_cmd)
+COMMANDS = (
+    run_cmd,
+    demo_cmd,
+    audit_cmd,
+    contracts_cmd,
+    site_cmd,
+    init_cmd,
+    validate_cmd,
+    lint_cmd,
+)
 
 EPILOG = exit_codes_help()
 

@@ -1,4 +1,9 @@
-"""Starter specs for skills without an evals.json entry (`audit --stubs`, bootstrap)."""
+"""Starter specs for skills without an evals.json entry (`audit --stubs`, `init`, bootstrap).
+
+A skill whose SKILL.md yields an output contract gets that contract as its spec, with the
+evidence as a `"_from": "SKILL.md:41"` note (and `"_when"` for a branch selected by `var`);
+any other gets the older placeholder spec built from its name.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals.audit import LOG_PATTERN, AuditReport, Gap
+from aeon_evals.contracts import Contract, spec_to_json
 
 # `${var}` left in an output means a prompt variable was never filled in; `[TODO]` and
 # PLACEHOLDER are what an LLM writes when it gives up on a section.
@@ -47,9 +53,30 @@ def stub_for(gap: Gap) -> dict[str, Any]:
     return spec
 
 
+def stub_from_contract(contract: Contract) -> dict[str, Any] | None:
+    """The spec of a contract's first output (its product: an article before a log entry), with
+    where it came from; None when the contract has no output."""
+    if not contract.outputs:
+        return None
+    first = contract.outputs[0]
+    spec: dict[str, Any] = {"_from": first.source}
+    if first.condition:
+        spec["_when"] = first.condition
+    spec.update(spec_to_json(first.spec))
+    return spec
+
+
 def stubs(found: AuditReport) -> dict[str, dict[str, Any]]:
-    """Starter specs keyed by skill, for every uncovered enabled skill (ready to merge into `skills`)."""
-    return {gap.skill: stub_for(gap) for gap in found.uncovered_enabled}
+    """Starter specs keyed by skill, for every uncovered enabled skill that is scorable (ready
+    to merge into `skills`): from its SKILL.md contract when there is one, else a placeholder."""
+    out: dict[str, dict[str, Any]] = {}
+    for gap in found.uncovered_enabled:
+        contract = found.contracts.get(gap.skill)
+        if contract is not None and not contract.scorable:
+            continue  # `scorable: false`: listed, never scored
+        drafted = stub_from_contract(contract) if contract is not None else None
+        out[gap.skill] = drafted if drafted is not None else stub_for(gap)
+    return out
 
 
 def starter_manifest(root: Path, found: AuditReport) -> dict[str, Any]:
@@ -57,6 +84,6 @@ def starter_manifest(root: Path, found: AuditReport) -> dict[str, Any]:
     del root
     return {
         "version": "1",
-        "description": "Per-skill output assertions for aeon-evals. Starter specs generated from the coverage audit: review before trusting them.",
+        "description": "Per-skill output assertions for aeon-evals. Starter specs drafted from each skill's SKILL.md (`_from` names the line): review before trusting them.",
         "skills": stubs(found),
     }

@@ -672,6 +672,7 @@ def test_a_failing_audit_never_stops_the_run(
         raise RuntimeError("boom")
 
     monkeypatch.setattr(audit, "infer_from_text", boom)
+    monkeypatch.setattr(audit, "contract_of", lambda root, skill: boom("", skill))  # both paths
     inst = _small(instance)
     inst.write("articles/a-skill-2026-05-30.md", "fine\n")
     code, _, err = cli("run", "--root", str(inst.root), "--now", NOW, "--no-site", "--no-notify")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import Instance
 from realdata import realdata
 
 from aeon_evals.contracts import (
@@ -15,10 +18,12 @@ from aeon_evals.contracts import (
     infer_contract,
     load_contracts,
 )
+from aeon_evals.manifest import EVALS_PATH, parse_manifest
 from aeon_evals.outputs import Outputs, name_date
 from aeon_evals.patterns import compile_pattern
 from aeon_evals.skillmd import parse_skill_doc, read_skill_doc
 
+Cli = Callable[..., tuple[int, str, str]]
 MIRO = "aaronjmars__miroshark-aeon@2026-08-22"
 FUN = "aeonfun__aeon@2026-05-03"
 
@@ -96,7 +101,9 @@ REAL = [
     (FUN, "evening-recap", "memory/logs/*.md", "## Evening Recap", ()),
     (FUN, "monitor-runners", "memory/logs/*.md", "## Monitor Runners", ()),
     (FUN, "github-monitor", "memory/logs/*.md", "### github-monitor", ()),
-    (FUN, "cost-report", "memory/logs/*.md", "## Cost Report", ()),
+    (FUN, "cost-report", "articles/cost-report-*.md", None,
+     ("## Anomalies", "## Burn forecast", "## Optimization opportunities", "## Cost by Skill",
+      "## Cost by Model", "## Composition", "## Week-over-week")),  # "Path: …" under "Write the report"
     (FUN, "article", "articles/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md", None, ()),
     (FUN, "paper-digest", "articles/paper-digest-*.md", None, ()),
     (FUN, "deep-research", "articles/deep-research-*.md", None, ()),
@@ -331,3 +338,145 @@ def test_skeleton_placeholders_are_forbidden_as_written_and_compile() -> None:
             compile_pattern(p).search(f"a {placeholder} b".encode())
             for p in out.spec.forbidden_patterns
         )
+
+
+# --- audit, stubs, init, bootstrap, `aeon-evals contracts` ----------------------------------------
+
+
+def _copy_instance(name: str, dest: Path) -> Path:
+    """A real instance copied (SKILL.md files, aeon.yml, evals.json only: what these commands read)."""
+    src = _root(name)
+    dest.mkdir(parents=True)
+    shutil.copyfile(src / "aeon.yml", dest / "aeon.yml")
+    for folder in (src / "skills").iterdir():
+        for f in folder.iterdir():
+            if f.name in ("SKILL.md", "evals.json"):
+                (dest / "skills" / folder.name).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(f, dest / "skills" / folder.name / f.name)
+    return dest
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_contracts_command_shows_the_evidence_and_writes_nothing(tmp_path: Path, cli: Cli) -> None:
+    root = _copy_instance(FUN, tmp_path / "i")
+    before = _files(root)
+    code, out, err = cli("contracts", "token-pick", "changelog", "--root", str(root))
+    assert code == 0, err
+    assert out.splitlines()[:4] == [
+        "changelog  (enabled · overridden by its skills/skill-evals/evals.json entry)",
+        "  output  articles/changelog-*.md",
+        "    output     SKILL.md:104   Save to `articles/changelog-${today}.md`:",
+        "    forbidden  SKILL.md:107   ${today}",
+    ]
+    assert "token-pick  (enabled)\n  output  memory/logs/*.md  section '## Token Pick'" in out
+    assert _files(root) == before  # no cache, nothing written
+    code, out, err = cli("contracts", "--json", "--root", str(root))
+    data = json.loads(out)["skills"]
+    assert code == 0 and len(data) == 113
+    assert data["changelog"]["overridden_by"] == "skills/skill-evals/evals.json"
+    assert data["token-pick"]["overridden_by"] is None and data["token-pick"]["enabled"]
+    assert data["token-pick"]["outputs"][0]["spec"]["section"] == "## Token Pick"
+    code, _, err = cli("contracts", "no-such-skill", "--root", str(root))
+    assert (
+        code == 2
+        and err == "aeon-evals: 'no-such-skill': no such skill (no skills/no-such-skill/ folder)\n"
+    )
+    code, _, err = cli("contracts", "--root", str(tmp_path))
+    assert code == 2 and "no skills/ folder" in err
+
+
+def test_contracts_command_names_a_skill_without_a_contract_and_why(
+    instance: Instance, cli: Cli
+) -> None:
+    instance.aeon_yml({})
+    instance.write("skills/a/SKILL.md", "Send a note through ./notify.\n")
+    instance.write("skills/b/SKILL.md", b"\x00\x01binary")
+    code, out, err = cli("contracts", "--root", str(instance.root))
+    assert code == 0
+    assert out.splitlines() == [
+        "a  (not enabled)",
+        "  no contract: SKILL.md names no output it writes",
+        "",
+        "b  (not enabled)",
+        "  no contract: binary file (NUL bytes); not read as a SKILL.md",
+    ]
+    assert err == "warning: skills/b/SKILL.md: binary file (NUL bytes); not read as a SKILL.md\n"
+
+
+def test_audit_shows_each_enabled_skills_contract_source(tmp_path: Path, cli: Cli) -> None:
+    root = _copy_instance(MIRO, tmp_path / "i")
+    before = _files(root)
+    code, out, _ = cli("audit", "--root", str(root))
+    assert code == 0 and _files(root) == before
+    assert (
+        "  ✗ token-movers                   output/articles/token-report-*.md  ← SKILL.md:536"
+        in out
+    )
+    assert (
+        "  ✗ heartbeat                      memory/logs/*.md  ← SKILL.md:213  (scorable: false)"
+        in out
+    )
+    assert out.splitlines()[2].startswith("Contracts: 9 enabled skills have an output contract")
+    code, out, _ = cli("audit", "--json", "--root", str(root))
+    data = json.loads(out)
+    assert {g["skill"]: g["inferred_pattern"] for g in data["uncovered_enabled"]}["holdings"] == (
+        "output/articles/holdings-*.md"
+    )
+    assert data["contracts"]["token-movers"] == {
+        "spec_source": "SKILL.md",
+        "contract_source": "SKILL.md:536",
+        "output_pattern": "output/articles/token-report-*.md",
+        "section": None,
+        "condition": "mode=single-token",
+        "scorable": True,
+        "reason": None,
+    }
+    root = _copy_instance(FUN, tmp_path / "f")
+    code, out, _ = cli("audit", "--json", "--root", str(root))
+    rows = json.loads(out)["contracts"]
+    assert len(rows) == 97 and rows["changelog"]["spec_source"] == "evals.json"
+
+
+def test_stubs_come_from_the_contract_with_their_evidence(tmp_path: Path, cli: Cli) -> None:
+    root = _copy_instance(MIRO, tmp_path / "i")
+    code, out, _ = cli("audit", "--stubs", "--root", str(root))
+    starters = json.loads(out)
+    assert code == 0 and sorted(starters) == [
+        "aeon-update",
+        "changelog",
+        "fetch-tweets",
+        "holdings",
+        "repo-pulse",
+        "shiplog",
+        "token-movers",
+    ]  # heartbeat and memory-flush say `scorable: false`
+    assert starters["token-movers"] == {
+        "_from": "SKILL.md:536",
+        "_when": "mode=single-token",
+        "output_pattern": "output/articles/token-report-*.md",
+        "required_headings": ["## 24h at a glance", "## Trend", "## What changed"],
+        "forbidden_patterns": starters["token-movers"]["forbidden_patterns"],
+    }
+    assert starters["repo-pulse"]["section"] == "## Repo Pulse"
+    assert starters["repo-pulse"]["_from"] == "SKILL.md:171"
+    manifest = parse_manifest({"version": "1", "skills": starters})
+    assert not manifest.spec_errors
+    assert not [p for p in manifest.problems if "_from" in p.where or "_when" in p.where]
+
+
+def test_init_and_the_bootstrap_write_starters_from_the_contracts(tmp_path: Path, cli: Cli) -> None:
+    root = _copy_instance(MIRO, tmp_path / "i")
+    code, _, err = cli("init", "--root", str(root))
+    assert code == 0, err
+    starter = json.loads((root / EVALS_PATH).read_text())
+    assert starter["skills"]["holdings"]["_from"] == "SKILL.md:144"
+    assert "SKILL.md" in starter["description"]
+    boot = _copy_instance(MIRO, tmp_path / "b")
+    code, _, err = cli(
+        "run", "--root", str(boot), "--no-notify", "--no-site", "--now", "2026-08-22T18:00:00Z"
+    )
+    assert code == 3, err
+    assert json.loads((boot / EVALS_PATH).read_text())["skills"] == starter["skills"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import audit, stubs
+from aeon_evals.contracts import load_contracts
 from aeon_evals.manifest import parse_manifest, read_manifest_data
 from aeon_evals.registry import load_registry
 
@@ -50,8 +51,41 @@ def report_for(root: Path) -> tuple[audit.AuditReport, list[str]]:
     data = read_manifest_data(root, retry_delay=0)
     specs = set(parse_manifest(data).skills) if data is not None else set()
     registry = load_registry(root)
-    found = audit.audit(root, specs, registry)
-    return found, [*registry.warnings, *found.warnings]
+    # read-only: `audit` writes nothing, not even the contracts cache a run keeps
+    enabled = sorted(registry.enabled() & set(audit.skill_folders(root)))
+    contracts = load_contracts(root, enabled, cache=False)
+    found = audit.audit(root, specs, registry, contracts=contracts)
+    contract_warnings = [w for c in found.contracts.values() for w in c.warnings]
+    return found, [*registry.warnings, *found.warnings, *contract_warnings]
+
+
+def contract_rows(found: audit.AuditReport) -> dict[str, dict[str, Any]]:
+    """Per enabled skill: where its spec comes from (`evals.json` overrides the SKILL.md
+    contract), the contract's source line and first output, or why it has none."""
+    covered = set(found.covered)
+    rows: dict[str, dict[str, Any]] = {}
+    names = sorted({g.skill for g in found.uncovered_enabled} | (covered & set(found.contracts)))
+    for skill in names:
+        contract = found.contracts.get(skill)
+        first = contract.outputs[0] if contract is not None and contract.outputs else None
+        if skill in covered:
+            spec_source: str | None = "evals.json"
+        else:
+            spec_source = "SKILL.md" if first is not None else None
+        if first is not None:
+            reason = None
+        else:
+            reason = contract.reason if contract is not None else "no SKILL.md"
+        rows[skill] = {
+            "spec_source": spec_source,
+            "contract_source": contract.source if first is not None and contract else None,
+            "output_pattern": first.spec.output_pattern if first else None,
+            "section": first.spec.section if first else None,
+            "condition": first.condition if first else None,
+            "scorable": contract.scorable if contract is not None else True,
+            "reason": reason,
+        }
+    return rows
 
 
 def as_json(found: audit.AuditReport, warnings: list[str] | None = None) -> dict[str, Any]:
@@ -79,6 +113,7 @@ def as_json(found: audit.AuditReport, warnings: list[str] | None = None) -> dict
         "orphans": [{"skill": o.skill, "closest": o.closest} for o in found.orphans],
         "no_folder": list(found.no_folder),
         "warnings": list(warnings or []),
+        "contracts": contract_rows(found),
     }
 
 
@@ -90,14 +125,27 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
         f"Skills: {found.total_skills} · enabled {found.enabled_total} · with a spec {len(found.covered)}"
         f" · disabled without a spec {len(found.uncovered_disabled)} · not in aeon.yml {len(found.uncovered_unregistered)}",
     ]
+    rows = contract_rows(found)
+    if rows:
+        inferred = [s for s, r in rows.items() if r["contract_source"]]
+        without = [f"{s} ({r['reason']})" for s, r in rows.items() if not r["contract_source"]]
+        lines.append(
+            f"Contracts: {len(inferred)} enabled skills have an output contract in their SKILL.md"
+            " (`aeon-evals contracts` shows them; an evals.json entry overrides)"
+            + (f"; without: {', '.join(without)}" if without else "")
+        )
     if found.uncovered_enabled:
         lines += [
             "",
             f"Uncovered enabled ({len(found.uncovered_enabled)}) — add an evals.json entry (`aeon-evals audit --stubs` drafts them):",
         ]
         for gap in found.uncovered_enabled:
+            contract = found.contracts.get(gap.skill)
+            where = f"  ← {gap.contract_source}" if gap.contract_source else ""
+            if contract is not None and not contract.scorable:
+                where += "  (scorable: false)"
             lines.append(
-                f"  ✗ {gap.skill:<{_NAME_WIDTH}} {gap.inferred_pattern or '(no output path found in SKILL.md)'}"
+                f"  ✗ {gap.skill:<{_NAME_WIDTH}} {gap.inferred_pattern or '(no output path found in SKILL.md)'}{where}"
             )
     if found.orphans:
         lines += [
@@ -119,7 +167,10 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
         for title, mark, names in sections:
             if names:
                 lines += ["", f"{title} ({len(names)}):"]
-                lines += [f"  {mark} {name}" for name in names]
+                for name in names:
+                    source = rows.get(name, {}).get("contract_source") if mark == "✓" else None
+                    note = f"  (evals.json; the SKILL.md contract at {source} is not used)"
+                    lines.append(f"  {mark} {name}" + (note if source else ""))
     elif found.uncovered_disabled or found.uncovered_unregistered:
         lines += [
             "",

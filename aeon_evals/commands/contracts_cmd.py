@@ -1,0 +1,120 @@
+"""`aeon-evals contracts`: what each skill's SKILL.md says it writes, with the evidence lines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from aeon_evals import audit
+from aeon_evals.contracts import Contract, ContractOutput, contract_to_json, load_contracts
+from aeon_evals.errors import ConfigError, UsageError
+from aeon_evals.manifest import EVALS_PATH, SKILL_NAME, parse_manifest, read_manifest_data
+from aeon_evals.registry import load_registry
+
+
+def add_parser(sub: Any, *, epilog: str) -> None:
+    p = sub.add_parser(
+        "contracts",
+        help="show the output contract inferred from each skill's SKILL.md, with its evidence",
+        description="For each skill (default: every folder under skills/): the outputs its SKILL.md "
+        "says it writes (and under which branch), the log heading, the template's required "
+        "headings, the word floor and the forbidden placeholders, each with the SKILL.md line it "
+        f"comes from. A skill with an entry in {EVALS_PATH} is evaluated on that entry instead "
+        "(the contract is shown, marked as overridden). See docs/contracts.md.",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("skills", nargs="*", metavar="SKILL", help="only these skills")
+    p.add_argument(
+        "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def _overrides(root: Path) -> set[str]:
+    """Skills with an evals.json entry (valid or not: either way the contract is not used)."""
+    data = read_manifest_data(root, retry_delay=0)
+    return set(parse_manifest(data).skills) if data is not None else set()
+
+
+def _output_lines(output: ContractOutput) -> list[str]:
+    spec = output.spec
+    head = f"  output  {spec.output_pattern}"
+    if spec.section:
+        head += f"  section {spec.section!r}"
+    if output.condition:
+        head += f"  when {output.condition}"
+    if spec.min_words:
+        head += f"  ≥ {spec.min_words} words"
+    lines = [head]
+    for element, ev in output.evidence:
+        label = element.partition(":")[0]
+        lines.append(f"    {label:<10} SKILL.md:{ev.line:<5} {ev.quote}")
+    documented = {el.partition(":")[2] for el, _ in output.evidence if el.startswith("forbidden:")}
+    for pattern in spec.forbidden_patterns:
+        if pattern not in documented:
+            lines.append(f"    {'forbidden':<10} {'(always)':<14} {pattern}")
+    if spec.section and not any(el == "section" for el, _ in output.evidence):
+        lines.append(f"    {'section':<10} {'(default)':<14} the SKILL.md shows no heading")
+    return lines
+
+
+def render_text(
+    contracts: dict[str, Contract], overridden: set[str], enabled: set[str]
+) -> list[str]:
+    """One block per skill: its state, then each output with its evidence, or why none."""
+    lines: list[str] = []
+    for skill, contract in contracts.items():
+        state = ["enabled" if skill in enabled else "not enabled"]
+        if not contract.scorable:
+            state.append("scorable: false (listed, never scored)")
+        if skill in overridden:
+            state.append(f"overridden by its {EVALS_PATH} entry")
+        if lines:
+            lines.append("")
+        lines.append(f"{skill}  ({' · '.join(state)})")
+        if not contract.outputs:
+            lines.append(f"  no contract: {contract.reason}")
+            continue
+        for output in contract.outputs:
+            lines += _output_lines(output)
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    root = args.root.resolve()
+    if not (root / audit.SKILLS_DIR).is_dir():
+        raise ConfigError("not an Aeon instance: no skills/ folder (check --root)", path=root)
+    folders = audit.skill_folders(root)
+    wanted: list[str] = list(dict.fromkeys(args.skills)) or folders
+    for name in wanted:
+        if not SKILL_NAME.match(name) or name not in folders:
+            raise UsageError(f"{name!r}: no such skill (no skills/{name}/ folder)")
+    contracts = load_contracts(root, wanted, cache=False)  # read-only: no cache written
+    missing = [s for s in wanted if s not in contracts]
+    overridden = _overrides(root)
+    registry = load_registry(root)
+    enabled = registry.enabled()
+    if args.json:
+        data: dict[str, Any] = {"skills": {}}
+        for skill in wanted:
+            entry: dict[str, Any] = (
+                contract_to_json(contracts[skill])
+                if skill in contracts
+                else {"skill": skill, "outputs": [], "reason": "no SKILL.md"}
+            )
+            entry["enabled"] = skill in enabled
+            entry["overridden_by"] = EVALS_PATH if skill in overridden else None
+            data["skills"][skill] = entry
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        lines = render_text(contracts, overridden, enabled)
+        lines += [f"{s}  (no SKILL.md)" for s in missing]
+        print("\n".join(lines))
+        for warning in [*registry.warnings, *(w for c in contracts.values() for w in c.warnings)]:
+            print(f"warning: {warning}", file=sys.stderr)
+    return 0
