@@ -13,10 +13,10 @@ them. Each article is parsed and rendered once, and the result is kept under
 The status file, `index.json`, as coverage.py's `IncrementalChecker` keeps its own:
 
     {
-        "version": 3,                    # the format of these files (VERSION)
+        "version": 4,                    # the format of these files (VERSION)
         "globals": "<16 hex digits>",    # a hash of every global input (`fingerprint()`)
         "articles": {                    # per content hash: what the dashboard needs of a run
-            "<sha256>": {"parsed": {path, day, verdict, coverage, …}, "counts": [failing, skills]}
+            "<sha256>": {"parsed": {path, day, verdict, coverage, …}, "counts": [failing, skills, apart]}
         },
         "files": {                       # per article file: what it held when last hashed
             "skill-evals-2026-05-31.md": [inode, size, mtime_ns, "<sha256>"]
@@ -46,9 +46,11 @@ import markdown_it
 
 from aeon_evals.fsio import atomic_write
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
+from aeon_evals.report import flags_count
 
 CACHE_DIR = Path(".aeon-evals") / "cache"
-VERSION = 3  # 2: failing-since dates and issues in each rows file; 3: "globals" in the status file
+VERSION = 4  # 2: failing-since dates and issues in each rows file; 3: "globals" in the status
+# file; 4: counts are [failing enabled and unmuted, skills, disabled/unregistered/muted]
 _STATUS = {s.value: s for s in Status}  # a dict lookup, not an Enum call, for 100,000s of rows
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# aeon-evals article cache; see https://bford.info/cachedir/\n"
 
@@ -158,9 +160,16 @@ def article_from_json(
     return with_detail(article, detail) if detail is not None else article
 
 
-def counts_of(article: ParsedArticle) -> tuple[int, int]:
-    """(failing, skills) of an article's rows."""
-    return sum(1 for r in article.rows.values() if r.status.failing), len(article.rows)
+def counts_of(article: ParsedArticle) -> tuple[int, int, int]:
+    """(failing, skills, apart) of an article's rows: failing counts enabled, unmuted skills only,
+    as the run that wrote the article did; `apart` is the disabled, unregistered or muted rows."""
+    apart = [not flags_count(r.flags) for r in article.rows.values()]
+    failing = sum(
+        1
+        for r, off in zip(article.rows.values(), apart, strict=True)
+        if r.status.failing and not off
+    )
+    return failing, len(article.rows), sum(apart)
 
 
 _DAMAGED = (OSError, ValueError, KeyError, TypeError, IndexError)
@@ -230,13 +239,15 @@ class ArticleCache:
             self._files[path.name] = entry
             self._dirty = True
 
-    def summary(self, sha: str) -> tuple[ParsedArticle, tuple[int, int]] | None:
-        """The article without its rows and per-skill facts, and its (failing, skills) counts."""
+    def summary(self, sha: str) -> tuple[ParsedArticle, tuple[int, int, int]] | None:
+        """The article without its rows and per-skill facts, and its (failing, skills, apart)
+        counts (see counts_of)."""
         entry: Any = self.index.get(sha)
         try:
             return article_from_json(entry["parsed"]), (
                 int(entry["counts"][0]),
                 int(entry["counts"][1]),
+                int(entry["counts"][2]),
             )
         except _DAMAGED:
             return None

@@ -56,6 +56,8 @@ def failing_skills(outcome: RunOutcome) -> list[str]:
     A scoped run (`--skill`) judges the whole day's article, like its verdict does: rows kept
     from an earlier run today count too.
     """
+    if outcome.article is not None:
+        return list(outcome.article.numbers.failing)
     names: set[str] = set()
     for row in outcome.rows:
         if row.result is not None:
@@ -185,8 +187,10 @@ def junit_xml(outcome: RunOutcome) -> str:
     if outcome.article_path:
         facts.append(("article", outcome.article_path))
     if outcome.article is not None:
-        cov = outcome.article.coverage
-        facts.append(("coverage", f"{cov.covered}/{cov.enabled}"))
+        n = outcome.article.numbers
+        facts.append(("coverage", f"{n.coverage.covered}/{n.coverage.enabled}"))
+        facts.append(("failing", str(len(n.failing))))
+        facts.append(("failing_disabled_or_muted", str(len(n.failing_apart))))
     for name, value in facts:
         ET.SubElement(props, "property", {"name": name, "value": _xml_text(value)})
     suite.extend(cases)
@@ -431,9 +435,14 @@ def job_summary(
         f"{gate}  ",
     ]
     if data is not None:
+        n = data.numbers
+        apart = (
+            f" ({len(n.failing_apart)} disabled or muted, not counted)" if n.failing_apart else ""
+        )
         out += [
-            f"**Coverage:** {coverage_line(data.coverage, data.previous_pct, data.legacy_pct)}  ",
-            f"**Diff:** {data.counts.summary()}  ",
+            f"**Coverage:** {coverage_line(n.coverage, n.previous_pct, n.legacy_pct)}  ",
+            f"**Diff:** {n.counts.summary()}  ",
+            f"**Failing now:** {len(n.failing)} of {n.evaluated}{apart}  ",
         ]
     if article_line:
         out.append(article_line)
@@ -442,11 +451,11 @@ def job_summary(
     for line in out:
         budget.take(line)
     if data is not None:
-        if data.actions:
+        if n.actions:
             queue = [
                 "### Action Queue",
                 "",
-                *[f"{i}. {_md_cell(a)}" for i, a in enumerate(data.actions, 1)],
+                *[f"{i}. {_md_cell(a)}" for i, a in enumerate(n.actions, 1)],
                 "",
             ]
         else:
@@ -454,13 +463,13 @@ def job_summary(
         for line in queue:
             budget.take(line)
         out += queue
-        rows = sorted(data.rows, key=lambda r: r.skill)
-        regressions = [
-            r
-            for r in rows
-            if r.result is not None
-            and r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)
-        ]
+        # the article's lists: enabled, unmuted skills only (disabled and muted ones are apart)
+        by_skill = {r.skill: r for r in data.rows}
+
+        def listed(skills: tuple[str, ...]) -> list[Row]:
+            return [by_skill[s] for s in skills if by_skill[s].result is not None]
+
+        regressions = listed(n.regressions)
         out += _table(
             "Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)",
             ["Skill", "Status", "Root cause", "Issue"],
@@ -468,7 +477,7 @@ def job_summary(
             budget,
             more,
         )
-        recovered = [r for r in rows if r.result is not None and r.label is DiffLabel.FIXED]
+        recovered = listed(n.recovered)
         out += _table(
             "Recovered (FIXED)",
             ["Skill", "Was", "Now"],
@@ -480,7 +489,7 @@ def job_summary(
             budget,
             more,
         )
-        still = [r for r in rows if r.result is not None and r.label is DiffLabel.STILL_FAIL]
+        still = listed(n.still_failing)
         out += _table(
             "Still Failing",
             ["Skill", "Status", "Root cause", "Issue", "Failing since"],

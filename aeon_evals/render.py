@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import date
 
 from aeon_evals.history import cell_as_parsed, escape_cell, parse_article
 from aeon_evals.model import Coverage, DiffLabel, ParsedArticle, Status, Verdict
-from aeon_evals.report import DiffCounts, Row, counted
+from aeon_evals.report import DiffCounts, Numbers, Row, counted, numbers
 
 MAX_GAP_LINES = 10
 EMPTY_QUEUE = "Action Queue: none — all green."
@@ -29,6 +30,18 @@ class ArticleData:
     legacy_pct: float | None = (
         None  # the previous article's coverage when it was counted another way
     )
+
+    @functools.cached_property
+    def numbers(self) -> Numbers:
+        """The run's numbers, computed once; every surface renders these."""
+        return numbers(
+            self.rows,
+            verdict=self.verdict,
+            coverage=self.coverage,
+            previous_pct=self.previous_pct,
+            legacy_pct=self.legacy_pct,
+            actions=self.actions,
+        )
 
 
 def pct_text(pct: float) -> str:
@@ -252,32 +265,27 @@ def log_section(data: ArticleData, *, article: str, filed: list[str], closed: li
 
 
 def notify_body(data: ArticleData, *, article: str) -> str:
-    """SPEC §8 body, plus up to 3 `skill: cause` lines when there are new failures."""
+    """SPEC §8 body, plus up to 3 `skill: cause` lines when there are new failures and a
+    `Worse:` line naming moves such as PASS→STALE."""
+    n = data.numbers
     lines = [
-        f"*Skill Evals — {data.verdict.value}*",
-        f"{data.counts.new_fail} new fail · {data.counts.fixed} fixed · coverage {pct_text(data.coverage.pct)}%",
-        f"Top action: {data.actions[0] if data.actions else 'none'}",
+        f"*Skill Evals — {n.verdict.value}*",
+        f"{n.counts.new_fail} new fail · {n.counts.fixed} fixed · coverage {pct_text(n.coverage.pct)}%",
+        f"Top action: {n.actions[0] if n.actions else 'none'}",
         f"Article: {article}",
     ]
-    new = [
-        r
-        for r in data.rows
-        if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED) and r.counts
-    ]
+    by_skill = {r.skill: r for r in data.rows}
     lines += [
-        f"{r.skill}: {r.result.root_cause}"
-        for r in sorted(new, key=lambda r: r.skill)[:3]
-        if r.result
+        f"{skill}: {by_skill[skill].result.root_cause}"  # type: ignore[union-attr]
+        for skill in n.regressions[:3]
+        if by_skill[skill].result is not None
     ]
-    worse = sorted(
-        (r for r in data.rows if r.label is DiffLabel.WORSE and r.counts),
-        key=lambda r: r.skill,
-    )
-    if worse:
-        named = [
-            f"{r.skill} {r.previous.status.value if r.previous else '?'}→{r.status}"
-            for r in worse[:3]
-        ]
-        more = f" (+{len(worse) - 3} more)" if len(worse) > 3 else ""
+    if n.worse:
+        named = []
+        for skill in n.worse[:3]:
+            row = by_skill[skill]
+            before = row.previous.status.value if row.previous else "?"
+            named.append(f"{skill} {before}→{row.status}")
+        more = f" (+{len(n.worse) - 3} more)" if len(n.worse) > 3 else ""
         lines.append("Worse: " + ", ".join(named) + more)
     return "\n".join(lines)

@@ -176,12 +176,21 @@ class DiffCounts:
         return " · ".join(parts)
 
 
+APART_FLAGS = ("disabled", "unregistered", "muted")  # Notes of rows counted apart
+
+
+def flags_count(flags: tuple[str, ...] | list[str]) -> bool:
+    """Whether an article row with these Notes counts (not disabled, unregistered or muted):
+    how the dashboard and a scoped run read rows back from an article."""
+    return not any(f.startswith(APART_FLAGS) for f in flags)
+
+
 def counted(row: Row) -> bool:
     """Rows of enabled, unmuted skills (and kept rows that were such) drive counts and verdict."""
     if row.result is not None:
         return row.counts
     if row.kept is not None:
-        return not any(f.startswith(("disabled", "unregistered", "muted")) for f in row.kept.flags)
+        return flags_count(row.kept.flags)
     return True  # NEW_NO_COVERAGE
 
 
@@ -279,3 +288,64 @@ def action_queue(
     if room > 0:
         items.extend(add[:room])
     return items[:MAX_ACTIONS]
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """Every number a run reports, computed once: the article, the log section, `--json`, the
+    job summary, JUnit, the notification and (through the article) the dashboard render these.
+    Disabled, unregistered and muted skills are counted apart everywhere."""
+
+    verdict: Verdict
+    coverage: Coverage
+    previous_pct: float | None  # the prior run's coverage, when it was counted the same way
+    legacy_pct: float | None  # the prior's coverage counted another way: shown, never compared
+    counts: DiffCounts
+    regressions: tuple[str, ...]  # counted NEW_FAIL and NEW_QUALITY_DEGRADED skills
+    recovered: tuple[str, ...]  # counted FIXED
+    still_failing: tuple[str, ...]  # counted STILL_FAIL
+    worse: tuple[str, ...]  # counted WORSE
+    failing: tuple[str, ...]  # enabled, unmuted skills failing now
+    failing_apart: tuple[str, ...]  # disabled, unregistered or muted skills failing now
+    evaluated: int  # enabled, unmuted skills in today's article
+    apart: int  # disabled, unregistered or muted skills in today's article
+    actions: tuple[str, ...]
+
+    @property
+    def coverage_delta(self) -> float | None:
+        """Coverage change in points against a comparable prior run; None when there is none."""
+        return None if self.previous_pct is None else self.coverage.pct - self.previous_pct
+
+
+def numbers(
+    rows: list[Row],
+    *,
+    verdict: Verdict,
+    coverage: Coverage,
+    previous_pct: float | None,
+    legacy_pct: float | None,
+    actions: list[str],
+) -> Numbers:
+    """The run's numbers from its labelled rows (kept rows of a scoped run included)."""
+
+    def skills(*labels: DiffLabel) -> tuple[str, ...]:
+        return tuple(sorted(r.skill for r in rows if counted(r) and r.label in labels))
+
+    present = [r for r in rows if r.status is not None]
+    failing = [r for r in present if r.status is not None and r.status.failing]
+    return Numbers(
+        verdict=verdict,
+        coverage=coverage,
+        previous_pct=previous_pct,
+        legacy_pct=legacy_pct,
+        counts=count(rows),
+        regressions=skills(DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED),
+        recovered=skills(DiffLabel.FIXED),
+        still_failing=skills(DiffLabel.STILL_FAIL),
+        worse=skills(DiffLabel.WORSE),
+        failing=tuple(sorted(r.skill for r in failing if counted(r))),
+        failing_apart=tuple(sorted(r.skill for r in failing if not counted(r))),
+        evaluated=sum(1 for r in present if counted(r)),
+        apart=sum(1 for r in present if not counted(r)),
+        actions=tuple(actions),
+    )

@@ -52,7 +52,7 @@ class StoredArticle:
     parsed: ParsedArticle  # rows empty when only the summary was read from the cache
     sha256: str
     source: Path  # the article file
-    counts: tuple[int, int]  # (failing, skills)
+    counts: tuple[int, int, int]  # (failing, skills, apart): see cache.counts_of
     store: ArticleStore = field(repr=False)
     has_rows: bool = True
     html: str | None = None  # the rendered body, when it was rendered in this process

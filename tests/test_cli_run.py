@@ -239,6 +239,8 @@ def test_json_is_the_only_thing_on_stdout_and_holds_the_evidence(
         "enabled": 6,
         "pct": 83.33,
         "previous_pct": None,
+        "delta_pts": None,
+        "legacy_pct": None,
     }
     cost = next(s for s in data["skills"] if s["skill"] == "cost-report")
     path = inst.root / cost["output"]["path"]

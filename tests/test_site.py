@@ -23,7 +23,8 @@ Cli = Callable[..., tuple[int, str, str]]
 
 NOW = datetime(2026, 8, 17, 6, 0, tzinfo=UTC)
 
-# A small history in this tool's canonical article layout (SPEC §7): first run, a quality drop,
+# A small history in this tool's article layout (SPEC §7 plus its Notes column, which marks an
+# article as this tool's own: coverage is compared): first run, a quality drop,
 # a recovery with a still-failing skill and a PASS→STALE move.
 HISTORY = {
     "2026-08-02": """\
@@ -44,11 +45,11 @@ HISTORY = {
 | polymarket | NO_OUTPUT | no_file_match | ISS-002 |
 
 ## Full Results
-| Skill | Status | Diff | Root cause | Quality | Words | Last output |
-|-------|--------|------|------------|---------|-------|-------------|
-| polymarket | NO_OUTPUT | NEW_FAIL | no_file_match | unknown | — | — |
-| digest | FAIL | NEW_FAIL | word_count | avg=3.9 | 88 | articles/digest-2026-08-01.md |
-| heartbeat | PASS | NEW_PASS | — | unknown | 1,204 | memory/logs/2026-08-02.md |
+| Skill | Status | Diff | Root cause | Quality | Words | Last output | Notes |
+|-------|--------|------|------------|---------|-------|-------------|-------|
+| polymarket | NO_OUTPUT | NEW_FAIL | no_file_match | unknown | — | — | — |
+| digest | FAIL | NEW_FAIL | word_count | avg=3.9 | 88 | articles/digest-2026-08-01.md | — |
+| heartbeat | PASS | NEW_PASS | — | unknown | 1,204 | memory/logs/2026-08-02.md | — |
 
 ## Sources
 - evals.json=ok · cron-state=ok · skill-health=ok · eval-audit=ok · prior-article=none
@@ -80,12 +81,12 @@ HISTORY = {
 | polymarket | NO_OUTPUT | no_file_match | ISS-002 | 2026-08-02 |
 
 ## Full Results
-| Skill | Status | Diff | Root cause | Quality | Words | Last output |
-|-------|--------|------|------------|---------|-------|-------------|
-| polymarket | NO_OUTPUT | STILL_FAIL | no_file_match | unknown | — | — |
-| news | QUALITY_DEGRADED | NEW_QUALITY_DEGRADED | quality_score:2.1 | avg=2.1 | 640 | articles/news-2026-08-08.md |
-| digest | PASS | FIXED | — | avg=3.9 | 512 | articles/digest-2026-08-08.md |
-| heartbeat | PASS | STABLE | — | unknown | 1,310 | memory/logs/2026-08-09.md |
+| Skill | Status | Diff | Root cause | Quality | Words | Last output | Notes |
+|-------|--------|------|------------|---------|-------|-------------|-------|
+| polymarket | NO_OUTPUT | STILL_FAIL | no_file_match | unknown | — | — | — |
+| news | QUALITY_DEGRADED | NEW_QUALITY_DEGRADED | quality_score:2.1 | avg=2.1 | 640 | articles/news-2026-08-08.md | — |
+| digest | PASS | FIXED | — | avg=3.9 | 512 | articles/digest-2026-08-08.md | — |
+| heartbeat | PASS | STABLE | — | unknown | 1,310 | memory/logs/2026-08-09.md | — |
 
 ## Sources
 - evals.json=ok · cron-state=ok · skill-health=ok · eval-audit=ok · prior-article=ok
@@ -112,12 +113,12 @@ HISTORY = {
 | polymarket | NO_OUTPUT | no_file_match | ISS-002 | 2026-08-02 |
 
 ## Full Results
-| Skill | Status | Diff | Root cause | Quality | Words | Last output |
-|-------|--------|------|------------|---------|-------|-------------|
-| polymarket | NO_OUTPUT | STILL_FAIL | no_file_match | unknown | — | — |
-| digest | STALE | WORSE | stale_file | avg=3.8 | 530 | articles/digest-2026-08-08.md |
-| news | PASS | FIXED | — | avg=3.0 | 702 | articles/news-2026-08-15.md |
-| heartbeat | PASS | STABLE | — | unknown | 1,288 | memory/logs/2026-08-16.md |
+| Skill | Status | Diff | Root cause | Quality | Words | Last output | Notes |
+|-------|--------|------|------------|---------|-------|-------------|-------|
+| polymarket | NO_OUTPUT | STILL_FAIL | no_file_match | unknown | — | — | — |
+| digest | STALE | WORSE | stale_file | avg=3.8 | 530 | articles/digest-2026-08-08.md | — |
+| news | PASS | FIXED | — | avg=3.0 | 702 | articles/news-2026-08-15.md | — |
+| heartbeat | PASS | STABLE | — | unknown | 1,288 | memory/logs/2026-08-16.md | — |
 
 ## Coverage Gaps (enabled in aeon.yml, missing from evals.json)
 - token-alert — inferred pattern: `memory/logs/*.md`

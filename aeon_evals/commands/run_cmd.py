@@ -137,6 +137,7 @@ def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -
     With `fail_on`, a "fail_on" key says whether that gate tripped, why, and the exit code.
     """
     data = outcome.article
+    n = data.numbers if data is not None else None
     skills = []
     for row in outcome.rows:
         result = row.result
@@ -176,23 +177,36 @@ def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -
         "verdict": outcome.verdict.value,
         "date": outcome.day.isoformat(),
         "coverage": None
-        if data is None
+        if n is None
         else {
-            "covered": data.coverage.covered,
-            "enabled": data.coverage.enabled,
-            "pct": round(data.coverage.pct, 2),
-            "previous_pct": data.previous_pct,
+            "covered": n.coverage.covered,
+            "enabled": n.coverage.enabled,
+            "pct": round(n.coverage.pct, 2),
+            # the prior run's coverage only when counted the same way; else legacy_pct
+            "previous_pct": n.previous_pct,
+            "delta_pts": None if n.coverage_delta is None else round(n.coverage_delta, 2),
+            "legacy_pct": n.legacy_pct,
         },
         "diff": None
-        if data is None
+        if n is None
         else {
-            "new_fail": data.counts.new_fail,
-            "fixed": data.counts.fixed,
-            "still_failing": data.counts.still_failing,
-            "stable": data.counts.stable,
-            **{k.lower(): v for k, v in sorted(data.counts.other.items())},
+            "new_fail": n.counts.new_fail,
+            "fixed": n.counts.fixed,
+            "still_failing": n.counts.still_failing,
+            "stable": n.counts.stable,
+            **{k.lower(): v for k, v in sorted(n.counts.other.items())},
         },
-        "action_queue": data.actions if data else [],
+        "failing": None
+        if n is None
+        else {
+            "count": len(n.failing),
+            "of": n.evaluated,
+            "skills": list(n.failing),
+            "still_failing": list(n.still_failing),
+            "regressions": list(n.regressions),
+            "disabled_or_muted": list(n.failing_apart),
+        },
+        "action_queue": list(n.actions) if n else [],
         "skills": skills,
         "issues": {
             "filed": [{"id": i.id, "skill": i.skill, "path": i.path} for i in outcome.issues.filed],

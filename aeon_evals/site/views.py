@@ -14,6 +14,7 @@ from datetime import date, datetime
 
 from markupsafe import Markup
 
+from aeon_evals.cache import counts_of
 from aeon_evals.history import BODY_MD
 from aeon_evals.issues import IssueFile
 from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status
@@ -98,10 +99,18 @@ class RunView:
     mark: Mark
     coverage: str  # "12/43 (28%)" or "—"
     coverage_pct: float | None
-    coverage_delta: str  # "↑4 pts vs prior", "unchanged vs prior", "" without a prior
-    failing: int
-    skills: int
+    coverage_delta: (
+        str  # "↑4 pts vs prior", "unchanged vs prior", "not compared: …", "" without a prior
+    )
+    failing: int  # enabled, unmuted skills failing (as the article's run counted them)
+    skills: int  # every row of the article
     diff_chips: tuple[str, ...]  # the article's Diff line, one chip per "·" part
+    apart: int = 0  # disabled, unregistered or muted rows: not counted in `failing`
+
+    @property
+    def counted(self) -> int:
+        """Rows of enabled, unmuted skills: what `failing` is out of."""
+        return self.skills - self.apart
 
 
 @dataclass(frozen=True)
@@ -201,22 +210,32 @@ def _coverage_pct(article: ParsedArticle) -> float | None:
     return article.coverage.pct if article.coverage is not None else None
 
 
+NOT_COMPARED = "not compared: the prior run counted coverage another way"
+
+
 def run_view(
-    article: ParsedArticle, prior: ParsedArticle | None, counts: tuple[int, int] | None = None
+    article: ParsedArticle,
+    prior: ParsedArticle | None,
+    counts: tuple[int, int, int] | None = None,
 ) -> RunView:
-    """The summary of one article; `prior` (the previous run) gives the coverage change.
-    `counts` (failing, skills) stand in for the rows when only the article's summary was loaded."""
+    """The summary of one article; `prior` (the previous run) gives the coverage change, only
+    when both were written by aeon-evals (as the run compares: the old LLM articles counted
+    coverage another way). `counts` (failing, skills, apart; see cache.counts_of) stand in for
+    the rows when only the article's summary was loaded."""
     name = f"skill-evals-{article.day.isoformat()}"
     pct = _coverage_pct(article)
     prior_pct = _coverage_pct(prior) if prior is not None else None
     delta = ""
-    if pct is not None and prior_pct is not None:
+    if prior is not None and not (article.own and prior.own):
+        delta = NOT_COMPARED
+    elif pct is not None and prior_pct is not None:
         change = pct - prior_pct
         if abs(change) < 0.05:
             delta = "unchanged vs prior"
         else:
             delta = f"{'↑' if change > 0 else '↓'}{fmt_pct(abs(change))} pts vs prior"
     chips = tuple(part.strip() for part in article.diff_summary.split("·") if part.strip())
+    tally = counts if counts is not None else counts_of(article)
     return RunView(
         day=article.day,
         iso=article.day.isoformat(),
@@ -227,11 +246,10 @@ def run_view(
         coverage=_coverage_text(article),
         coverage_pct=pct,
         coverage_delta=delta,
-        failing=counts[0]
-        if counts is not None
-        else sum(1 for row in article.rows.values() if row.status.failing),
-        skills=counts[1] if counts is not None else len(article.rows),
+        failing=tally[0],
+        skills=tally[1],
         diff_chips=chips,
+        apart=tally[2],
     )
 
 
@@ -377,7 +395,7 @@ def dashboard_page(
     assets: Assets,
     root_href: str,
     warnings: Sequence[str] = (),
-    counts: Sequence[tuple[int, int] | None] | None = None,
+    counts: Sequence[tuple[int, int, int] | None] | None = None,
 ) -> DashboardPage:
     """The dashboard context from parsed articles (oldest first) and issue files.
 
@@ -404,7 +422,7 @@ def dashboard_page(
         grid_runs=tuple(reversed(grid_runs)),
         grid_hidden=len(runs) - len(grid_runs),
         skills=skills,
-        failing_now=sum(1 for s in skills if s.failing),
+        failing_now=runs[-1].failing if runs else 0,
         charts=charts_for(runs),
         issues=issue_views(issues, today=today, root_href=root_href),
         issues_dir=f"{root_href}/memory/issues/",
