@@ -44,7 +44,7 @@ from typing import Any
 
 import markdown_it
 
-from aeon_evals.fsio import atomic_write
+from aeon_evals.fsio import atomic_write, rel_path, write_if_changed
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 from aeon_evals.report import flags_count
 
@@ -297,9 +297,7 @@ class ArticleCache:
     def _pages_path(self, out: Path) -> Path:
         # Named after the site folder relative to the instance (`site`), so a checkout at another
         # path (each CI job, a copy) still finds its pages; an outside folder by its full path.
-        root = self.root.resolve()
-        target = out.resolve()
-        name = target.relative_to(root).as_posix() if target.is_relative_to(root) else str(target)
+        name = rel_path(out.resolve(), self.root.resolve())
         return self.dir / f"pages-{hashlib.sha256(name.encode()).hexdigest()[:12]}.json"
 
     def pages(self, out: Path) -> dict[str, str]:
@@ -371,7 +369,7 @@ class ArticleCache:
             if not self._ready:
                 self._prepare()
             path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, text)
+            write_if_changed(path, text)
         except OSError:
             self.writable = False  # a read-only instance: go on without the cache
 

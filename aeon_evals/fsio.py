@@ -31,18 +31,20 @@ def _tmp_beside(path: Path) -> tuple[int, str]:
     return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
 
 
+def encoded(data: str | bytes) -> bytes:
+    """The bytes `atomic_write` writes for `data`: text as UTF-8 ending with a newline."""
+    if isinstance(data, bytes):
+        return data
+    return (data if data.endswith("\n") else data + "\n").encode("utf-8")
+
+
 def atomic_write(path: Path, data: str | bytes) -> None:
     """Replace `path` with `data` so that a crash leaves either the old file or the new one.
 
     Text is written as UTF-8 and always ends with a newline. The file mode of an existing file
     is kept.
     """
-    if isinstance(data, str):
-        if not data.endswith("\n"):
-            data += "\n"
-        raw = data.encode("utf-8")
-    else:
-        raw = data
+    raw = encoded(data)
     fd, tmp = _tmp_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -57,6 +59,33 @@ def atomic_write(path: Path, data: str | bytes) -> None:
             os.unlink(tmp)
         raise
     _after_write(path)
+
+
+def write_if_changed(path: Path, data: str | bytes) -> bool:
+    """`atomic_write`, only when `path` does not hold exactly those bytes already; True when
+    written. An identical file keeps its inode and mtime (for make, rsync and the article cache,
+    which trusts an unchanged stamp)."""
+    raw = encoded(data)
+    try:
+        if path.read_bytes() == raw:
+            return False
+    except OSError:
+        pass  # missing or unreadable: write it
+    atomic_write(path, raw)
+    return True
+
+
+def rel_path(path: Path, root: Path) -> str:
+    """`path` relative to `root` with "/" separators, as messages, articles and cache keys name
+    files: from the names as given when `path` lies under `root` as written (no file system
+    access), else from both with symlinks resolved (`--root .`, a root reached through a
+    symlink); a path outside the root is returned whole, with "/" separators."""
+    if path.is_relative_to(root):
+        return path.relative_to(root).as_posix()
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return path.as_posix()
 
 
 def create_exclusive(path: Path, text: str) -> bool:

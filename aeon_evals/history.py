@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from aeon_evals.errors import EvalsError
+from aeon_evals.fsio import rel_path
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 
 ARTICLE_RE = re.compile(r"^skill-evals-(\d{4}-\d{2}-\d{2})\.md$")
@@ -321,14 +322,10 @@ def read_article(path: Path, *, root: Path) -> ParsedArticle:
     return parse_raw(path.read_bytes(), path, root=root)[0]
 
 
-def _rel(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-
-
 def stands_for(cached: ParsedArticle, path: Path, root: Path) -> bool:
     """A cached parse stands for the article file at `path`: the same bytes under another name
     were parsed with another date (failing-since defaults to the article's own day)."""
-    return cached.day == article_day(path) and cached.path == _rel(path, root)
+    return cached.day == article_day(path) and cached.path == rel_path(path, root)
 
 
 def parse_raw(
@@ -337,7 +334,7 @@ def parse_raw(
     """Parse the bytes of the article file at `path` (with `md` when given, so its tokens can be
     rendered too); raise ArticleParseError when the file is no readable article."""
     day = article_day(path)
-    rel = _rel(path, root)
+    rel = rel_path(path, root)
     if day is None:
         raise ArticleParseError("file name has no skill-evals-YYYY-MM-DD date", path=rel)
     if not raw.strip():

@@ -14,8 +14,16 @@ from pathlib import Path
 from aeon_evals import audit as audit_stage
 from aeon_evals import checks, render, report
 from aeon_evals import notify as notifier
+from aeon_evals.artifacts import NOT_SENT, Artifact, Fate, failed, skipped
 from aeon_evals.errors import ConfigError, EvalsError, NothingEvaluated
-from aeon_evals.fsio import atomic_write, check_writable, create_exclusive, instance_lock
+from aeon_evals.fsio import (
+    atomic_write,
+    check_writable,
+    create_exclusive,
+    instance_lock,
+    rel_path,
+    write_if_changed,
+)
 from aeon_evals.issues import (
     DETECTOR,
     IssueOutcome,
@@ -68,10 +76,10 @@ class RunOutcome:
     rows: list[report.Row] = field(default_factory=list)
     article: render.ArticleData | None = None
     article_path: str | None = None
-    article_written: str = "not written"
-    log_written: str = "not written"
-    site_written: str = "not written"
-    notified: str = "not sent"
+    article_written: Artifact = field(default_factory=Artifact)
+    log_written: Artifact = field(default_factory=Artifact)
+    site_written: Artifact = field(default_factory=Artifact)
+    notified: Artifact = NOT_SENT
     issues: IssueOutcome = field(default_factory=IssueOutcome)
     warnings: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
@@ -317,10 +325,8 @@ def _run(opts: RunOptions) -> RunOutcome:
         day_issues=(day_filed, day_closed),
     )
     if opts.dry_run:
-        outcome.article_written = outcome.log_written = outcome.site_written = (
-            "not written (--dry-run)"
-        )
-        outcome.notified = "not sent (--dry-run)"
+        outcome.article_written = outcome.log_written = outcome.site_written = skipped("--dry-run")
+        outcome.notified = skipped("--dry-run", verb="sent")
         return outcome
     _write(opts, outcome, store)
     return outcome
@@ -396,12 +402,8 @@ def _write(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
     path = root / article
     check_writable(root, path, what="article")
     raw = text.encode("utf-8")
-    unchanged = path.is_file() and path.read_bytes() == raw
-    if (
-        not unchanged
-    ):  # an identical article keeps its file (and its mtime, for make, rsync, caches)
-        atomic_write(path, text)
-    outcome.article_written = f"{outcome.article_path}" + (" (unchanged)" if unchanged else "")
+    unchanged = not write_if_changed(path, raw)  # an identical article keeps its file and mtime
+    outcome.article_written = Artifact(Fate.UNCHANGED if unchanged else Fate.DONE, article)
     # kept parsed without parsing its big table: the dashboard and tomorrow's run read it there
     store.remember(path, raw, lambda: render.parsed_article(data, path=article))
 
@@ -422,12 +424,12 @@ def _write(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
             else f"# {opts.today.isoformat()}\n"
         )
         atomic_write(log_path, replace_section(existing, section))
-        outcome.log_written = f"{log_rel} (### skill-evals)"
+        outcome.log_written = Artifact(Fate.DONE, log_rel, "### skill-evals")
     except (OSError, EvalsError) as exc:
         reason = (
             exc.message if isinstance(exc, EvalsError) else (exc.strerror or type(exc).__name__)
         )
-        outcome.log_written = f"not written: {reason}"
+        outcome.log_written = failed(reason)
         outcome.warnings.append(f"{log_rel}: cannot write the log section: {reason}")
 
     if opts.site:
@@ -438,18 +440,22 @@ def _write(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
             if opts.site_out is None:
                 check_writable(root, out / "index.html", what="site")
             built = site.build_site(root, out, now=opts.now, store=store)
-            outcome.site_written = f"{_rel(root, out)}/index.html ({len(built.written)} written, {len(built.unchanged)} unchanged)"
+            outcome.site_written = Artifact(
+                Fate.DONE,
+                f"{rel_path(out, root)}/index.html",
+                f"{len(built.written)} written, {len(built.unchanged)} unchanged",
+            )
         except Exception as exc:  # the dashboard must never cost the operator the article
-            outcome.site_written = f"not written: {type(exc).__name__}: {exc}"
+            outcome.site_written = failed(f"{type(exc).__name__}: {exc}")
             outcome.warnings.append(f"site: {exc}")
     else:
-        outcome.site_written = "not written (--no-site)"
+        outcome.site_written = skipped("--no-site")
     store.save()
 
     if not opts.notify:
-        outcome.notified = "not sent (--no-notify)"
+        outcome.notified = skipped("--no-notify", verb="sent")
     elif not outcome.verdict.notifies:
-        outcome.notified = f"not sent ({outcome.verdict.value}: nothing changed)"
+        outcome.notified = skipped(f"{outcome.verdict.value}: nothing changed", verb="sent")
     else:
         _notify(opts, outcome, render.notify_body(data, article=outcome.article_path))
 
@@ -463,12 +469,12 @@ def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:
         outcome.warnings.append(problem)
     earlier = notifier.already_sent(state, opts.today, body)
     if earlier is not None:
-        outcome.notified = f"not sent (already sent for {earlier.day} at {earlier.at})"
+        outcome.notified = skipped(f"already sent for {earlier.day} at {earlier.at}", verb="sent")
         return
     sent = notifier.send(
         notifier.find_notifier(root, opts.notify_cmd), body, cwd=root, timeout=opts.notify_timeout
     )
-    outcome.notified = sent.message
+    outcome.notified = _notified(sent)
     if not sent.sent:
         outcome.warnings.append(f"notify: {sent.message}")
         return
@@ -481,11 +487,9 @@ def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:
         )
 
 
-def _rel(root: Path, path: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path)
+def _notified(sent: notifier.NotifyResult) -> Artifact:
+    """The notification's fate, in the notifier's own words."""
+    return Artifact(Fate.DONE if sent.sent else Fate.FAILED, verb="sent", said=sent.message)
 
 
 def replace_section(log: str, section: str) -> str:
@@ -518,27 +522,29 @@ def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
     starter = starter_manifest(root, found)
     count = len(starter["skills"])
     if opts.dry_run:
-        outcome.article_written = (
-            f"not written (--dry-run); would write {EVALS_PATH} with {count} starter specs"
+        outcome.article_written = skipped(
+            "--dry-run", note=f"would write {EVALS_PATH} with {count} starter specs"
         )
         return outcome
     if target.exists():
         outcome.messages.append(
             f"{EVALS_PATH} exists but names no skill; it was left as it is — add specs (see `aeon-evals audit --stubs`)"
         )
-        outcome.article_written = f"not written: {EVALS_PATH} has no skills"
+        outcome.article_written = failed(f"{EVALS_PATH} has no skills")
     else:
         create_exclusive(target, json.dumps(starter, indent=2, ensure_ascii=False))
         outcome.messages.append(
             f"wrote {EVALS_PATH} with {count} starter specs: review it and commit it"
         )
-        outcome.article_written = f"not written; starter {EVALS_PATH} written ({count} specs)"
+        outcome.article_written = skipped(note=f"starter {EVALS_PATH} written ({count} specs)")
     body = f"*Skill Evals — {Verdict.BOOTSTRAP.value}*\n{outcome.messages[-1]}"
     if opts.notify:
-        outcome.notified = notifier.send(
-            notifier.find_notifier(root, opts.notify_cmd),
-            body,
-            cwd=root,
-            timeout=opts.notify_timeout,
-        ).message
+        outcome.notified = _notified(
+            notifier.send(
+                notifier.find_notifier(root, opts.notify_cmd),
+                body,
+                cwd=root,
+                timeout=opts.notify_timeout,
+            )
+        )
     return outcome

@@ -126,11 +126,7 @@ def scan(issues_dir: Path) -> list[tuple[int, Path]]:
     return sorted(found, key=lambda t: (t[0], t[1].name))
 
 
-def rel(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
+rel = fsio.rel_path  # the one rule for naming a file relative to the root (fsio)
 
 
 # (path, inode, size, mtime): a run reads the issues, files and closes some, and its dashboard

@@ -29,7 +29,7 @@ from jinja2 import (
 from markupsafe import Markup
 
 from aeon_evals.errors import ConfigError
-from aeon_evals.fsio import atomic_write
+from aeon_evals.fsio import write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.resources import templates_dir
 from aeon_evals.site.views import Assets, RunPage, dashboard_page, grid_window
@@ -129,25 +129,13 @@ def _templates_digest(env: Environment) -> str:
     return digest.hexdigest()
 
 
-def _relative(target: Path, start: Path) -> str:
+def _href(target: Path, start: Path) -> str:
+    """A relative link from the folder `start` to `target` ("..", "../.."), so the pages work
+    from file:// and in a repository browser; a file URI where none exists (another drive)."""
     try:
         return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
     except ValueError:  # another drive on Windows
         return target.resolve().as_uri()
-
-
-def _write_if_changed(path: Path, text: str) -> bool:
-    """Write through atomic_write only when the bytes differ; True when written."""
-    if not text.endswith("\n"):
-        text += "\n"
-    data = text.encode("utf-8")
-    try:
-        if path.read_bytes() == data:
-            return False
-    except OSError:
-        pass
-    atomic_write(path, data)
-    return True
 
 
 def build_site(
@@ -191,8 +179,8 @@ def _build(
     articles = [
         item.full() if i >= len(loaded) - window else item.parsed for i, item in enumerate(loaded)
     ]
-    root_href = _relative(root, out)  # usually ".."
-    root_from_runs = _relative(root, out / "runs")  # usually "../.."
+    root_href = _href(root, out)  # usually ".."
+    root_from_runs = _href(root, out / "runs")  # usually "../.."
     dashboard = dashboard_page(
         articles,
         issues,
@@ -207,7 +195,7 @@ def _build(
     unchanged: list[str] = []
 
     def emit(rel: str, text: str) -> None:
-        (written if _write_if_changed(out / rel, text) else unchanged).append(rel)
+        (written if write_if_changed(out / rel, text) else unchanged).append(rel)
 
     emit("index.html", _render(env, "index.html", page=dashboard))
     runs_oldest_first = list(reversed(dashboard.runs))

@@ -1,0 +1,43 @@
+"""The shared file rules: writing only what changed, and naming a file relative to the root."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from aeon_evals.fsio import encoded, rel_path, write_if_changed
+
+
+def test_write_if_changed_keeps_an_identical_file(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "page.html"
+    assert write_if_changed(path, "<p>a</p>") is True  # missing: written, folders made
+    assert path.read_bytes() == b"<p>a</p>\n"  # text ends with a newline, as atomic_write
+    os.utime(path, ns=(1, 1))
+    inode = path.stat().st_ino
+    assert write_if_changed(path, "<p>a</p>\n") is False
+    assert write_if_changed(path, b"<p>a</p>\n") is False
+    assert (path.stat().st_ino, path.stat().st_mtime_ns) == (inode, 1)
+    assert write_if_changed(path, "<p>b</p>") is True
+    assert path.read_bytes() == b"<p>b</p>\n"
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [("x", b"x\n"), ("x\n", b"x\n"), ("é", "é\n".encode()), (b"raw", b"raw"), ("", b"\n")],
+)
+def test_encoded_is_what_atomic_write_writes(data: str | bytes, expected: bytes) -> None:
+    assert encoded(data) == expected
+
+
+def test_rel_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "inst"
+    (root / "site").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(root)
+    monkeypatch.chdir(root)
+    assert rel_path(root / "articles" / "a.md", root) == "articles/a.md"  # need not exist
+    assert rel_path(Path("site"), Path(".")) == "site"
+    assert rel_path(root / "site", Path(".")) == "site"  # resolved when the names differ
+    assert rel_path(tmp_path / "link" / "site", root) == "site"  # through a symlinked root
+    assert rel_path(tmp_path / "elsewhere", root) == (tmp_path / "elsewhere").as_posix()
