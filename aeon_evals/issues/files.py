@@ -148,7 +148,11 @@ def load_one(path: Path, number: int, root: Path) -> Loaded | str:
         return _MEMO[key]
     try:
         with path.open("rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
+            # a buffer the size of the file, not of the cap; a file that grew is read to the cap
+            first = min(key[2] if key else MAX_FILE_BYTES, MAX_FILE_BYTES) + 1
+            raw = fh.read(first)
+            if len(raw) == first <= MAX_FILE_BYTES:
+                raw += fh.read(MAX_FILE_BYTES + 1 - first)
     except OSError as exc:
         return f"{name}: cannot be read ({exc.strerror}); left untouched"
     if len(raw) > MAX_FILE_BYTES:

@@ -54,31 +54,30 @@ def bounds(lines: list[str]) -> tuple[int, int] | None:
     return None
 
 
-def _expands_past(value: Any, limit: int) -> bool:
-    """Whether walking `value` (aliases walked as often as they are used) visits over `limit` values."""
-    stack = [value]
+def _expands_past(value: dict[Any, Any] | list[Any], limit: int) -> bool:
+    """Whether walking `value` (aliases walked as often as they are used) visits over `limit`
+    values. Mapping keys are scalars: a list or mapping as a key does not load."""
+    stack: list[dict[Any, Any] | list[Any]] = [value]
     seen = 0
     while stack:
         item = stack.pop()
-        seen += 1
+        children = item.values() if isinstance(item, dict) else item
+        seen += len(children)
         if seen > limit:
             return True
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
+        stack.extend(child for child in children if isinstance(child, dict | list))
     return False
 
 
 def safe_load(text: str) -> Any:
     """The YAML value of `text` (a safe loader), INVALID when it does not load (PyYAML raises
-    ValueError on bad dates too), TOO_BIG when its aliases expand past MAX_VALUES values."""
+    ValueError on bad dates too), TOO_BIG when its aliases (`*name`) expand past MAX_VALUES
+    values."""
     try:
         value = yaml.load(text, Loader=_FAST_LOADER)
     except (yaml.YAMLError, ValueError, TypeError, RecursionError):
         return INVALID
-    if isinstance(value, dict | list) and _expands_past(value, MAX_VALUES):
+    if "*" in text and isinstance(value, dict | list) and _expands_past(value, MAX_VALUES):
         return TOO_BIG
     return value
 
