@@ -203,6 +203,98 @@ def _is_row_of(line: str, number: int) -> bool:
     return str(number) in line and _row_number(line) == number
 
 
+def _values(issue: IssueFile, *, status: str, resolved: str) -> dict[str, str]:
+    """What fills each known column of the issue's row."""
+    return {
+        "title": issue.title,
+        "severity": issue.severity,
+        "category": issue.category,
+        "detected": issue.detected_at[:10],
+        "detected_by": issue.detected_by,
+        "skills": ", ".join(issue.affected_skills),
+        "status": status,
+        "fix_pr": issue.fix_pr or DASH,
+        "resolved": resolved,
+    }
+
+
+def _row(columns: tuple[str, ...], values: dict[str, str], kept: dict[str, str]) -> str:
+    """A row for `columns`: cells kept as written, else the escaped value, `—` when unknown."""
+    out = []
+    for col in columns:
+        key = _column_key(col)
+        if key in kept:
+            out.append(kept[key])
+        elif key is None:
+            out.append(DASH)
+        else:
+            out.append(_escape(values.get(key, "")))
+    return "| " + " | ".join(out) + " |"
+
+
+# Adding a missing section or table: edits of the text as lines, in the canonical layout.
+
+
+def _insert(lines: list[str], at: int, new: list[str], eol: str) -> None:
+    """Insert lines before line `at`, first ending the line above if it lacks a newline."""
+    if at > 0 and not lines[at - 1].endswith("\n"):
+        lines[at - 1] += eol
+    lines[at:at] = new
+
+
+def _blank_before(lines: list[str], at: int, eol: str) -> list[str]:
+    return [] if at == 0 or not lines[at - 1].strip() else [eol]
+
+
+def _table_lines(name: str, eol: str) -> list[str]:
+    cols = _CANONICAL[name]
+    return [
+        "| " + " | ".join(cols) + " |" + eol,
+        "|" + "|".join("-" * (len(c) + 2) for c in cols) + "|" + eol,
+    ]
+
+
+def _section_lines(name: str, eol: str) -> list[str]:
+    return [_HEADINGS[name] + eol, eol, *_table_lines(name, eol)]
+
+
+def _with_sections(lines: list[str], spans: dict[str, tuple[int, int]], eol: str) -> list[str]:
+    """`lines` with a missing Open (just before Resolved) or Resolved (right after Open)
+    section, or both at the end; `spans` are the sections found, as line ranges."""
+    lines = lines or ["# Issues" + eol]
+    if "resolved" in spans:
+        at = spans["resolved"][0]
+        new = [*_blank_before(lines, at, eol), *_section_lines("open", eol), eol]
+    elif "open" in spans:
+        at = spans["open"][1]
+        tail = [eol] if at < len(lines) else []
+        new = [*_blank_before(lines, at, eol), *_section_lines("resolved", eol), *tail]
+    else:
+        at = len(lines)
+        opened = [*_blank_before(lines, at, eol), *_section_lines("open", eol)]
+        new = [*opened, eol, *_section_lines("resolved", eol)]
+    _insert(lines, at, new, eol)
+    return lines
+
+
+def _with_table(lines: list[str], head: int, end: int, name: str, eol: str) -> list[str]:
+    """`lines` with a table in the section from line `head` to `end`: in place of a placeholder
+    (`_None_`, `(none)`, `No issues yet.`), else under the heading."""
+    content = next((i for i in range(head + 1, end) if lines[i].strip()), None)
+    placeholder = content is not None and _PLACEHOLDER_RE.fullmatch(
+        lines[content].strip().strip("_*()[]-.:").strip()
+    )
+    if content is not None and placeholder:
+        lines[content : content + 1] = _table_lines(name, eol)
+        return lines
+    at = head + 1
+    if at < len(lines) and not lines[at].strip():
+        at += 1
+    tail = [eol] if at < len(lines) and lines[at].strip() else []
+    _insert(lines, at, [*_blank_before(lines, at, eol), *_table_lines(name, eol), *tail], eol)
+    return lines
+
+
 class Index:
     """INDEX.md as blocks. Rows are added to and removed from their table block in place; a
     missing section or table (at most three a run) is added to the text, which is parsed again."""
@@ -233,86 +325,27 @@ class Index:
         """Whether `number` appears anywhere in INDEX.md (as read, or in a row added since)."""
         return number in self._mentioned
 
-    # -- structure: edited as lines, then parsed again
-
-    def _lines(self) -> tuple[list[str], list[int]]:
-        """Every line, and the index of each block's first line (plus the total)."""
+    def _spans(self) -> tuple[list[str], dict[str, tuple[int, int]]]:
+        """Every line, and each section's first line and the line after it."""
         lines: list[str] = []
         starts: list[int] = []
         for block in self.blocks:
             starts.append(len(lines))
             lines.extend(block.lines)
         starts.append(len(lines))
-        return lines, starts
+        return lines, {k: (starts[s.head], starts[s.end]) for k, s in self._sections.items()}
 
-    def _insert(self, lines: list[str], at: int, new: list[str]) -> None:
-        """Insert lines before line `at`, first ending the line above if it lacks a newline."""
-        if at > 0 and not lines[at - 1].endswith("\n"):
-            lines[at - 1] += self.eol
-        lines[at:at] = new
-
-    def _blank_before(self, lines: list[str], at: int) -> list[str]:
-        return [] if at == 0 or not lines[at - 1].strip() else [self.eol]
-
-    def _table_lines(self, name: str) -> list[str]:
-        cols = _CANONICAL[name]
-        return [
-            "| " + " | ".join(cols) + " |" + self.eol,
-            "|" + "|".join("-" * (len(c) + 2) for c in cols) + "|" + self.eol,
-        ]
-
-    def _section_lines(self, name: str) -> list[str]:
-        return [_HEADINGS[name] + self.eol, self.eol, *self._table_lines(name)]
-
-    def _ensure_sections(self) -> None:
-        """Add a missing `## Open` / `## Resolved` section in the canonical layout."""
-        has_open, has_resolved = self._sections.get("open"), self._sections.get("resolved")
-        if has_open and has_resolved:
-            return
-        lines, starts = self._lines()
-        if not lines:
-            lines = ["# Issues" + self.eol]
-        if has_resolved:  # Open goes just before Resolved
-            at = starts[has_resolved.head]
-            new = [*self._blank_before(lines, at), *self._section_lines("open"), self.eol]
-        elif has_open:  # Resolved goes right after Open
-            at = starts[has_open.end]
-            tail = [self.eol] if at < len(lines) else []
-            new = [*self._blank_before(lines, at), *self._section_lines("resolved"), *tail]
-        else:
-            at = len(lines)
-            opened = [*self._blank_before(lines, at), *self._section_lines("open")]
-            new = [*opened, self.eol, *self._section_lines("resolved")]
-        self._insert(lines, at, new)
-        self._parse(lines)
-
-    def _ensure_table(self, name: str) -> Block:
-        self._ensure_sections()
-        sec = self._sections[name]
-        if sec.table is not None:
-            return sec.table
-        lines, starts = self._lines()
-        head, end = starts[sec.head], starts[sec.end]
-        content = next((i for i in range(head + 1, end) if lines[i].strip()), None)
-        placeholder = content is not None and _PLACEHOLDER_RE.fullmatch(
-            lines[content].strip().strip("_*()[]-.:").strip()
-        )
-        if content is not None and placeholder:
-            lines[content : content + 1] = self._table_lines(name)
-        else:
-            at = head + 1
-            if at < len(lines) and not lines[at].strip():
-                at += 1
-            tail = [self.eol] if at < len(lines) and lines[at].strip() else []
-            self._insert(
-                lines, at, [*self._blank_before(lines, at), *self._table_lines(name), *tail]
-            )
-        self._parse(lines)
+    def _table(self, name: str) -> Block:
+        """The section's table, the section and the table added first when missing."""
+        if not ("open" in self._sections and "resolved" in self._sections):
+            lines, spans = self._spans()
+            self._parse(_with_sections(lines, spans, self.eol))
+        if self._sections[name].table is None:
+            lines, spans = self._spans()
+            self._parse(_with_table(lines, *spans[name], name, self.eol))
         table = self._sections[name].table
         assert table is not None
         return table
-
-    # -- rows: edited in their table block
 
     def _append_row(self, table: Block, row: str) -> None:
         eol = "\r\n" if table.lines[0].endswith("\r\n") else "\n"
@@ -324,37 +357,11 @@ class Index:
     def _id_cell(self, issue: IssueFile) -> str:
         return f"[{issue.id}]({issue.id}.md)" if self.linked else issue.id
 
-    def _row(self, columns: tuple[str, ...], values: dict[str, str], kept: dict[str, str]) -> str:
-        out = []
-        for col in columns:
-            key = _column_key(col)
-            if key in kept:
-                out.append(kept[key])
-            elif key is None:
-                out.append(DASH)
-            else:
-                out.append(_escape(values.get(key, "")))
-        return "| " + " | ".join(out) + " |"
-
-    @staticmethod
-    def _values(issue: IssueFile, *, status: str, resolved: str) -> dict[str, str]:
-        return {
-            "title": issue.title,
-            "severity": issue.severity,
-            "category": issue.category,
-            "detected": issue.detected_at[:10],
-            "detected_by": issue.detected_by,
-            "skills": ", ".join(issue.affected_skills),
-            "status": status,
-            "fix_pr": issue.fix_pr or DASH,
-            "resolved": resolved,
-        }
-
     def add_open(self, issue: IssueFile) -> None:
         """Append the issue's row to the Open table (added, with its section, when missing)."""
-        table = self._ensure_table("open")
-        values = self._values(issue, status="open", resolved=DASH)
-        self._append_row(table, self._row(table.columns, values, {"id": self._id_cell(issue)}))
+        table = self._table("open")
+        values = _values(issue, status="open", resolved=DASH)
+        self._append_row(table, _row(table.columns, values, {"id": self._id_cell(issue)}))
 
     def open_row(self, number: int) -> bool:
         """Whether the Open table has a row for ISS-`number`."""
@@ -380,11 +387,11 @@ class Index:
                 else:
                     kept["id"] = found[0]
                 del table.lines[j]
-        resolved = self._ensure_table("resolved")
+        resolved = self._table("resolved")
         if any(_is_row_of(ln, issue.number) for ln in resolved.lines[2:]):
             return
-        values = self._values(issue, status="resolved", resolved=resolved_on)
-        self._append_row(resolved, self._row(resolved.columns, values, kept))
+        values = _values(issue, status="resolved", resolved=resolved_on)
+        self._append_row(resolved, _row(resolved.columns, values, kept))
 
 
 def read_index(path: Path, root: Path) -> tuple[str | None, str | None]:

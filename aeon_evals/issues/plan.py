@@ -182,6 +182,47 @@ class Naming:
         return self.covering(skill) or self.first(skill)
 
 
+class _IndexEdits:
+    """INDEX.md edited while planning (None when it cannot be used), each edit remembered to be
+    replayed if a new issue is filed under another number than planned."""
+
+    def __init__(self, state: IssueState, warnings: list[str]) -> None:
+        self.index = None if state.index_problem else Index(state.index_text)
+        self.name = files.rel(state.index_path, state.root)
+        self.edits: list[tuple[str, IssueFile, str]] = []
+        self.warnings = warnings
+
+    def add_open(self, issue: IssueFile) -> None:
+        if self.index is not None:
+            self.index.add_open(issue)
+            self.edits.append(("open", issue, ""))
+
+    def close(self, issue: IssueFile, resolved_on: str) -> None:
+        if self.index is not None:
+            self.index.close(issue, resolved_on)
+            self.edits.append(("close", issue, resolved_on))
+
+    def repair_open(self, issue: IssueFile) -> None:
+        """This tool's open issue missing from INDEX.md (a run stopped before writing it)."""
+        if self.index is not None and not self.index.mentions(issue.number):
+            self.add_open(issue)
+            self.warnings.append(f"{self.name}: open {issue.id} was not listed; added to Open")
+
+    def repair_resolved(self, issue: IssueFile, today: date) -> None:
+        """A resolved issue still listed as open, or not at all (a run stopped before writing)."""
+        index = self.index
+        if index is not None and (index.open_row(issue.number) or not index.mentions(issue.number)):
+            self.close(issue, (issue.resolved_at or today.isoformat())[:10])
+            self.warnings.append(
+                f"{self.name}: resolved {issue.id} was listed as open; moved to Resolved"
+            )
+
+    @property
+    def text(self) -> str | None:
+        """INDEX.md's new text, or None when it does not change."""
+        return self.index.text if self.index is not None and self.index.changed else None
+
+
 def plan_issues(
     state: IssueState,
     to_file: list[IssueRequest],
@@ -200,20 +241,15 @@ def plan_issues(
     INDEX.md rows; repairs INDEX.md left behind by a run that stopped before writing it. `skills`
     adds names to look up in `open_by_skill`.
     """
-    loaded = state.loaded
     warnings = list(state.warnings)
-    index = None if state.index_problem else Index(state.index_text)
-    index_rel = files.rel(state.index_path, state.root)
-    edits: list[tuple[str, IssueFile, str]] = []
-
-    in_index = {int(m.group(1)) for m in ID_RE.finditer(state.index_text or "")}
-    next_number = max(state.taken | state.occupied | in_index, default=0) + 1
-    open_issues = [d.issue for d in loaded if d.issue.is_open]
+    index = _IndexEdits(state, warnings)
+    open_issues = [d.issue for d in state.loaded if d.issue.is_open]
     naming = Naming(open_issues)
+    in_index = {int(m.group(1)) for m in ID_RE.finditer(state.index_text or "")}
+    number = max(state.taken | state.occupied | in_index, default=0) + 1
     new: list[NewIssue] = []
     existing: dict[str, str] = {}
     see_also: dict[str, tuple[str, ...]] = {}
-
     for req in to_file:
         hit = naming.covering(req.skill)
         linked = tuple(
@@ -223,81 +259,68 @@ def plan_issues(
             see_also.setdefault(req.skill, linked)
         if hit is not None:
             existing.setdefault(req.skill, hit.id)
-            if index is not None and hit.ours and not index.mentions(hit.number):
-                index.add_open(hit)  # filed by a run that stopped before its INDEX.md write
-                edits.append(("open", hit, ""))
-                warnings.append(f"{index_rel}: open {hit.id} was not listed; added to Open")
+            if hit.ours:
+                index.repair_open(hit)
             continue
-        while next_number in state.occupied:
-            next_number += 1
-        issue = files.new_issue(next_number, req, now)
-        text = files.body(req, today, article_path, linked)
-        new.append(NewIssue(issue, files.render_issue(issue, text), req, text))
-        next_number += 1
+        while number in state.occupied:
+            number += 1
+        issue = files.new_issue(number, req, now)
+        body = files.body(req, today, article_path, linked)
+        new.append(NewIssue(issue, files.render_issue(issue, body), req, body))
+        number += 1
         open_issues.append(issue)
         naming.add(issue)
-        if index is not None:
-            index.add_open(issue)
-            edits.append(("open", issue, ""))
+        index.add_open(issue)
 
-    closing: list[Closing] = []
-    closed_ids: set[str] = set()
-    ours_by_skill: dict[str, list[Loaded]] = {}
-    for doc in loaded:
-        if doc.issue.ours:
-            for named in dict.fromkeys(doc.issue.affected_skills):
-                ours_by_skill.setdefault(named, []).append(doc)
-    for skill in dict.fromkeys(to_close):
-        for doc in ours_by_skill.get(skill, ()):
-            issue = doc.issue
-            if issue.is_open and issue.path not in closed_ids:
-                new_text = resolve_text(doc.text, files.utc(now))
-                if new_text is None:  # pragma: no cover - only files with frontmatter are loaded
-                    continue
-                closed_ids.add(issue.path)
-                closing.append(Closing(IssueRef(issue.id, skill, issue.path), doc.file, new_text))
-                if index is not None:
-                    index.close(issue, today.isoformat())
-                    edits.append(("close", issue, today.isoformat()))
-            elif (
-                not issue.is_open
-                and index is not None
-                and (index.open_row(issue.number) or not index.mentions(issue.number))
-            ):
-                # Resolved by a run that stopped before its INDEX.md write.
-                resolved_on = (issue.resolved_at or today.isoformat())[:10]
-                index.close(issue, resolved_on)
-                edits.append(("close", issue, resolved_on))
-                warnings.append(
-                    f"{index_rel}: resolved {issue.id} was listed as open; moved to Resolved"
-                )
-
-    still_open = [i for i in open_issues if i.path not in closed_ids]
-    candidates = {s for i in still_open for s in i.affected_skills}
+    closing = _closing(state.loaded, to_close, index, now=now, today=today)
+    closed = {c.ref.path for c in closing}
+    still_open = Naming(i for i in open_issues if i.path not in closed)
+    candidates = {s for i in open_issues if i.path not in closed for s in i.affected_skills}
     candidates |= {r.skill for r in to_file} | set(to_close) | set(skills)
-    still_naming = Naming(still_open)
-    open_by_skill: dict[str, str] = {}
-    for skill in sorted(candidates):
-        shown = still_naming.shown(skill)
-        if shown is not None:
-            open_by_skill[skill] = shown.id
+    shown = {skill: still_open.shown(skill) for skill in sorted(candidates)}
     outcome = IssueOutcome(
         filed=tuple(IssueRef(n.issue.id, n.request.skill, n.issue.path) for n in new),
         closed=tuple(c.ref for c in closing),
         existing=dict(sorted(existing.items())),
-        open_by_skill=open_by_skill,
+        open_by_skill={skill: i.id for skill, i in shown.items() if i is not None},
         warnings=tuple(warnings),
-        known=tuple(d.issue for d in loaded),
+        known=tuple(d.issue for d in state.loaded),
         see_also=dict(sorted(see_also.items())),
     )
-    return IssuePlan(
-        state,
-        tuple(new),
-        tuple(closing),
-        index.text if index is not None and index.changed else None,
-        tuple(edits),
-        outcome,
-    )
+    return IssuePlan(state, tuple(new), tuple(closing), index.text, tuple(index.edits), outcome)
+
+
+def _closing(
+    loaded: Iterable[Loaded],
+    to_close: list[str],
+    index: _IndexEdits,
+    *,
+    now: datetime,
+    today: date,
+) -> list[Closing]:
+    """The open skill-evals issues of the `to_close` skills, resolved; their INDEX.md rows moved."""
+    ours: dict[str, list[Loaded]] = {}
+    for doc in loaded:
+        if doc.issue.ours:
+            for named in dict.fromkeys(doc.issue.affected_skills):
+                ours.setdefault(named, []).append(doc)
+    closing: list[Closing] = []
+    done: set[str] = set()
+    for skill in dict.fromkeys(to_close):
+        for doc in ours.get(skill, ()):
+            issue = doc.issue
+            if not issue.is_open:
+                index.repair_resolved(issue, today)
+                continue
+            if issue.path in done:
+                continue
+            text = resolve_text(doc.text, files.utc(now))
+            if text is None:  # pragma: no cover - only files with frontmatter are loaded
+                continue
+            done.add(issue.path)
+            closing.append(Closing(IssueRef(issue.id, skill, issue.path), doc.file, text))
+            index.close(issue, today.isoformat())
+    return closing
 
 
 def apply_plan(plan: IssuePlan) -> IssueOutcome:
