@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -12,7 +14,16 @@ from datetime import UTC, date, datetime, timedelta
 from aeon_evals import cadence
 from aeon_evals.errors import PathOutsideRoot
 from aeon_evals.manifest import Problem
-from aeon_evals.model import Cause, CronState, OutputFile, Registration, SkillResult, Spec, Status
+from aeon_evals.model import (
+    Cause,
+    CronState,
+    Mute,
+    OutputFile,
+    Registration,
+    SkillResult,
+    Spec,
+    Status,
+)
 from aeon_evals.outputs import Body, OutputError, Outputs, name_date
 from aeon_evals.patterns import PatternError, compile_pattern
 from aeon_evals.state import Health
@@ -54,18 +65,31 @@ class Context:
 # --- pure content checks -------------------------------------------------------------------
 
 
+_SEPARATORS = re.compile(r"[-_\s]+")
+
+
+def heading_key(title: str) -> str:
+    """A heading's title as headings are compared: lower-cased, each run of `-`, `_` and white
+    space one space (`Token Pick`, `token-pick` and `token_pick` are one heading)."""
+    return _SEPARATORS.sub(" ", title.lower()).strip()
+
+
+@functools.lru_cache(maxsize=4096)  # a thousand specs name a few hundred headings
+def _title_rx(key: str) -> re.Pattern[str]:
+    """Matches a lower-cased title that starts with the words of `key`, whatever separates them."""
+    return re.compile("[-_\\s]+".join(re.escape(w) for w in key.split(" ")) if key else "")
+
+
 def _section_matcher(section: str) -> tuple[int | None, object]:
     stripped = section.strip()
     if stripped.startswith("#"):
         level = len(stripped) - len(stripped.lstrip("#"))
-        title = stripped[level:].strip().lower()
-        return level, title
+        return level, heading_key(stripped[level:])
     return None, compile_pattern(stripped)
 
 
-Heading = tuple[
-    int, int, str, bytes
-]  # (start offset, level, title lower-cased, whole heading line)
+# (start offset, level, title lower-cased, whole heading line)
+Heading = tuple[int, int, str, bytes]
 
 
 def headings(block: bytes) -> list[Heading]:
@@ -96,8 +120,10 @@ class HeadingIndex:
             while open_ and self.items[open_[-1]][1] >= level:
                 self.next_up[open_.pop()] = i
             open_.append(i)
-        self.by_title = sorted((title, i) for i, (_, _, title, _) in enumerate(self.items))
-        self.titles = [title for title, _ in self.by_title]
+        self.by_title = sorted(
+            (heading_key(title), i) for i, (_, _, title, _) in enumerate(self.items)
+        )
+        self.titles = [key for key, _ in self.by_title]
 
     def spans(self, want_level: int | None, want: object) -> list[tuple[int, int]]:
         """(start, end) of each section `want` heads, in order, exactly as extract_sections walks them."""
@@ -111,10 +137,10 @@ class HeadingIndex:
             assert isinstance(want, str)
             hits = []
             for k in range(bisect.bisect_left(self.titles, want), len(self.titles)):
-                title, i = self.by_title[k]
-                if not title.startswith(want):
+                key, i = self.by_title[k]
+                if not key.startswith(want):
                     break
-                _, level, _, line = self.items[i]
+                _, level, title, line = self.items[i]
                 if _starts_section(level, title, line, want_level, want):
                     hits.append(i)
             hits.sort()
@@ -132,11 +158,14 @@ def _starts_section(
 ) -> bool:
     if want_level is None:
         return want.search(line) is not None  # type: ignore[attr-defined]
-    # Real logs mix `##` and `###` for the same skill: the title decides, not the level.
+    # Real logs mix `##` and `###`, `Token Pick` and `token-pick` for the same skill: the words of
+    # the title decide, not the level, the case or the separators. What follows them must not
+    # continue the name (`### token-alerts-v2` is not `### token-alert`).
     assert isinstance(want, str)
-    if not title.startswith(want):
+    found = _title_rx(want).match(title)
+    if found is None:
         return False
-    rest = title[len(want) :]
+    rest = title[found.end() :]
     return not rest or not (rest[0].isalnum() or rest[0] in "-_")
 
 
@@ -144,8 +173,8 @@ def extract_sections(
     blocks: Iterable[bytes], section: str, *, keep: bool = True, index: HeadingIndex | None = None
 ) -> Iterator[bytes]:
     """Only the lines of the sections headed by `section` (a heading like `### token-alert`, matched
-    by its title at any heading level and case-insensitively, or a pattern matched against heading
-    lines), each from its heading to the next heading of the same or a higher level. With
+    by its title at any heading level, case-insensitively and with `-`, `_` and space alike, or a
+    pattern matched against heading lines), each from its heading to the next heading of the same or a higher level. With
     `keep=False`, everything except those sections. `index` is the HeadingIndex of the one
     block, when the caller already has it."""
     want_level, want = _section_matcher(section)
@@ -200,9 +229,16 @@ def check_content(spec: Spec, blocks: Iterable[bytes]) -> tuple[list[Cause], int
     hits: dict[str, bytes] = {}
     numeric: dict[str, bytes | None] = {c.label: None for c in spec.numeric_checks}
     numeric_rx = {c.label: compile_pattern(c.pattern) for c in spec.numeric_checks}
+    # a required heading matches at any level, like a section: `## Summary` is `### summary`
+    wanted = {h: heading_key(h.lstrip("#")) for h in spec.required_headings}
     for block in blocks:
         seen += len(block)
         words += count_words(block)
+        if wanted:
+            for _, level, title, line in headings(block):
+                for heading, key in list(wanted.items()):
+                    if _starts_section(level, title, line, level, key):
+                        del wanted[heading]
         for source, rx in list(missing.items()):
             if rx.search(block):
                 del missing[source]
@@ -226,6 +262,15 @@ def check_content(spec: Spec, blocks: Iterable[bytes]) -> tuple[list[Cause], int
                     Status.FAIL,
                     f"missing_pattern:{source}",
                     f"required pattern `{source}` not found",
+                )
+            )
+    for heading in spec.required_headings:
+        if heading in wanted:
+            causes.append(
+                Cause(
+                    Status.FAIL,
+                    f"missing_heading:{heading}",
+                    f"required heading `{heading}` not found (at any level)",
                 )
             )
     for source, _rx in forbidden:
@@ -336,7 +381,17 @@ def _pick_log(
     fired = cadence.previous_fire(schedule, ctx.now)
     if fired is None:
         return newest, None
-    since = fired.date()
+    rel = _newest_entry(spec, files, outputs, fired.date())
+    if rel is None or rel == newest:
+        return newest, None
+    return (
+        rel,
+        f"used {rel}: the newest log has no entry yet (last expected run {fired:%Y-%m-%d %H:%M} UTC)",
+    )
+
+
+def _newest_entry(spec: Spec, files: tuple[str, ...], outputs: Outputs, since: date) -> str | None:
+    """The newest log dated `since` or later that holds the skill's entry, if any."""
     candidates = [f for f in files if (d := name_date(f)) is not None and d >= since]
     for rel in reversed(candidates):
         try:
@@ -344,13 +399,84 @@ def _pick_log(
         except OutputError:
             continue
         if _holds_entry(spec, body, outputs):
-            if rel == newest:
-                return rel, None
-            return (
-                rel,
-                f"used {rel}: the newest log has no entry yet (last expected run {fired:%Y-%m-%d %H:%M} UTC)",
-            )
-    return newest, None
+            return rel
+    return None
+
+
+ON_DEMAND = frozenset({"workflow_dispatch", "reactive"})
+
+
+def on_demand(spec: Spec, ctx: Context) -> bool:
+    """A skill that runs only when dispatched (`workflow_dispatch`, `reactive`) and whose spec sets
+    no `expected_cadence` (an operator who sets one expects a run that often)."""
+    schedule = ctx.registration.schedule if ctx.registration else None
+    return (
+        schedule is not None
+        and schedule.strip() in ON_DEMAND
+        and spec.expected_cadence_days is None
+    )
+
+
+def _stamp(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What shows that an on-demand skill ran inside the lookback."""
+
+    dispatched: datetime | None  # the newest dispatch, success or failure cron-state records
+    output: str | None  # the newest output dated inside the lookback (a log holding its entry)
+    since: datetime
+
+
+def _on_demand_run(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context) -> _Run:
+    """An on-demand skill's evidence of a run within twice its cadence (14 days unless set)."""
+    days, _ = cadence.expected_cadence_days(None, None)
+    since = ctx.now - timedelta(days=STALE_AFTER * days)
+    cron = ctx.cron
+    stamps = [
+        t
+        for t in (
+            _stamp(cron.last_dispatch if cron else None),
+            _stamp(cron.last_success if cron else None),
+            _stamp(cron.last_failed if cron else None),
+        )
+        if t is not None and t >= since
+    ]
+    dispatched = max(stamps, default=None)
+    output: str | None = None
+    if spec.output_pattern.startswith("memory/logs/"):
+        output = _newest_entry(spec, files, outputs, since.date())
+    else:
+        for rel in reversed(files):
+            age, source = outputs.age(rel, ctx.now)
+            if source in ("filename", "git") and age is not None and age <= STALE_AFTER * days:
+                output = rel
+                break
+    return _Run(dispatched, output, since)
+
+
+def _by_date(files: tuple[str, ...], outputs: Outputs, pattern: str) -> tuple[str, ...]:
+    """A pattern's files oldest first by the date in their names, files without one first by name:
+    a slug before the date must not decide (`research-brief-insider-…-2026-04-27.md` is older
+    than `research-brief-ceasefire-…-2026-05-02.md`)."""
+    key = ("by-date", pattern)
+    if key not in outputs.memo:
+        dates = [name_date(f) for f in files]
+        if all(a is None or (b is not None and a <= b) for a, b in itertools.pairwise(dates)):
+            outputs.memo[key] = files  # already in date order (logs, `<skill>-<date>.md` names)
+        else:
+            order = sorted(range(len(files)), key=lambda i: (dates[i] or date.min, files[i]))
+            outputs.memo[key] = tuple(files[i] for i in order)
+    ordered: tuple[str, ...] = outputs.memo[key]  # type: ignore[assignment]
+    return ordered
 
 
 def _only_own_section(outputs: Outputs, rel: str) -> bool:
@@ -492,8 +618,15 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
             muted=muted,
         )
 
+    files = _by_date(match.files, outputs, spec.output_pattern)
+    run: _Run | None = None
+    if on_demand(spec, ctx):
+        run = _on_demand_run(spec, files, outputs, ctx)
+        if run.dispatched is None and run.output is None:
+            return _not_run(spec, files, run, ctx, muted, notes)
+
     # a. latest output
-    if not match.files:
+    if not files:
         detail = f"no file matches {spec.output_pattern}"
         if match.skipped:
             detail += " (" + "; ".join(match.skipped) + ")"
@@ -513,7 +646,12 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
             **_quality(spec, ctx)[1],
         )
 
-    rel, lookback_note = _pick_log(spec, match.files, outputs, ctx)
+    if run is not None and run.output is not None:
+        rel, lookback_note = run.output, None
+        if spec.output_pattern.startswith("memory/logs/") and rel != files[-1]:
+            lookback_note = f"used {rel}: the newest log with an entry of this on-demand skill"
+    else:
+        rel, lookback_note = _pick_log(spec, files, outputs, ctx)
     if lookback_note:
         notes.append(lookback_note)
     try:
@@ -609,6 +747,31 @@ def _stale(spec: Spec, ctx: Context, rel: str, age: float, cadence_days: float, 
             f"{detail}, and cron-state shows {failures} failed runs in a row{err}",
         )
     return Cause(Status.STALE, "stale_file", detail)
+
+
+def _not_run(
+    spec: Spec,
+    files: tuple[str, ...],
+    run: _Run,
+    ctx: Context,
+    muted: Mute | None,
+    notes: list[str],
+) -> SkillResult:
+    """An on-demand skill with no run inside the lookback: listed, judged on nothing."""
+    schedule = ctx.registration.schedule if ctx.registration else "on demand"
+    last = f"; last output {files[-1]}" if files else ""
+    detail = (
+        f"{schedule}: no dispatch in cron-state and no dated output since "
+        f"{run.since:%Y-%m-%d}{last}"
+    )
+    return _finish(
+        spec.skill,
+        Status.NOT_RUN,
+        (Cause(Status.NOT_RUN, "not_run", detail),),
+        ctx,
+        muted=muted,
+        notes=("on demand, not run", *notes),
+    )
 
 
 def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], dict[str, object]]:

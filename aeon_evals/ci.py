@@ -125,6 +125,10 @@ def _skip_reason(result: SkillResult) -> str | None:
     if result.muted is not None:
         reason = f": {result.muted.reason}" if result.muted.reason else ""
         return f"muted until {result.muted.until.isoformat()}{reason} (status {result.status.value}, {result.root_cause})"
+    if result.status is Status.NOT_RUN:
+        return (
+            f"on demand, not run ({result.root_cause}: {result.head.detail if result.head else ''})"
+        )
     if not result.registered:
         return f"not registered in aeon.yml (status {result.status.value}, {result.root_cause})"
     if not result.enabled:

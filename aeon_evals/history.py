@@ -18,7 +18,7 @@ from aeon_evals.fsio import rel_path
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 
 ARTICLE_RE = re.compile(r"^skill-evals-(\d{4}-\d{2}-\d{2})\.md$")
-_STATUS_RE = re.compile(r"\b(NO_OUTPUT|QUALITY_DEGRADED|FAIL|STALE|WARN|ERROR|PASS)\b")
+_STATUS_RE = re.compile(r"\b(NO_OUTPUT|QUALITY_DEGRADED|FAIL|STALE|WARN|ERROR|NOT_RUN|PASS)\b")
 # Old articles sometimes put a diff label where the status belongs.
 _LABEL_AS_STATUS = {
     "NEW_QUALITY_DEGRADED": Status.QUALITY_DEGRADED,

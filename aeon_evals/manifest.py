@@ -23,6 +23,7 @@ SPEC_KEYS = {
     "min_words",
     "required_patterns",
     "forbidden_patterns",
+    "required_headings",
     "numeric_checks",
     "expected_cadence",
     "section",
@@ -139,6 +140,21 @@ def _patterns(value: object, where: str, out: _Collector) -> tuple[str, ...]:
         if not item:
             out.warn(f"{where}[{i}]", "an empty pattern matches every output")
         found.append(item)
+    return tuple(found)
+
+
+def _headings(value: object, where: str, out: _Collector) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        out.error(where, f'expected a list of headings such as ["## Summary"], got {_got(value)}')
+        return ()
+    found: list[str] = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip().lstrip("#").strip():
+            out.error(f"{where}[{i}]", f"expected a heading such as '## Summary', got {_got(item)}")
+        else:
+            found.append(item.strip())
     return tuple(found)
 
 
@@ -270,6 +286,7 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
         min_words = 0
     required = _patterns(raw.get("required_patterns"), f"{at}.required_patterns", out)
     forbidden = _patterns(raw.get("forbidden_patterns"), f"{at}.forbidden_patterns", out)
+    headings = _headings(raw.get("required_headings"), f"{at}.required_headings", out)
     numeric = _numeric(raw.get("numeric_checks"), f"{at}.numeric_checks", out)
     cadence_days = None
     if raw.get("expected_cadence") is not None:
@@ -309,6 +326,7 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
         min_words=min_words,
         required_patterns=required,
         forbidden_patterns=forbidden,
+        required_headings=headings,
         numeric_checks=numeric,
         expected_cadence_days=cadence_days,
         section=section,

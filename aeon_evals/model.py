@@ -17,6 +17,7 @@ class Status(enum.StrEnum):
     QUALITY_DEGRADED = "QUALITY_DEGRADED"
     WARN = "WARN"
     ERROR = "ERROR"  # the spec itself is broken (bad pattern, path outside the root): not the skill's fault
+    NOT_RUN = "NOT_RUN"  # an on-demand skill nobody dispatched lately: nothing to judge
     PASS = "PASS"
 
     @property
@@ -124,6 +125,7 @@ class CronState:
     last_success: str | None = None
     last_failed: str | None = None
     last_error: str | None = None
+    last_dispatch: str | None = None
     consecutive_failures: int | None = None
     last_dispatch: str | None = None
 

@@ -62,7 +62,8 @@ def diff_label(
     return DiffLabel.WORSE if _calm_rank(current) > _calm_rank(previous) else DiffLabel.BETTER
 
 
-_CALM = (Status.PASS, Status.WARN, Status.STALE, Status.ERROR)
+# NOT_RUN (an on-demand skill nobody dispatched) verifies less than a pass, more than a warning.
+_CALM = (Status.PASS, Status.NOT_RUN, Status.WARN, Status.STALE, Status.ERROR)
 
 
 def _calm_rank(status: Status) -> int:

@@ -48,3 +48,15 @@ def anajuliabit_instance(root: Path, *, with_articles: bool = True) -> Path:
     if with_articles:
         put(src / "articles/skill-evals-2026-05-24.md", root / "articles/skill-evals-2026-05-24.md")
     return root
+
+
+AEONFUN = "aeonfun__aeon@2026-05-03"
+AEONFUN_NOW = "2026-05-03T06:35:29Z"
+MIROSHARK = "aaronjmars__miroshark-aeon@2026-08-22"
+MIROSHARK_NOW = "2026-08-22T17:07:26Z"
+
+
+def whole_instance(name: str, dest: Path) -> Path:
+    """A copy of one whole real instance from realdata/instances/ (runs write into it)."""
+    shutil.copytree(realdata() / "instances" / name, dest)
+    return dest

@@ -105,7 +105,8 @@ def test_six_fields_is_not_a_cron() -> None:
 
 
 def _spec(**kw: object) -> Spec:
-    return Spec(skill="s", output_pattern="x", **kw)  # type: ignore[arg-type]
+    kw.setdefault("output_pattern", "x")
+    return Spec(skill="s", **kw)  # type: ignore[arg-type]
 
 
 def test_word_count_is_wc_w() -> None:
@@ -355,7 +356,7 @@ def test_other_names_still_go_through_fnmatch(pattern: str) -> None:
 
 
 _TITLES = st.sampled_from(
-    ["a", "A", "a-b", "ab", "a (12:00)", "a:ok", "a_b", "b", "skill-evals", "a b"]
+    ["a", "A", "a-b", "ab", "a (12:00)", "a:ok", "a_b", "b", "skill-evals", "a b", "A  B", "a-b-c"]
 )
 _LINES = st.one_of(
     st.tuples(st.integers(1, 4), _TITLES).map(lambda h: f"{'#' * h[0]} {h[1]}"),
@@ -367,7 +368,7 @@ _LINES = st.one_of(
 @given(
     lines=st.lists(_LINES, max_size=25),
     section=st.sampled_from(
-        ["### a", "## a-b", "# ab", "a", "### skill-evals", "#### A B", "a-b|b"]
+        ["### a", "## a-b", "# ab", "a", "### skill-evals", "#### A B", "a-b|b", "## a_b c"]
     ),
     keep=st.booleans(),
 )
@@ -381,3 +382,52 @@ def test_indexed_sections_are_the_walked_sections(
         c for c in extract_sections([block], section, keep=keep, index=HeadingIndex(block)) if c
     ]
     assert indexed == walked
+
+
+def test_a_log_heading_matches_whatever_its_level_case_and_separators() -> None:
+    """aeonfun's logs: `## Token Pick`, `## daily-routine`, `### Mention Radar` are the skills
+    `token-pick`, `daily-routine`, `mention-radar` (25 of 32 stub failures were missing_section)."""
+    log = (
+        b"# 2026-05-02\n## Token Pick\npick one\n## mention_radar\nradar\n"
+        b"## Daily Routine (08:00)\nroutine\n## token-pick-v2\nnot ours\n## token picks\nnor this\n"
+    )
+    assert b"".join(extract_sections([log], "### token-pick")) == b"## Token Pick\npick one\n"
+    assert b"".join(extract_sections([log], "### Mention Radar")) == b"## mention_radar\nradar\n"
+    assert (
+        b"".join(extract_sections([log], "## daily-routine"))
+        == b"## Daily Routine (08:00)\nroutine\n"
+    )
+    indexed = extract_sections([log], "### token_pick", index=HeadingIndex(log))
+    assert b"".join(indexed) == b"## Token Pick\npick one\n"
+
+
+def test_required_headings_match_at_any_level_case_and_separator() -> None:
+    spec = _spec(required_headings=("## Summary", "## PRs included", "### Next-Steps"))
+    text = b"# Title\n### summary\nx\n## prs_included (3)\ny\n## Next steps\nz\n"
+    causes, _, _ = check_content(spec, [text])
+    assert causes == []
+    causes, _, _ = check_content(spec, [b"# Title\n## Summaryish\nSummary in prose\n"])
+    assert [c.code for c in causes] == [
+        "missing_heading:## Summary",
+        "missing_heading:## PRs included",
+        "missing_heading:### Next-Steps",
+    ]
+    assert all(c.status is Status.FAIL for c in causes)
+
+
+def test_newest_output_is_chosen_by_the_date_in_its_name(tmp_path: Path) -> None:
+    """A slug before the date must not decide: `insider-trading-…-04-27` sorts after `ceasefire-…-05-02`."""
+    inst = Instance(tmp_path)
+    inst.write("articles/research-brief-ceasefire-2026-05-02.md", "new " * 50)
+    inst.write("articles/research-brief-insider-trading-2026-04-27.md", "old " * 50)
+    spec = _spec(output_pattern="articles/research-brief-*.md")
+    result = evaluate(spec, Outputs(inst.root), ctx())
+    assert result.output and result.output.path == "articles/research-brief-ceasefire-2026-05-02.md"
+    # files without a date keep the name order; a dated file is newer than an undated one
+    inst.write("articles/notes-b.md", "b " * 50)
+    inst.write("articles/notes-a.md", "a " * 50)
+    result = evaluate(_spec(output_pattern="articles/notes-*.md"), Outputs(inst.root), ctx())
+    assert result.output and result.output.path == "articles/notes-b.md"
+    inst.write("articles/notes-2026-01-01.md", "c " * 50)
+    result = evaluate(_spec(output_pattern="articles/notes-*.md"), Outputs(inst.root), ctx())
+    assert result.output and result.output.path == "articles/notes-2026-01-01.md"

@@ -25,6 +25,7 @@ _TITLE_MAX = 120
 _CATEGORIES = {
     "missing_pattern": "prompt-bug",
     "forbidden_pattern": "prompt-bug",
+    "missing_heading": "prompt-bug",
     "numeric_oob": "quality-regression",
     "word_count": "quality-regression",
     "empty_file": "quality-regression",

@@ -51,6 +51,7 @@ STATUS_MARKS: dict[Status, Mark] = {
     Status.QUALITY_DEGRADED: Mark("quality", "▼", "QUALITY_DEGRADED"),
     Status.WARN: Mark("warn", "▲", "WARN"),
     Status.ERROR: Mark("error", "?", "ERROR"),
+    Status.NOT_RUN: Mark("not-run", "–", "NOT_RUN"),
     Status.PASS: Mark("pass", "✓", "PASS"),
 }
 ABSENT_MARK = Mark("absent", "·", "not evaluated")

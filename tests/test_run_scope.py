@@ -1,0 +1,114 @@
+"""Which skills a run evaluates and how their outputs are found, on whole real instances."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conftest import Instance
+from realdata import AEONFUN, AEONFUN_NOW, whole_instance
+
+Cli = Callable[..., tuple[int, str, str]]
+
+# aeonfun@2026-05-03's evals.json skills as this tool judged them before SKILL.md contracts,
+# on-demand skills and date-ordered outputs: (status, causes, output evaluated).
+AEONFUN_EVALS_STATUSES = {
+    "changelog": ("PASS", [], "articles/changelog-2026-05-02.md"),
+    "cost-report": ("PASS", [], "articles/cost-report-2026-04-27.md"),
+    "deep-research": ("PASS", [], "articles/deep-research-2026-04-25.md"),
+    "fork-fleet": ("NO_OUTPUT", ["no_file_match"], None),
+    "heartbeat": ("FAIL", ["forbidden_pattern:\\$\\{var\\}"], "memory/logs/2026-05-02.md"),
+    "hn-digest": ("NO_OUTPUT", ["no_file_match"], None),
+    "polymarket": ("NO_OUTPUT", ["no_file_match"], None),
+    "push-recap": ("PASS", [], "articles/push-recap-2026-05-02.md"),
+    "repo-actions": ("PASS", [], "articles/repo-actions-2026-05-02.md"),
+    "repo-article": ("FAIL", ["missing_pattern:Aeon|aeon"], "articles/repo-article-2026-05-02.md"),
+    "repo-pulse": ("NO_OUTPUT", ["no_file_match"], None),
+    "rss-digest": ("NO_OUTPUT", ["no_file_match"], None),
+    "skill-health": ("NO_OUTPUT", ["no_file_match"], None),
+    "token-alert": ("NO_OUTPUT", ["no_file_match"], None),
+}
+
+
+def _run_json(cli: Cli, root: Path, now: str, *extra: str) -> dict[str, Any]:
+    """`run --json` without the dashboard and the notifier; add "--dry-run" to write nothing."""
+    code, out, err = cli(
+        "run", "--root", str(root), "--now", now, "--json", "--no-site", "--no-notify", *extra
+    )
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_aeonfun_evals_json_skills_keep_their_statuses(tmp_path: Path, cli: Cli) -> None:
+    root = whole_instance(AEONFUN, tmp_path / "aeonfun")
+    data = _run_json(cli, root, AEONFUN_NOW, "--dry-run")
+    got = {
+        s["skill"]: (
+            s["status"],
+            [c["code"] for c in s["root_causes"]],
+            s["output"]["path"] if s["output"] else None,
+        )
+        for s in data["skills"]
+        if s["skill"] in AEONFUN_EVALS_STATUSES
+    }
+    assert got == AEONFUN_EVALS_STATUSES
+    assert sum(1 for s in data["skills"] if s["skill"] in got and s["enabled"]) == 12
+
+
+WORDS = " ".join(["word"] * 60)
+
+
+def _rows(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s["skill"]: s for s in data["skills"]}
+
+
+def test_an_on_demand_skill_is_judged_only_on_a_run_that_happened(
+    instance: Instance, cli: Cli
+) -> None:
+    inst = instance
+    inst.write(
+        "aeon.yml",
+        "skills:\n"
+        '  idle: { enabled: true, schedule: "workflow_dispatch" }\n'
+        '  asked: { enabled: true, schedule: "workflow_dispatch" }\n'
+        '  wrote: { enabled: true, schedule: "reactive" }\n'
+        '  logged: { enabled: true, schedule: "workflow_dispatch" }\n'
+        '  daily: { enabled: true, schedule: "0 7 * * *" }\n',
+    )
+    inst.evals(
+        {
+            name: {"output_pattern": f"articles/{name}-*.md", "min_words": 10}
+            for name in ("idle", "asked", "wrote", "daily")
+        }
+        | {"logged": {"output_pattern": "memory/logs/*.md", "section": "### logged"}}
+    )
+    inst.write(
+        "memory/cron-state.json",
+        json.dumps({"asked": {"last_dispatch": "2026-05-28T10:00:00Z", "last_status": "failed"}}),
+    )
+    inst.write("articles/idle-2026-03-01.md", WORDS)  # outside the 28-day lookback
+    inst.write("articles/wrote-2026-05-20.md", WORDS)
+    inst.write("memory/logs/2026-05-25.md", "# 2026-05-25\n## Logged\nran once, " + WORDS + "\n")
+    inst.write("memory/logs/2026-05-30.md", "# 2026-05-30\n### daily\nnothing of logged\n")
+    data = _run_json(cli, inst.root, "2026-05-31T06:00:00Z")
+    rows = _rows(data)
+    idle = rows["idle"]
+    assert idle["status"] == "NOT_RUN" and "on demand, not run" in idle["notes"]
+    assert idle["root_causes"][0]["code"] == "not_run"
+    assert (
+        "no dispatch in cron-state and no dated output since 2026-05-03"
+        in (idle["root_causes"][0]["detail"])
+    )
+    assert rows["asked"]["status"] == "NO_OUTPUT"  # dispatched, wrote nothing: that is failing
+    assert rows["wrote"]["status"] == "PASS"  # a dated output inside the lookback
+    logged = rows["logged"]  # the newest log holding its entry, not the newest log
+    assert logged["status"] == "PASS" and logged["output"]["path"] == "memory/logs/2026-05-25.md"
+    assert rows["daily"]["status"] == "NO_OUTPUT"  # scheduled skills are judged as before
+    article = (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
+    assert "on demand, not run" in article
+    # not failing: no issue, no investigation; the verdict counts only asked and daily
+    assert "Investigate idle" not in article
+    assert {i["skill"] for i in data["issues"]["filed"]} <= {"asked", "daily"}
