@@ -25,7 +25,8 @@ LARGE = 32 << 20  # files above this size are streamed, never held whole in memo
 
 @dataclass(frozen=True)
 class Match:
-    """The files a pattern matched (sorted by name, newest last) and why some were passed over."""
+    """The files a pattern matched (sorted by name; the checks order them by the date in their
+    names) and why some were passed over."""
 
     files: tuple[str, ...]
     skipped: tuple[str, ...] = ()  # one line per ignored candidate: directory, outside the root …
