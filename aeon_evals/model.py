@@ -125,7 +125,6 @@ class CronState:
     last_success: str | None = None
     last_failed: str | None = None
     last_error: str | None = None
-    last_dispatch: str | None = None
     consecutive_failures: int | None = None
     last_dispatch: str | None = None
 
