@@ -49,8 +49,9 @@ from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, 
 from aeon_evals.report import flags_count
 
 CACHE_DIR = Path(".aeon-evals") / "cache"
-VERSION = 4  # 2: failing-since dates and issues in each rows file; 3: "globals" in the status
+VERSION = 5  # 2: failing-since dates and issues in each rows file; 3: "globals" in the status
 # file; 4: counts are [failing enabled and unmuted, skills, disabled/unregistered/muted]
+# 5: the rows of the Inferred contracts table, apart from Full Results
 _STATUS = {s.value: s for s in Status}  # a dict lookup, not an Enum call, for 100,000s of rows
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# aeon-evals article cache; see https://bford.info/cachedir/\n"
 
@@ -82,23 +83,35 @@ def content_key(raw: bytes) -> str:
 # ParsedArticle <-> JSON
 
 
+def _rows_to_json(rows: dict[str, ArticleRow]) -> list[list[Any]]:
+    return [
+        [
+            key,
+            r.skill,
+            r.status.value,
+            r.diff,
+            r.root_cause,
+            r.quality,
+            r.words,
+            r.last_output,
+            list(r.flags),
+        ]
+        for key, r in rows.items()
+    ]
+
+
+def _rows_from_json(rows: list[list[Any]]) -> dict[str, ArticleRow]:
+    return {
+        key: ArticleRow(skill, _STATUS[status], diff, cause, quality, words, output, tuple(flags))
+        for key, skill, status, diff, cause, quality, words, output, flags in rows
+    }
+
+
 def detail_to_json(article: ParsedArticle) -> dict[str, Any]:
     """What an article says per skill: its rows, and who is failing since when under which issue."""
     return {
-        "rows": [
-            [
-                key,
-                r.skill,
-                r.status.value,
-                r.diff,
-                r.root_cause,
-                r.quality,
-                r.words,
-                r.last_output,
-                list(r.flags),
-            ]
-            for key, r in article.rows.items()
-        ],
+        "rows": _rows_to_json(article.rows),
+        "inferred_rows": _rows_to_json(article.inferred_rows),
         "failing_since": [
             [k, v.since.isoformat(), v.issue] for k, v in article.failing_since.items()
         ],
@@ -127,12 +140,8 @@ def with_detail(summary: ParsedArticle, detail: dict[str, Any]) -> ParsedArticle
     """`summary` with the rows, failing-since dates and issues of `detail_to_json`."""
     return dataclasses.replace(
         summary,
-        rows={
-            key: ArticleRow(
-                skill, _STATUS[status], diff, cause, quality, words, output, tuple(flags)
-            )
-            for key, skill, status, diff, cause, quality, words, output, flags in detail["rows"]
-        },
+        rows=_rows_from_json(detail["rows"]),
+        inferred_rows=_rows_from_json(detail.get("inferred_rows", [])),
         failing_since={
             k: FailingSince(date.fromisoformat(s), i) for k, s, i in detail["failing_since"]
         },

@@ -798,3 +798,23 @@ def _days(value: float) -> str:
     if value >= 1:
         return f"{value:g} day{'s' if value != 1 else ''}"
     return f"{value * 24:g} hours"
+
+
+def newest_output_age(spec: Spec, outputs: Outputs, now: datetime) -> float | None:
+    """Age in days of the newest file `spec` would check (for a shared-log section, the newest of
+    the last 14 logs that holds it), None when there is none: how a contract with several
+    outputs picks the one the skill wrote last."""
+    try:
+        files = _by_date(outputs.matches(spec.output_pattern).files, outputs, spec.output_pattern)
+    except (PathOutsideRoot, OSError, ValueError):
+        return None
+    if spec.section:
+        for rel in reversed(files[-14:]):
+            try:
+                body = outputs.read(rel)
+            except OutputError:
+                continue
+            if _holds_entry(spec, body, outputs):
+                return outputs.age(rel, now)[0]
+        return None
+    return outputs.age(files[-1], now)[0] if files else None

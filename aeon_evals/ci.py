@@ -156,6 +156,11 @@ def junit_xml(outcome: RunOutcome) -> str:
             "testcase", {"name": result.skill, "classname": result.skill, "time": "0"}
         )
         skip = _skip_reason(result)
+        if skip is None and row.reported_only:
+            skip = (
+                f"inferred contract ({result.spec_source}), report only "
+                f"(status {result.status.value}, {result.root_cause})"
+            )
         if skip is not None:
             counts["skipped"] += 1
             ET.SubElement(case, "skipped", {"message": _xml_text(skip)})
@@ -444,7 +449,7 @@ def job_summary(
             f" ({len(n.failing_apart)} disabled or muted, not counted)" if n.failing_apart else ""
         )
         out += [
-            f"**Coverage:** {coverage_line(n.coverage, n.previous_pct, n.legacy_pct)}  ",
+            f"**Coverage:** {coverage_line(n.coverage, n.previous_pct, n.legacy_pct, data.contracts)}  ",
             f"**Diff:** {n.counts.summary()}  ",
             f"**Failing now:** {len(n.failing)} of {n.evaluated}{apart}  ",
         ]

@@ -169,30 +169,8 @@ def _cell(row: list[str], index: int | None) -> str:
     return row[index] if index is not None and index < len(row) else ""
 
 
-def parse_article(
-    text: str,
-    *,
-    path: str,
-    day: date,
-    tokens: Sequence[Token] | None = None,
-    full_rows: list[list[str]] | None = None,
-) -> ParsedArticle:
-    """Parse one article; raise ArticleParseError when it has no Full Results table.
-
-    `tokens`: the article already parsed by a markdown-it with the same block rules (HTML off,
-    tables on), such as the dashboard's renderer; the inline pass may have run or not.
-    `full_rows`: the Full Results rows as their cells would be parsed, for an article whose
-    text holds that table's header only (render.parsed_article: the run that writes an article
-    knows its cells, and a 1,000-row table is most of the parsing)."""
-    if "\x00" in text:
-        raise ArticleParseError("binary content, not a skill-evals article", path=path)
-    preamble, tables, items = _sections(_md.parse(text) if tokens is None else tokens)
-    full = _first_table(tables, "full results")
-    if full is None or full.column("skill") is None or full.column("status") is None:
-        raise ArticleParseError("no Full Results table with Skill and Status columns", path=path)
-    if full_rows is not None:
-        full = _Table(full.header, full_rows)
-
+def _result_rows(full: _Table) -> dict[str, ArticleRow]:
+    """The rows of a Full Results (or Inferred contracts) table, by skill."""
     col = {
         "skill": full.column("skill"),
         "status": full.column("status"),
@@ -221,6 +199,44 @@ def parse_article(
             last_output=None if output in ("", "—", "-") else output,
             flags=tuple(f.strip() for f in flags.split(";") if f.strip() and flags != "—"),
         )
+    return rows
+
+
+def parse_article(
+    text: str,
+    *,
+    path: str,
+    day: date,
+    tokens: Sequence[Token] | None = None,
+    full_rows: list[list[str]] | None = None,
+    inferred_full_rows: list[list[str]] | None = None,
+) -> ParsedArticle:
+    """Parse one article; raise ArticleParseError when it has no Full Results table.
+
+    `tokens`: the article already parsed by a markdown-it with the same block rules (HTML off,
+    tables on), such as the dashboard's renderer; the inline pass may have run or not.
+    `full_rows`: the Full Results rows as their cells would be parsed, for an article whose
+    text holds that table's header only (render.parsed_article: the run that writes an article
+    knows its cells, and a 1,000-row table is most of the parsing)."""
+    if "\x00" in text:
+        raise ArticleParseError("binary content, not a skill-evals article", path=path)
+    preamble, tables, items = _sections(_md.parse(text) if tokens is None else tokens)
+    full = _first_table(tables, "full results")
+    if full is None or full.column("skill") is None or full.column("status") is None:
+        raise ArticleParseError("no Full Results table with Skill and Status columns", path=path)
+    if full_rows is not None:
+        full = _Table(full.header, full_rows)
+
+    rows = _result_rows(full)
+    inferred = _first_table(tables, "inferred contracts")
+    inferred_rows: dict[str, ArticleRow] = {}
+    if inferred is not None and inferred.column("skill") is not None:
+        inferred_rows = _result_rows(
+            _Table(inferred.header, inferred_full_rows)
+            if inferred_full_rows is not None
+            else inferred
+        )
+    flags_col = full.column("notes", "flags")
 
     verdict = coverage = pct = None
     diff_summary = ""
@@ -270,8 +286,9 @@ def parse_article(
         failing_since=failing_since,
         issues=issues,
         action_queue=tuple(items.get("action queue", ())),
-        own=col["flags"] is not None and full.header[col["flags"]].strip().lower() == "notes",
+        own=flags_col is not None and full.header[flags_col].strip().lower() == "notes",
         diff_summary=diff_summary,
+        inferred_rows=inferred_rows,
     )
 
 

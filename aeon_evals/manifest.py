@@ -13,7 +13,7 @@ from typing import Any
 
 from aeon_evals import cadence
 from aeon_evals.errors import ConfigError
-from aeon_evals.model import Mute, NumericCheck, Spec
+from aeon_evals.model import ContractsMode, Mute, NumericCheck, Spec
 from aeon_evals.patterns import PatternError, compile_pattern
 
 EVALS_PATH = "skills/skill-evals/evals.json"
@@ -35,7 +35,7 @@ SPEC_KEYS = {
     "_from",  # where a drafted spec came from ("SKILL.md:41"); any key starting with _ is a comment
 }
 NUMERIC_KEYS = {"label", "pattern", "min", "max", "skip_if_not_found"}
-TOP_KEYS = {"version", "description", "skills", "$schema"}
+TOP_KEYS = {"version", "description", "skills", "$schema", "contracts"}
 MUTE_KEYS = {"until", "reason"}
 VERSIONS = ("1",)
 # A skill name becomes a path (memory/skill-health/<skill>.json): plain names only.
@@ -62,6 +62,12 @@ class Manifest:
     specs: dict[str, Spec]
     spec_errors: dict[str, tuple[Problem, ...]] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
+    contracts: ContractsMode | None = None  # top-level "contracts", None when not set
+
+    @property
+    def contracts_problem(self) -> Problem | None:
+        """The error of an unusable top-level `contracts` value: the run cannot guess the mode."""
+        return next((p for p in self.problems if p.where == "contracts"), None)
 
     @property
     def skills(self) -> list[str]:
@@ -347,6 +353,16 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
     version = data.get("version")
     if version is not None and str(version) not in VERSIONS:
         out.warn("version", f"unknown version {_show(version)}; read as version 1")
+    contracts = None
+    if data.get("contracts") is not None:
+        raw_mode = data["contracts"]
+        if isinstance(raw_mode, str) and raw_mode in ContractsMode.__members__.values():
+            contracts = ContractsMode(raw_mode)
+        else:
+            out.error(
+                "contracts",
+                f'expected "report", "enforce" or "off", got {_got(data["contracts"])}',
+            )
     skills = data.get("skills")
     if skills is None:
         skills = {}
@@ -365,7 +381,13 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
             specs[skill] = spec
         else:
             spec_errors[skill] = tuple(p for p in out.problems[start:] if p.severity == "error")
-    return Manifest(path=path, specs=specs, spec_errors=spec_errors, problems=tuple(out.problems))
+    return Manifest(
+        path=path,
+        specs=specs,
+        spec_errors=spec_errors,
+        problems=tuple(out.problems),
+        contracts=contracts,
+    )
 
 
 def decode_json(raw: bytes) -> Any:

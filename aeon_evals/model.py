@@ -55,6 +55,14 @@ class DiffLabel(enum.StrEnum):
     STABLE = "STABLE"
 
 
+class ContractsMode(enum.StrEnum):
+    """How much weight contracts inferred from SKILL.md carry (evals.json `contracts`, `--contracts`)."""
+
+    REPORT = "report"  # shown apart: no issues, no verdict
+    ENFORCE = "enforce"  # full citizens, like evals.json specs
+    OFF = "off"  # only evals.json skills are evaluated
+
+
 class Verdict(enum.StrEnum):
     """The run's one-word outcome (SPEC §7), in precedence order."""
 
@@ -166,6 +174,7 @@ class SkillResult:
     notes: tuple[
         str, ...
     ] = ()  # extra facts for the row: which log was used, cron-state mismatch …
+    spec_source: str | None = None  # "SKILL.md:41" for a contract inferred from SKILL.md
 
     @property
     def root_cause(self) -> str:
@@ -232,3 +241,6 @@ class ParsedArticle:
     own: bool = (
         False  # written by aeon-evals (its Full Results has a Notes column), not the old LLM skill
     )
+    inferred_rows: dict[str, ArticleRow] = field(
+        default_factory=dict
+    )  # the Inferred contracts table (report mode), apart from Full Results

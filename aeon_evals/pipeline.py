@@ -14,6 +14,7 @@ from pathlib import Path
 from aeon_evals import audit as audit_stage
 from aeon_evals import checks, render, report
 from aeon_evals import notify as notifier
+from aeon_evals import scope as scope_stage
 from aeon_evals.artifacts import NOT_SENT, Artifact, Fate, failed, skipped
 from aeon_evals.errors import ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.fsio import (
@@ -36,6 +37,7 @@ from aeon_evals.issues import (
 from aeon_evals.manifest import EVALS_PATH, Manifest, parse_manifest, read_manifest_data
 from aeon_evals.model import (
     ArticleRow,
+    ContractsMode,
     Coverage,
     DiffLabel,
     ParsedArticle,
@@ -45,6 +47,7 @@ from aeon_evals.model import (
 )
 from aeon_evals.outputs import Outputs
 from aeon_evals.registry import Registry, load_registry
+from aeon_evals.scope import Scope, broken_line
 from aeon_evals.state import StateSources, load_state
 from aeon_evals.store import ArticleStore
 
@@ -64,6 +67,7 @@ class RunOptions:
     site: bool = True
     site_out: Path | None = None
     grace: timedelta = checks.GRACE
+    contracts: ContractsMode | None = None  # --contracts; None: evals.json's, else report
 
 
 @dataclass
@@ -85,6 +89,7 @@ class RunOutcome:
     messages: list[str] = field(default_factory=list)
     prior: ParsedArticle | None = None
     day_issues: tuple[list[IssueRef], list[IssueRef]] = field(default_factory=lambda: ([], []))
+    scope: Scope | None = None  # skills evaluated on SKILL.md contracts, and those without one
 
     def ledger(self) -> list[str]:
         filed = ", ".join(f"{i.id} ({i.skill})" for i in self.issues.filed) or "none"
@@ -146,12 +151,50 @@ def _history(store: ArticleStore, today: date) -> dict[str, list[Status | None]]
     return {s: [p.rows[s].status if s in p.rows else None for p in parsed] for s in skills}
 
 
-def _same_day_rows(store: ArticleStore, today: date, skill: str) -> dict[str, ArticleRow]:
+def _same_day_rows(
+    store: ArticleStore, today: date, skill: str
+) -> tuple[dict[str, ArticleRow], dict[str, ArticleRow]]:
+    """Today's article's other rows: Full Results, and the Inferred contracts table."""
     parsed = store.on(today)
-    return {s: r for s, r in parsed.rows.items() if s != skill} if parsed is not None else {}
+    if parsed is None:
+        return {}, {}
+    return (
+        {s: r for s, r in parsed.rows.items() if s != skill},
+        {s: r for s, r in parsed.inferred_rows.items() if s != skill},
+    )
 
 
-def _issue_requests(rows: list[report.Row]) -> list[IssueRequest]:
+def evaluate_inferred(
+    scope: Scope, registry: Registry, state: StateSources, opts: RunOptions, outputs: Outputs
+) -> list[SkillResult]:
+    """Checks for every skill evaluated on its SKILL.md contract; the row names the spec's line."""
+    results: list[SkillResult] = []
+    for skill, inferred in sorted(scope.inferred.items()):
+        ctx = checks.Context(
+            registry.skills.get(skill),
+            state.cron.get(skill),
+            state.health.get(skill),
+            opts.now,
+            opts.today,
+            opts.grace,
+        )
+        result = checks.evaluate(inferred.output.spec, outputs, ctx)
+        results.append(dataclasses.replace(result, spec_source=inferred.source))
+    return results
+
+
+def contracts_mode(manifest: Manifest, opts: RunOptions) -> ContractsMode:
+    """`--contracts`, else evals.json's `contracts`, else report. An unusable value in evals.json
+    stops the run (exit 2) unless `--contracts` decides."""
+    if opts.contracts is not None:
+        return opts.contracts
+    problem = manifest.contracts_problem
+    if problem is not None:
+        raise ConfigError(problem.message, path=manifest.path, where=problem.where)
+    return manifest.contracts or ContractsMode.REPORT
+
+
+def _issue_requests(rows: list[report.Row], scope: Scope | None = None) -> list[IssueRequest]:
     requests = []
     for row in rows:
         result = row.result
@@ -162,6 +205,14 @@ def _issue_requests(rows: list[report.Row]) -> list[IssueRequest]:
         ):
             continue
         head = result.head
+        inferred = scope.inferred.get(result.skill) if scope is not None else None
+        spec_note = (
+            "the spec is inferred from "
+            + broken_line(inferred, head.code if head else "")
+            + ", the skill has no evals.json entry"
+            if inferred is not None and result.spec_source is not None
+            else ""
+        )
         requests.append(
             IssueRequest(
                 skill=result.skill,
@@ -169,7 +220,9 @@ def _issue_requests(rows: list[report.Row]) -> list[IssueRequest]:
                 status=result.status,
                 root_cause=head.code if head else result.status.value,
                 # the row's notes (cron-state disagreement, which log was used) belong in the issue too
-                detail="; ".join([head.detail if head else "", *result.notes]).strip("; "),
+                detail="; ".join([head.detail if head else "", *result.notes, spec_note]).strip(
+                    "; "
+                ),
                 output_path=result.output.path if result.output else None,
                 flaky=row.flaky,
             )
@@ -194,7 +247,19 @@ def _run(opts: RunOptions) -> RunOutcome:
     if manifest is None:
         return bootstrap(opts, registry)
 
-    if opts.skill is not None and opts.skill not in manifest.skills:
+    mode = contracts_mode(manifest, opts)
+    outputs = Outputs(root)
+    inferred = scope_stage.inferred_scope(
+        root,
+        mode,
+        registry,
+        manifest.skills,
+        outputs,
+        opts.now,
+        only=opts.skill,
+        write_cache=not opts.dry_run,
+    )
+    if opts.skill is not None and opts.skill not in {*manifest.skills, *inferred.inferred}:
         message = f"skill-evals: {opts.skill} has no spec — add an entry to evals.json"
         if opts.notify and not opts.dry_run:
             notifier.send(
@@ -204,8 +269,8 @@ def _run(opts: RunOptions) -> RunOutcome:
                 timeout=opts.notify_timeout,
             )
         raise NothingEvaluated(message)
-    scope = [opts.skill] if opts.skill else manifest.skills
-    state = load_state(root, scope)
+    scope = [s for s in manifest.skills if opts.skill in (None, s)]
+    state = load_state(root, [*scope, *inferred.inferred])
     warnings = (
         [
             p.line() + ("" if p.severity == "warning" else " (the skill is reported as ERROR)")
@@ -215,8 +280,8 @@ def _run(opts: RunOptions) -> RunOutcome:
         + list(state.warnings)
     )
 
-    outputs = Outputs(root)
     results = evaluate_all(manifest, registry, state, opts, scope, outputs)
+    results += evaluate_inferred(inferred, registry, state, opts, outputs)
     # articles/ is listed once, for the globs and the past articles
     store = ArticleStore(root, names=outputs.names("articles"), writable=not opts.dry_run)
     prior, prior_warnings = store.prior(opts.today)
@@ -228,6 +293,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         history=_history(store, opts.today),
         open_issues={},
         full_run=opts.skill is None,
+        reported_only=frozenset(inferred.inferred if mode is ContractsMode.REPORT else ()),
     )
 
     try:
@@ -241,19 +307,30 @@ def _run(opts: RunOptions) -> RunOutcome:
         audit_source = f"eval-audit=fail ({type(exc).__name__}: {exc})"
     coverage = found.coverage if found else Coverage(0, 0)
     gaps = [(g.skill, g.inferred_pattern) for g in found.uncovered_enabled] if found else []
+    without = [
+        *inferred.without,
+        *(
+            (skill, "scorable: false in its SKILL.md: listed, not scored")
+            for skill in inferred.unscored
+        ),
+    ]
 
     article = article_rel(opts.today)
-    to_close = [r.skill for r in rows if r.label is DiffLabel.FIXED]
+    to_close = [r.skill for r in rows if r.label is DiffLabel.FIXED and not r.reported_only]
     try:
         check_writable(root, root / "memory/issues/INDEX.md", what="issues folder")
         plan = plan_issues(
             read_state(root),
-            _issue_requests(rows),
+            _issue_requests(rows, inferred),
             to_close,
             now=opts.now,
             today=opts.today,
             article_path=article,
-            skills=[r.skill for r in rows if r.status is not None and r.status.failing],
+            skills=[
+                r.skill
+                for r in rows
+                if r.status is not None and r.status.failing and not r.reported_only
+            ],
         )
         issues = plan.outcome if opts.dry_run else apply_plan(plan)
     except (OSError, EvalsError) as exc:
@@ -276,9 +353,11 @@ def _run(opts: RunOptions) -> RunOutcome:
         for r in rows
     ]
     if opts.skill is not None:
+        kept_rows, kept_inferred = _same_day_rows(store, opts.today, opts.skill)
+        rows += [report.Row(None, kept.diff, None, kept=kept) for kept in kept_rows.values()]
         rows += [
-            report.Row(None, kept.diff, None, kept=kept)
-            for kept in _same_day_rows(store, opts.today, opts.skill).values()
+            report.Row(None, kept.diff, None, kept=kept, reported_only=True)
+            for kept in kept_inferred.values()
         ]
 
     spec_problems = [
@@ -291,7 +370,9 @@ def _run(opts: RunOptions) -> RunOutcome:
     ]
     spec_problems = [p for p in spec_problems if opts.skill in (None, p[0])]
     actions = report.action_queue(
-        rows, spec_problems=spec_problems, gaps=gaps if opts.skill is None else []
+        rows,
+        spec_problems=spec_problems,
+        gaps=gaps if opts.skill is None else [],
     )
     previous_pct = prior.coverage_pct if prior else None
     # The old LLM skill counted disabled skills with a spec as covered: comparing against its
@@ -311,6 +392,9 @@ def _run(opts: RunOptions) -> RunOutcome:
         gaps,
         sources,
         legacy_pct=previous_pct if comparable_pct is None else None,
+        contracts=None if mode is ContractsMode.OFF else inferred.line(),
+        inferred_counts=report.count(rows, reported=True) if mode is ContractsMode.REPORT else None,
+        without=without if opts.skill is None else [],
     )
     outcome = RunOutcome(
         verdict,
@@ -323,6 +407,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         warnings=warnings,
         prior=prior,
         day_issues=(day_filed, day_closed),
+        scope=inferred,
     )
     if opts.dry_run:
         outcome.article_written = outcome.log_written = outcome.site_written = skipped("--dry-run")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from aeon_evals.history import cell_as_parsed, escape_cell, parse_article
@@ -11,6 +11,19 @@ from aeon_evals.model import Coverage, DiffLabel, ParsedArticle, Status, Verdict
 from aeon_evals.report import DiffCounts, Numbers, Row, counted, numbers
 
 MAX_GAP_LINES = 10
+RESULT_HEADER = [
+    "Skill",
+    "Status",
+    "Diff",
+    "Root cause",
+    "Quality",
+    "Words",
+    "Last output",
+    "Notes",
+]
+# history.parse_article finds this section by its title's start: keep "Inferred contracts" first
+INFERRED_HEADING = "## Inferred contracts (from SKILL.md; report only: no issues, no verdict)"
+WITHOUT_HEADING = "## Without a contract (enabled, not in evals.json, no usable SKILL.md contract)"
 EMPTY_QUEUE = "Action Queue: none — all green."
 
 
@@ -30,6 +43,11 @@ class ArticleData:
     legacy_pct: float | None = (
         None  # the previous article's coverage when it was counted another way
     )
+    contracts: str | None = (
+        None  # what the Coverage line adds: "+83 inferred; 2 without a contract"
+    )
+    inferred_counts: DiffCounts | None = None  # the Inferred contracts section's own diff (report)
+    without: list[tuple[str, str]] = field(default_factory=list)  # (skill, why no contract)
 
     @functools.cached_property
     def numbers(self) -> Numbers:
@@ -50,9 +68,16 @@ def pct_text(pct: float) -> str:
 
 
 def coverage_line(
-    coverage: Coverage, previous_pct: float | None, legacy_pct: float | None = None
+    coverage: Coverage,
+    previous_pct: float | None,
+    legacy_pct: float | None = None,
+    contracts: str | None = None,
 ) -> str:
+    """`12/97 (12.4%) ↑ vs prior …`; with SKILL.md contracts, `12/97 (12.4%) by evals.json, +83
+    inferred; 2 without a contract …` (the ratio and percentage stay first: they are parsed)."""
     now = f"{coverage.covered}/{coverage.enabled} ({pct_text(coverage.pct)}%)"
+    if contracts:
+        now += f" by evals.json, {contracts}"
     if legacy_pct is not None:
         return f"{now} (prior article counted coverage another way: {pct_text(legacy_pct)}%; not compared)"
     if previous_pct is None:
@@ -90,6 +115,8 @@ def row_flags(row: Row) -> list[str]:
             flags.append("can unmute")
     if row.flaky:
         flags.append("flaky")
+    if result.spec_source is not None:
+        flags.append(f"spec {result.spec_source}")
     flags.extend(result.notes)
     return flags
 
@@ -148,24 +175,37 @@ def render_article(data: ArticleData) -> str:
 
 
 def parsed_article(data: ArticleData, *, path: str) -> ParsedArticle | None:
-    """`history.parse_article(render_article(data))`, without parsing the Full Results rows: the
-    rest of the article is parsed, the rows' cells are taken as the parser would read them.
+    """`history.parse_article(render_article(data))`, without parsing the result tables' rows:
+    the rest of the article is parsed, the rows' cells are taken as the parser would read them.
     None when the text holds what the parser treats specially (it is then parsed as a whole)."""
-    lines, (start, end), cells = _article_lines(data)
+    lines, spans, tables = _article_lines(data)
     if any("\x00" in line or "\r" in line for line in lines):
         return None
-    skeleton = "\n".join(lines[:start] + lines[end:]) + "\n"
-    rows = [[cell_as_parsed(c) for c in row] for row in cells]
-    return parse_article(skeleton, path=path, day=data.day, full_rows=rows)
+    (start, end), (i_start, i_end) = spans
+    skeleton = "\n".join(lines[:start] + lines[end:i_start] + lines[i_end:]) + "\n"
+    full, inferred = ([[cell_as_parsed(c) for c in row] for row in t] for t in tables)
+    return parse_article(
+        skeleton,
+        path=path,
+        day=data.day,
+        full_rows=full,
+        inferred_full_rows=inferred if i_end > i_start else None,
+    )
 
 
-def _article_lines(data: ArticleData) -> tuple[list[str], tuple[int, int], list[list[str]]]:
-    """The article's lines, where the Full Results rows are among them, and those rows' cells."""
+Span = tuple[int, int]
+
+
+def _article_lines(
+    data: ArticleData,
+) -> tuple[list[str], tuple[Span, Span], tuple[list[list[str]], list[list[str]]]]:
+    """The article's lines, where the Full Results and Inferred contracts rows are among them,
+    and those rows' cells."""
     out = [
         f"# Skill Evals — {data.day.isoformat()}",
         "",
         f"**Verdict:** {data.verdict.value}",
-        f"**Coverage:** {coverage_line(data.coverage, data.previous_pct, data.legacy_pct)}",
+        f"**Coverage:** {coverage_line(data.coverage, data.previous_pct, data.legacy_pct, data.contracts)}",
         f"**Diff:** {data.counts.summary()}",
         "",
     ]
@@ -224,12 +264,31 @@ def _article_lines(data: ArticleData) -> tuple[list[str], tuple[int, int], list[
         )
         out.append("")
     out += ["## Full Results"]
-    cells = [full_result_cells(r) for r in sorted(data.rows, key=_status_order)]
-    out += _table(
-        ["Skill", "Status", "Diff", "Root cause", "Quality", "Words", "Last output", "Notes"], cells
-    )
+    cells = [
+        full_result_cells(r)
+        for r in sorted((r for r in data.rows if not r.reported_only), key=_status_order)
+    ]
+    out += _table(RESULT_HEADER, cells)
     span = (len(out) - len(cells), len(out))
     out.append("")
+    reported = [r for r in data.rows if r.reported_only]
+    inferred_cells: list[list[str]] = []
+    inferred_span = (len(out), len(out))
+    if reported:
+        out += [INFERRED_HEADING]
+        if data.inferred_counts is not None:
+            out += [f"Inferred diff: {data.inferred_counts.summary()}", ""]
+        inferred_cells = [full_result_cells(r) for r in sorted(reported, key=_status_order)]
+        out += _table(RESULT_HEADER, inferred_cells)
+        inferred_span = (len(out) - len(inferred_cells), len(out))
+        out.append("")
+    if data.without:
+        out += [WITHOUT_HEADING]
+        for skill, why in data.without[:MAX_GAP_LINES]:
+            out.append(f"- {skill} — {why}")
+        if len(data.without) > MAX_GAP_LINES:
+            out.append(f"+{len(data.without) - MAX_GAP_LINES} more")
+        out.append("")
     if data.gaps:
         out += ["## Coverage Gaps (enabled in aeon.yml, missing from evals.json)"]
         for skill, pattern in data.gaps[:MAX_GAP_LINES]:
@@ -242,7 +301,7 @@ def _article_lines(data: ArticleData) -> tuple[list[str], tuple[int, int], list[
             out.append(f"+{len(data.gaps) - MAX_GAP_LINES} more")
         out.append("")
     out += ["## Sources", *[f"- {s}" for s in data.sources]]
-    return out, span, cells
+    return out, (span, inferred_span), (cells, inferred_cells)
 
 
 def log_section(data: ArticleData, *, article: str, filed: list[str], closed: list[str]) -> str:
@@ -253,7 +312,7 @@ def log_section(data: ArticleData, *, article: str, filed: list[str], closed: li
                 "### skill-evals",
                 f"- Verdict: {data.verdict.value}",
                 f"- Diff: {data.counts.summary()}",
-                f"- Coverage: {coverage_line(data.coverage, data.previous_pct, data.legacy_pct)}",
+                f"- Coverage: {coverage_line(data.coverage, data.previous_pct, data.legacy_pct, data.contracts)}",
                 f"- Issues filed: {', '.join(filed) or 'none'}",
                 f"- Issues closed: {', '.join(closed) or 'none'}",
                 f"- Action queue head: {data.actions[0] if data.actions else 'none — all green'}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
 from dataclasses import dataclass, field
@@ -83,6 +84,7 @@ class Row:
     issue: str | None = None
     flaky: bool = False
     kept: ArticleRow | None = None  # a row kept unchanged from today's article by a scoped run
+    reported_only: bool = False  # an inferred contract in report mode: shown apart, never counted
 
     @property
     def skill(self) -> str:
@@ -99,8 +101,14 @@ class Row:
 
     @property
     def counts(self) -> bool:
-        """Whether this row may drive the verdict and file issues: enabled and not muted."""
-        return self.result is not None and self.result.enabled and self.result.muted is None
+        """Whether this row may drive the verdict and file issues: enabled, not muted, and not an
+        inferred contract in report mode."""
+        return (
+            self.result is not None
+            and self.result.enabled
+            and self.result.muted is None
+            and not self.reported_only
+        )
 
 
 def is_flaky(history: list[Status | None]) -> bool:
@@ -118,14 +126,20 @@ def build_rows(
     history: dict[str, list[Status | None]],
     open_issues: dict[str, str],
     full_run: bool,
+    reported_only: frozenset[str] = frozenset(),
 ) -> list[Row]:
-    """Label every result against the prior run and carry failing-since and issue IDs forward."""
+    """Label every result against the prior run and carry failing-since and issue IDs forward.
+
+    Skills in `reported_only` (inferred contracts in report mode) get their rows apart; a skill's
+    previous row is found in either table, so switching modes keeps its history."""
     rows: list[Row] = []
     bootstrap = prior is None
     seen: set[str] = set()
     for result in results:
         seen.add(result.skill)
-        previous = prior.rows.get(result.skill) if prior else None
+        previous = (
+            prior.rows.get(result.skill) or prior.inferred_rows.get(result.skill) if prior else None
+        )
         label = diff_label(
             previous.status if previous else None, result.status, bootstrap=bootstrap
         )
@@ -142,7 +156,17 @@ def build_rows(
                 since = FailingSince(today, issue)
             issue = since.issue
         statuses = [*history.get(result.skill, []), result.status]
-        rows.append(Row(result, label, previous, since, issue, is_flaky(statuses)))
+        rows.append(
+            Row(
+                result,
+                label,
+                previous,
+                since,
+                issue,
+                is_flaky(statuses),
+                reported_only=result.skill in reported_only,
+            )
+        )
     if full_run and prior is not None:
         for skill, previous in sorted(prior.rows.items()):
             if skill not in seen:
@@ -187,7 +211,10 @@ def flags_count(flags: tuple[str, ...] | list[str]) -> bool:
 
 
 def counted(row: Row) -> bool:
-    """Rows of enabled, unmuted skills (and kept rows that were such) drive counts and verdict."""
+    """Rows of enabled, unmuted skills (and kept rows that were such) drive counts and verdict;
+    inferred contracts in report mode never do."""
+    if row.reported_only:
+        return False
     if row.result is not None:
         return row.counts
     if row.kept is not None:
@@ -195,8 +222,14 @@ def counted(row: Row) -> bool:
     return True  # NEW_NO_COVERAGE
 
 
-def count(rows: list[Row]) -> DiffCounts:
-    """Diff counts over the rows that count; disabled and muted skills are tallied apart."""
+def count(rows: list[Row], *, reported: bool = False) -> DiffCounts:
+    """Diff counts over the rows that count; disabled and muted skills are tallied apart. Rows
+    of inferred contracts in report mode are counted only with `reported=True`, on their own."""
+    rows = [
+        dataclasses.replace(r, reported_only=False) if reported else r
+        for r in rows
+        if r.reported_only == reported
+    ]
     labels = Counter(str(r.label) for r in rows if counted(r))
     ignored = sum(1 for r in rows if not counted(r))
     if ignored:
@@ -250,7 +283,7 @@ def action_queue(
         ),
     ):
         result = row.result
-        if result is None or not result.enabled:
+        if result is None or not result.enabled or row.reported_only:
             continue
         if result.muted is not None:
             if result.status is Status.PASS:
@@ -332,7 +365,8 @@ def numbers(
     def skills(*labels: DiffLabel) -> tuple[str, ...]:
         return tuple(sorted(r.skill for r in rows if counted(r) and r.label in labels))
 
-    present = [r for r in rows if r.status is not None]
+    # inferred contracts in report mode have their own numbers (the Inferred contracts section)
+    present = [r for r in rows if r.status is not None and not r.reported_only]
     failing = [r for r in present if r.status is not None and r.status.failing]
     return Numbers(
         verdict=verdict,

@@ -274,7 +274,10 @@ def test_scoped_run_keeps_the_other_rows_of_the_day(instance: Instance, cli: Cli
 
 def test_skill_without_a_spec_is_skipped_and_reported(instance: Instance, cli: Cli) -> None:
     inst = fleet(instance)
-    code, _out, err = cli("run", "--root", str(inst.root), "--skill", "no-spec", "--now", WEEK1)
+    # no evals.json entry and SKILL.md contracts off: nothing to evaluate it on
+    code, _out, err = cli(
+        "run", "--root", str(inst.root), "--skill", "no-spec", "--now", WEEK1, "--contracts", "off"
+    )
     assert code == 5
     assert (
         err.strip() == "aeon-evals: skill-evals: no-spec has no spec — add an entry to evals.json"

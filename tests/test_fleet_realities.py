@@ -227,9 +227,12 @@ def test_coverage_cliff_only_against_articles_counted_the_same_way(
         if x.startswith("**Coverage:**")
     )
     if notes_column:
-        assert line == "**Coverage:** 1/4 (25%) ↓ vs prior 100% (-75.0 pp)"
+        assert line == (
+            "**Coverage:** 1/4 (25%) by evals.json, +0 inferred; 3 without a contract"
+            " ↓ vs prior 100% (-75.0 pp)"
+        )
     else:
         assert (
-            line
-            == "**Coverage:** 1/4 (25%) (prior article counted coverage another way: 100%; not compared)"
+            line == "**Coverage:** 1/4 (25%) by evals.json, +0 inferred; 3 without a contract"
+            " (prior article counted coverage another way: 100%; not compared)"
         )

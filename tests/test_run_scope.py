@@ -10,6 +10,8 @@ from typing import Any
 from conftest import Instance
 from realdata import AEONFUN, AEONFUN_NOW, whole_instance
 
+from aeon_evals import history
+
 Cli = Callable[..., tuple[int, str, str]]
 
 # aeonfun@2026-05-03's evals.json skills as this tool judged them before SKILL.md contracts,
@@ -112,3 +114,110 @@ def test_an_on_demand_skill_is_judged_only_on_a_run_that_happened(
     # not failing: no issue, no investigation; the verdict counts only asked and daily
     assert "Investigate idle" not in article
     assert {i["skill"] for i in data["issues"]["filed"]} <= {"asked", "daily"}
+
+
+def _contract_fleet(inst: Instance, **top: Any) -> Instance:
+    """An evals.json skill, two skills whose SKILL.md states their output, one that states none."""
+    inst.write(
+        "aeon.yml",
+        "skills:\n"
+        '  listed: { enabled: true, schedule: "0 7 * * *" }\n'
+        '  digest: { enabled: true, schedule: "0 7 * * *" }\n'
+        '  brief: { enabled: true, schedule: "0 7 * * *" }\n'
+        '  vague: { enabled: true, schedule: "0 7 * * *" }\n',
+    )
+    inst.evals({"listed": {"output_pattern": "articles/listed-*.md", "min_words": 5}}, **top)
+    inst.write("skills/listed/SKILL.md", "---\nname: listed\n---\nWrite things.\n")
+    for name in ("digest", "brief"):
+        inst.write(
+            f"skills/{name}/SKILL.md",
+            f"---\nname: {name}\ndescription: a {name}\n---\n# {name}\n\n"
+            f"Save to `articles/{name}-${{today}}.md`:\n\n"
+            "```markdown\n# Title\n\n## Summary\n[item]\n\n## Sources\n- [LABEL](url)\n```\n",
+        )
+    inst.write("skills/vague/SKILL.md", "---\nname: vague\n---\nThink about the weather.\n")
+    inst.write("articles/listed-2026-05-30.md", WORDS)
+    inst.write("articles/digest-2026-05-30.md", "# D\n## Summary\n" + WORDS + "\n## Sources\n- x\n")
+    inst.write("articles/brief-2026-05-30.md", "# B\n" + WORDS + "\n")  # no ## Summary
+    return inst
+
+
+def test_report_mode_shows_inferred_contracts_apart_and_files_nothing(
+    instance: Instance, cli: Cli
+) -> None:
+    inst = _contract_fleet(instance)
+    data = _run_json(cli, inst.root, "2026-05-31T06:00:00Z")
+    rows = _rows(data)
+    assert rows["listed"]["spec_source"] == "evals.json" and rows["listed"]["counts"]
+    assert rows["digest"]["status"] == "PASS" and rows["digest"]["spec_source"] == "SKILL.md:7"
+    brief = rows["brief"]
+    assert brief["status"] == "FAIL" and brief["contracts_mode"] == "report"
+    assert [c["code"] for c in brief["root_causes"]] == [
+        "missing_heading:## Summary",
+        "missing_heading:## Sources",
+    ]
+    assert not brief["counts"]
+    assert data["verdict"] == "SKILL_EVALS_OK" and data["issues"]["filed"] == []
+    assert data["contracts"] == {
+        "mode": "report",
+        "inferred": ["brief", "digest"],
+        "without": [{"skill": "vague", "reason": "SKILL.md names no output it writes"}],
+        "not_scorable": [],
+    }
+    article = (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
+    assert (
+        "**Coverage:** 1/4 (25%) by evals.json, +2 inferred; 1 without a contract (first run)"
+        in article
+    )
+    full, inferred = article.split("## Inferred contracts")
+    assert "| brief |" not in full and "| listed |" in full
+    assert "| brief | FAIL | NEW_FAIL | missing_heading:## Summary; missing_heading:## Sources" in (
+        inferred
+    )
+    assert "spec SKILL.md:7" in inferred
+    assert "- vague — SKILL.md names no output it writes" in article
+    # the next run diffs inferred rows against the ones it wrote
+    data = _run_json(cli, inst.root, "2026-06-01T06:00:00Z")
+    assert _rows(data)["brief"]["diff"] == "STILL_FAIL" and data["issues"]["filed"] == []
+    parsed = history.read_article(inst.root / "articles/skill-evals-2026-05-31.md", root=inst.root)
+    assert set(parsed.inferred_rows) == {"brief", "digest"} and "brief" not in parsed.rows
+
+
+def test_enforce_mode_makes_inferred_contracts_full_citizens(instance: Instance, cli: Cli) -> None:
+    inst = _contract_fleet(instance, contracts="enforce")
+    data = _run_json(cli, inst.root, "2026-05-31T06:00:00Z")
+    assert data["verdict"] == "SKILL_EVALS_REGRESSED"
+    assert [i["skill"] for i in data["issues"]["filed"]] == ["brief"]
+    issue = (inst.root / data["issues"]["filed"][0]["path"]).read_text()
+    assert 'the spec is inferred from skills/brief/SKILL.md:12 ("## Summary")' in issue
+    article = (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
+    assert "## Inferred contracts" not in article
+    assert "| brief | FAIL | NEW_FAIL |" in article.split("## Full Results")[1]
+    # --contracts overrides evals.json: report files nothing, off is the old behaviour
+    data = _run_json(cli, inst.root, "2026-05-31T06:00:00Z", "--dry-run", "--contracts", "off")
+    assert sorted(_rows(data)) == ["listed"] and data["contracts"]["inferred"] == []
+
+
+def test_an_unknown_contracts_mode_is_a_config_error(instance: Instance, cli: Cli) -> None:
+    inst = _contract_fleet(instance, contracts="enforced")
+    code, _out, err = cli("run", "--root", str(inst.root), "--now", "2026-05-31T06:00:00Z")
+    assert code == 2
+    assert err.strip() == (
+        'aeon-evals: skills/skill-evals/evals.json: contracts: expected "report", "enforce" or '
+        '"off", got a string "enforced"'
+    )
+    assert not (inst.root / "articles/skill-evals-2026-05-31.md").exists()
+    code, out, _ = cli("validate", "--root", str(inst.root))
+    assert code == 2 and "contracts: expected" in out
+
+
+def test_a_scoped_run_evaluates_an_inferred_skill_and_keeps_the_other_rows(
+    instance: Instance, cli: Cli
+) -> None:
+    inst = _contract_fleet(instance)
+    _run_json(cli, inst.root, "2026-05-31T06:00:00Z")
+    data = _run_json(cli, inst.root, "2026-05-31T07:00:00Z", "--skill", "brief")
+    assert [s["skill"] for s in data["skills"]] == ["brief"]
+    article = (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
+    inferred = article.split("## Inferred contracts")[1]
+    assert "| brief |" in inferred and "| digest |" in inferred

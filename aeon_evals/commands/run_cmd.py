@@ -15,6 +15,7 @@ from aeon_evals import checks, ci, clock, pipeline
 from aeon_evals.errors import EvalsError, ExitCode
 from aeon_evals.fsio import atomic_write
 from aeon_evals.manifest import EVALS_PATH
+from aeon_evals.model import ContractsMode
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -34,6 +35,13 @@ def add_parser(sub: Any, *, epilog: str) -> None:
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
+    )
+    p.add_argument(
+        "--contracts",
+        choices=[m.value for m in ContractsMode],
+        help="skills without an evals.json entry, evaluated on their SKILL.md's output contract: "
+        "report (shown apart, no issues, no verdict; the default), enforce (like evals.json "
+        'specs) or off; overrides evals.json\'s "contracts"',
     )
     p.add_argument(
         "--skill", metavar="NAME", help="evaluate one skill; other rows of today's article are kept"
@@ -114,6 +122,7 @@ def options(args: argparse.Namespace) -> pipeline.RunOptions:
         site=not args.no_site,
         site_out=args.site_out.resolve() if args.site_out else None,
         grace=args.grace,
+        contracts=ContractsMode(args.contracts) if args.contracts else None,
     )
 
 
@@ -138,6 +147,8 @@ def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -
     """
     data = outcome.article
     n = data.numbers if data is not None else None
+    scope = outcome.scope
+    mode = scope.mode.value if scope is not None else None
     skills = []
     for row in outcome.rows:
         result = row.result
@@ -162,6 +173,9 @@ def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -
                 "issue": row.issue,
                 "failing_since": row.failing_since.since.isoformat() if row.failing_since else None,
                 "notes": list(result.notes),
+                "spec_source": result.spec_source or "evals.json",
+                "contracts_mode": None if result.spec_source is None else mode,
+                "counts": row.counts,
                 "output": None
                 if out is None
                 else {
@@ -205,6 +219,14 @@ def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -
             "still_failing": list(n.still_failing),
             "regressions": list(n.regressions),
             "disabled_or_muted": list(n.failing_apart),
+        },
+        "contracts": None
+        if scope is None
+        else {
+            "mode": scope.mode.value,
+            "inferred": sorted(scope.inferred),
+            "without": [{"skill": s, "reason": why} for s, why in scope.without],
+            "not_scorable": list(scope.unscored),
         },
         "action_queue": list(n.actions) if n else [],
         "skills": skills,
