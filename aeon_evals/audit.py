@@ -17,7 +17,7 @@ from pathlib import Path
 
 from aeon_evals.contracts import Contract, infer_contract
 from aeon_evals.model import Coverage
-from aeon_evals.registry import Registry
+from aeon_evals.registry import LLM_SKILL, Registry
 from aeon_evals.skillmd import read_skill_doc
 
 SKILLS_DIR = "skills"
@@ -397,7 +397,8 @@ def audit(
     warnings: list[str] = []
     gaps: list[Gap] = []
     known: dict[str, Contract] = dict(contracts or {})
-    for skill in sorted(enabled - spec_skills):
+    # Aeon's LLM-run skill-evals is what this tool replaces, never a skill it should evaluate.
+    for skill in sorted(enabled - spec_skills - {LLM_SKILL}):
         contract = known.get(skill)
         source = ""
         try:

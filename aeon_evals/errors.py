@@ -15,6 +15,7 @@ class ExitCode(enum.IntEnum):
     BOOTSTRAP = 3  # SKILL_EVALS_BOOTSTRAP: no evals.json or no skills; a starter spec was written
     LOCKED = 4  # another run holds the instance lock
     NOTHING_EVALUATED = 5  # no skill in scope (e.g. --skill NAME with no spec)
+    NOT_OURS = 6  # today's article was written by someone else (the LLM skill); --force replaces it
     INTERNAL = 70  # a bug: the traceback is printed
 
 
@@ -33,6 +34,10 @@ EXIT_MEANINGS: dict[ExitCode, str] = {
     ),
     ExitCode.LOCKED: "another aeon-evals run holds the instance lock",
     ExitCode.NOTHING_EVALUATED: "nothing was evaluated (e.g. --skill NAME has no spec)",
+    ExitCode.NOT_OURS: (
+        "today's article was not written by aeon-evals (the LLM skill did): not replaced "
+        "without --force"
+    ),
     ExitCode.INTERNAL: "internal error (a bug): the traceback is printed",
 }
 
@@ -88,3 +93,9 @@ class NothingEvaluated(EvalsError):
 
 class PathOutsideRoot(EvalsError):
     """A pattern or symlink leads outside the instance root."""
+
+
+class ArticleNotOurs(EvalsError):
+    """Today's article exists and this tool did not write it: replacing it needs --force."""
+
+    exit_code = ExitCode.NOT_OURS

@@ -12,11 +12,12 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from aeon_evals import audit as audit_stage
-from aeon_evals import checks, render, report
+from aeon_evals import card, checks, render, report
 from aeon_evals import notify as notifier
 from aeon_evals import scope as scope_stage
+from aeon_evals import state as state_stage
 from aeon_evals.artifacts import NOT_SENT, Artifact, Fate, failed, skipped
-from aeon_evals.errors import ConfigError, EvalsError, NothingEvaluated
+from aeon_evals.errors import ArticleNotOurs, ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.fsio import (
     atomic_write,
     check_writable,
@@ -34,6 +35,7 @@ from aeon_evals.issues import (
     plan_issues,
     read_state,
 )
+from aeon_evals.layout import Layout, detect
 from aeon_evals.manifest import EVALS_PATH, Manifest, parse_manifest, read_manifest_data
 from aeon_evals.model import (
     ArticleRow,
@@ -46,7 +48,7 @@ from aeon_evals.model import (
     Verdict,
 )
 from aeon_evals.outputs import Outputs
-from aeon_evals.registry import Registry, load_registry
+from aeon_evals.registry import Registry, llm_skill, load_registry
 from aeon_evals.scope import Scope, broken_line
 from aeon_evals.state import StateSources, load_state
 from aeon_evals.store import ArticleStore
@@ -68,6 +70,8 @@ class RunOptions:
     site_out: Path | None = None
     grace: timedelta = checks.GRACE
     contracts: ContractsMode | None = None  # --contracts; None: evals.json's, else report
+    layout: Layout | None = None  # None: detected from the root when the run starts
+    force: bool = False  # replace a same-day article this tool did not write
 
 
 @dataclass
@@ -84,9 +88,12 @@ class RunOutcome:
     log_written: Artifact = field(default_factory=Artifact)
     site_written: Artifact = field(default_factory=Artifact)
     notified: Artifact = NOT_SENT
+    card_written: Artifact | None = None  # None: the instance has no dashboard feed
     issues: IssueOutcome = field(default_factory=IssueOutcome)
     warnings: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    # Said on stderr, kept out of the article: about the switch-over, not about the skills.
+    notices: list[str] = field(default_factory=list)
     prior: ParsedArticle | None = None
     day_issues: tuple[list[IssueRef], list[IssueRef]] = field(default_factory=lambda: ([], []))
     scope: Scope | None = None  # skills evaluated on SKILL.md contracts, and those without one
@@ -99,14 +106,16 @@ class RunOutcome:
             f"article: {self.article_written}",
             f"log: {self.log_written}",
             f"site: {self.site_written}",
+            *([f"dashboard card: {self.card_written}"] if self.card_written is not None else []),
             f"issues filed: {filed}",
             f"issues closed: {closed}",
             f"notification: {self.notified}",
         ]
 
 
-def article_rel(day: date) -> str:
-    return f"articles/skill-evals-{day.isoformat()}.md"
+def article_rel(day: date, layout: Layout | None = None) -> str:
+    """This tool's article for `day`, relative to the root (`articles/` without a layout)."""
+    return (layout or Layout()).article_rel(day)
 
 
 def load_manifest(opts: RunOptions) -> Manifest | None:
@@ -234,18 +243,46 @@ def run(opts: RunOptions) -> RunOutcome:
     """The whole nightly job. Raises EvalsError subclasses for expected failures."""
     if not opts.root.is_dir():
         raise ConfigError("instance root does not exist or is not a folder", path=opts.root)
+    if opts.layout is None:
+        opts = dataclasses.replace(opts, layout=detect(opts.root))
     if opts.dry_run:
         return _run(opts)
     with instance_lock(opts.root, timeout=opts.lock_timeout):
         return _run(opts)
 
 
+def _layout(opts: RunOptions) -> Layout:
+    assert opts.layout is not None  # run() detects it
+    return opts.layout
+
+
+def _not_ours(root: Path, rel: str, store: ArticleStore) -> str | None:
+    """Why today's article at `rel` must not be replaced without --force: it exists and this tool
+    did not write it (the old LLM skill did, or it is no article at all). None when it is ours
+    or absent."""
+    path = root / rel
+    if not path.is_file():
+        return None
+    try:
+        parsed = store.read(path)
+    except (EvalsError, OSError, UnicodeError) as exc:
+        reason = exc.message if isinstance(exc, EvalsError) else str(exc)
+        return f"it exists and is not an aeon-evals article ({reason})"
+    if parsed.own:
+        return None
+    return "it exists and was not written by aeon-evals (the LLM-run skill-evals wrote it)"
+
+
 def _run(opts: RunOptions) -> RunOutcome:
     root = opts.root
+    layout = _layout(opts)
     manifest = load_manifest(opts)
-    registry = load_registry(root)
+    registry = load_registry(root, layout.config)
+    switch = _switchover(root, layout)
     if manifest is None:
-        return bootstrap(opts, registry)
+        outcome = bootstrap(opts, registry)
+        outcome.notices += switch
+        return outcome
 
     mode = contracts_mode(manifest, opts)
     outputs = Outputs(root)
@@ -282,8 +319,29 @@ def _run(opts: RunOptions) -> RunOutcome:
 
     results = evaluate_all(manifest, registry, state, opts, scope, outputs)
     results += evaluate_inferred(inferred, registry, state, opts, outputs)
-    # articles/ is listed once, for the globs and the past articles
-    store = ArticleStore(root, names=outputs.names("articles"), writable=not opts.dry_run)
+    fresh = state_stage.freshness(state, results, opts.now)
+    if fresh.stale:  # cron-state is behind the outputs: its facts would be stale, not wrong outputs
+        state = state_stage.without_cron(state, fresh.status())
+        results = evaluate_all(manifest, registry, state, opts, scope, outputs)
+        results += evaluate_inferred(inferred, registry, state, opts, outputs)
+    # The article folder is listed once, for the globs and the past articles.
+    store = ArticleStore(
+        root,
+        names=outputs.names(layout.articles),
+        writable=not opts.dry_run,
+        dirs=layout.article_dirs,
+    )
+    article = layout.article_rel(opts.today)
+    foreign = _not_ours(root, article, store)
+    if foreign is not None:
+        if not opts.force and not opts.dry_run:
+            raise ArticleNotOurs(
+                f"{foreign}; not replaced. Disable the LLM skill (`aeon-evals init "
+                "--disable-llm-skill`), then run again with --force to replace it",
+                path=article,
+            )
+        if opts.dry_run and not opts.force:
+            warnings.append(f"{article}: {foreign}; a real run stops here unless --force")
     prior, prior_warnings = store.prior(opts.today)
     warnings += prior_warnings
     rows = report.build_rows(
@@ -315,7 +373,6 @@ def _run(opts: RunOptions) -> RunOutcome:
         ),
     ]
 
-    article = article_rel(opts.today)
     to_close = [r.skill for r in rows if r.label is DiffLabel.FIXED and not r.reported_only]
     try:
         check_writable(root, root / "memory/issues/INDEX.md", what="issues folder")
@@ -405,6 +462,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         article,
         issues=issues,
         warnings=warnings,
+        notices=switch,
         prior=prior,
         day_issues=(day_filed, day_closed),
         scope=inferred,
@@ -412,6 +470,8 @@ def _run(opts: RunOptions) -> RunOutcome:
     if opts.dry_run:
         outcome.article_written = outcome.log_written = outcome.site_written = skipped("--dry-run")
         outcome.notified = skipped("--dry-run", verb="sent")
+        if layout.dashboard is not None:
+            outcome.card_written = skipped("--dry-run")
         return outcome
     _write(opts, outcome, store)
     return outcome
@@ -422,6 +482,16 @@ def _see_also(result: SkillResult | None, ids: tuple[str, ...]) -> SkillResult |
     if result is None or not ids:
         return result
     return dataclasses.replace(result, notes=(*result.notes, f"see also {', '.join(ids)}"))
+
+
+def _switchover(root: Path, layout: Layout) -> list[str]:
+    """A warning while the registry still enables the LLM-run skill-evals (two writers)."""
+    try:
+        text = (root / layout.config).read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    found = llm_skill(text, path=layout.config)
+    return [found.warning()] if found else []
 
 
 def _issues_of_the_day(today: date, outcome: IssueOutcome) -> tuple[list[IssueRef], list[IssueRef]]:
@@ -536,6 +606,7 @@ def _write(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
     else:
         outcome.site_written = skipped("--no-site")
     store.save()
+    _write_card(opts, outcome, data)
 
     if not opts.notify:
         outcome.notified = skipped("--no-notify", verb="sent")
@@ -575,6 +646,25 @@ def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:
 def _notified(sent: notifier.NotifyResult) -> Artifact:
     """The notification's fate, in the notifier's own words."""
     return Artifact(Fate.DONE if sent.sent else Fate.FAILED, verb="sent", said=sent.message)
+
+
+def _write_card(opts: RunOptions, outcome: RunOutcome, data: render.ArticleData) -> None:
+    """One json-render card per run into the instance's dashboard feed, when it has one."""
+    folder = _layout(opts).dashboard
+    if folder is None or outcome.article_path is None:
+        return
+    rel = f"{folder}/{card.card_name(opts.now)}"
+    try:
+        path = opts.root / rel
+        check_writable(opts.root, path, what="dashboard card")
+        atomic_write(path, card.render_card(card.build_card(data, article=outcome.article_path)))
+        outcome.card_written = Artifact(Fate.DONE, where=rel)
+    except (OSError, EvalsError) as exc:
+        reason = (
+            exc.message if isinstance(exc, EvalsError) else (exc.strerror or type(exc).__name__)
+        )
+        outcome.card_written = failed(reason)
+        outcome.warnings.append(f"{rel}: cannot write the dashboard card: {reason}")
 
 
 def replace_section(log: str, section: str) -> str:

@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from aeon_evals.errors import ConfigError
+from aeon_evals.fsio import confine
 from aeon_evals.model import Registration
 
 AEON_YML = "aeon.yml"
@@ -267,28 +269,74 @@ def _describe(value: dict[str, Any]) -> str:
     return f"{enabled}, schedule {schedule!r}" if schedule else f"{enabled}, no schedule"
 
 
-def _unusable(message: str) -> Registry:
-    return Registry(AEON_YML, {}, (f"{AEON_YML}: {message}",), found=False, issues=(("", message),))
+def _unusable(message: str, name: str = AEON_YML) -> Registry:
+    return Registry(name, {}, (f"{name}: {message}",), found=False, issues=(("", message),))
 
 
-def load_registry(root: Path) -> Registry:
-    """aeon.yml under `root`; a missing file gives an empty registry (every skill unregistered)."""
-    path = root / AEON_YML
+_CONFIG_SUFFIXES = (".yml", ".yaml")
+_CONFIG_PEEK = 1 << 20  # a config with its `skills:` line past 1 MiB is not a fleet's config
+
+
+def _has_skills_block(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_CONFIG_PEEK).decode("utf-8", errors="replace").lstrip("\ufeff")
+    except OSError:
+        return False
+    return _block_start(head.splitlines()) is not None
+
+
+def find_config(root: Path, override: str | None = None) -> str:
+    """The instance's skill registry, relative to `root`: `override` (`--config FILE`), else
+    aeon.yml, else the one root `*.yml`/`*.yaml` with a top-level `skills:` block (forks rename
+    it: claw.yml, vigil.yml …). No candidate gives "aeon.yml" (read as missing).
+
+    Raises ConfigError when the override leads outside the root or when two root files could be
+    the config, naming both.
+    """
+    if override is not None:
+        confine(root, override, what="--config")
+        return Path(override).as_posix()
+    if (root / AEON_YML).is_file():
+        return AEON_YML
+    try:
+        names = sorted(
+            p.name
+            for p in root.iterdir()
+            if p.suffix in _CONFIG_SUFFIXES and p.is_file() and _has_skills_block(p)
+        )
+    except OSError:
+        return AEON_YML
+    if len(names) > 1:
+        raise ConfigError(
+            f"two files could be the skill registry: {names[0]} and {names[1]}"
+            + (f" (and {len(names) - 2} more)" if len(names) > 2 else "")
+            + "; pass --config FILE",
+            path=root,
+        )
+    return names[0] if names else AEON_YML
+
+
+def load_registry(root: Path, config: str | None = None) -> Registry:
+    """The skill registry under `root` (`config`, else found by `find_config`); a missing file
+    gives an empty registry (every skill unregistered)."""
+    name = config if config is not None else find_config(root)
+    path = root / name
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return _unusable("not found; every skill counts as unregistered")
+        return _unusable("not found; every skill counts as unregistered", name)
     except OSError as exc:
-        return _unusable(f"cannot read: {exc.strerror}; every skill counts as unregistered")
+        return _unusable(f"cannot read: {exc.strerror}; every skill counts as unregistered", name)
     try:
         text = raw.decode("utf-8")
         note: tuple[str, ...] = ()
     except UnicodeDecodeError as exc:
         text = raw.decode("utf-8", errors="replace")
         note = (
-            f"{AEON_YML}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); undecodable bytes replaced",
+            f"{name}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); undecodable bytes replaced",
         )
-    found = parse_registry(text)
+    found = parse_registry(text, path=name)
     if note:
         return dataclasses.replace(
             found,
@@ -390,3 +438,100 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
                 )
             )
     return found
+
+
+# --- switching over from the LLM-run skill ------------------------------------------------------
+
+LLM_SKILL = "skill-evals"  # Aeon's own LLM-run skill, which this tool replaces
+_ENABLED_ON = re.compile(r"(\benabled\s*:\s*)([\"']?)(true|yes|on)\2(?![\w-])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LineEdit:
+    """One line of a file to replace: its 1-based number, and its text before and after."""
+
+    path: str
+    line: int
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class LlmSkill:
+    """The registry enables the LLM-run skill-evals: where, and the edit that disables it (None
+    when its entry is written in a way no one-line edit can safely change)."""
+
+    path: str
+    line: int
+    edit: LineEdit | None
+
+    def warning(self) -> str:
+        """One line: the file, the line, and the exact edit."""
+        if self.edit is None:
+            fix = "set `enabled: false` in its entry"
+        else:
+            fix = (
+                f"change `enabled: true` to `enabled: false` there, so the line reads "
+                f"`{_code(self.edit.after).strip()}`"
+            )
+        return (
+            f"{self.path}:{self.line}: the LLM-run {LLM_SKILL} skill is still enabled: it and "
+            f"aeon-evals would both write the day's article, issues and log section; {fix} "
+            "(`aeon-evals init --disable-llm-skill` makes that one edit)"
+        )
+
+
+def _code(line: str) -> str:
+    """A line without its trailing YAML comment (a `#` after a space, or at the start)."""
+    cut = line.find(" #")
+    code = line if cut < 0 else line[:cut]
+    return "" if code.lstrip().startswith("#") else code
+
+
+def llm_skill(text: str, *, path: str = AEON_YML) -> LlmSkill | None:
+    """Whether the registry text enables the LLM-run skill-evals, and the one-line edit that turns
+    it off (`enabled: true` → `enabled: false` on the entry's line, or the line below it that
+    holds `enabled:` in a multi-line entry). None when it is not enabled."""
+    registry = parse_registry(text, path=path)
+    reg = registry.skills.get(LLM_SKILL)
+    line = registry.lines.get(LLM_SKILL)
+    if reg is None or not reg.enabled or line is None:
+        return None
+    lines = text.lstrip("\ufeff").splitlines()
+    head = lines[line - 1]
+    width = len(head) - len(head.lstrip(" \t"))
+    end = line
+    while end < len(lines):
+        following = lines[end]
+        stripped = following.strip()
+        indent = len(following) - len(following.lstrip(" \t"))
+        if stripped and not stripped.startswith("#") and indent <= width:
+            break
+        end += 1
+    for index in range(line - 1, end):
+        code = _code(lines[index])
+        found = list(_ENABLED_ON.finditer(code))
+        if len(found) == 1:
+            m = found[0]
+            before = lines[index]
+            after = before[: m.start()] + m.group(1) + "false" + before[m.end() :]
+            return LlmSkill(path, index + 1, LineEdit(path, index + 1, before, after))
+    return LlmSkill(path, line, None)
+
+
+def apply_edit(raw: bytes, edit: LineEdit) -> bytes:
+    """`raw` with line `edit.line` replaced by `edit.after`; every other byte (line endings, the
+    BOM, the last line's missing newline) kept as it is. Raises ValueError when that line no
+    longer reads `edit.before`."""
+    lines = raw.splitlines(keepends=True)
+    index = edit.line - 1
+    if index >= len(lines):
+        raise ValueError(f"line {edit.line} is past the end of the file")
+    current = lines[index]
+    body = current.rstrip(b"\r\n")
+    ending = current[len(body) :]
+    prefix = b"\xef\xbb\xbf" if index == 0 and body.startswith(b"\xef\xbb\xbf") else b""
+    if body[len(prefix) :].decode("utf-8") != edit.before:
+        raise ValueError(f"line {edit.line} changed since it was read")
+    lines[index] = prefix + edit.after.encode("utf-8") + ending
+    return b"".join(lines)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from aeon_evals.model import CronState
+from aeon_evals.model import CronState, SkillResult
 
 CRON_STATE = "memory/cron-state.json"
 SKILL_HEALTH = "memory/skill-health"
@@ -27,7 +30,7 @@ class StateSources:
 
     cron: dict[str, CronState]
     health: dict[str, Health]
-    cron_status: str  # ok | none | fail
+    cron_status: str  # ok | none | fail | stale (…)
     health_status: str  # ok | empty | fail
     warnings: tuple[str, ...] = ()
 
@@ -131,3 +134,79 @@ def load_state(root: Path, skills: list[str]) -> StateSources:
             health[skill] = record
     health_status = "fail" if failed and not health else ("ok" if health else "empty")
     return StateSources(cron, health, cron_status, health_status, tuple(warnings))
+
+
+STALE_AFTER = timedelta(days=1)
+# Ages that say when an output was written. An mtime does not (a checkout gives every file the
+# same one), so outputs aged by mtime say nothing about whether cron-state is behind.
+_DATED_SOURCES = ("filename", "git")
+
+
+def _stamp(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def cron_updated(cron: dict[str, CronState]) -> datetime | None:
+    """The newest run cron-state records (any skill's last success or failure): when it was
+    last brought up to date."""
+    stamps = [
+        s
+        for row in cron.values()
+        for s in (_stamp(row.last_success), _stamp(row.last_failed))
+        if s is not None
+    ]
+    return max(stamps, default=None)
+
+
+def newest_output(results: Iterable[SkillResult], now: datetime) -> datetime | None:
+    """When the newest output the checks found was written, counting only dated ages (a file
+    named for a day counts from the start of that day: the earliest it can have been written)."""
+    times = []
+    for result in results:
+        out = result.output
+        if out is None or out.age_days is None or out.age_source not in _DATED_SOURCES:
+            continue
+        extra = 1.0 if out.age_source == "filename" else 0.0  # its age counts from the day's end
+        times.append(now - timedelta(days=out.age_days + extra))
+    return max(times, default=None)
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """How cron-state compares with the outputs: `stale` when it is more than a day behind the
+    newest one (Aeon's issues state backend, or a fork that stopped committing it)."""
+
+    updated: datetime | None
+    newest_output: datetime | None
+
+    @property
+    def stale(self) -> bool:
+        return (
+            self.updated is not None
+            and self.newest_output is not None
+            and self.newest_output - self.updated > STALE_AFTER
+        )
+
+    def status(self) -> str:
+        """What the Sources line says of a stale cron-state (after `cron-state=`)."""
+        assert self.updated is not None and self.newest_output is not None
+        return (
+            f"stale (newest entry {self.updated:%Y-%m-%d %H:%M}Z, newest output "
+            f"{self.newest_output:%Y-%m-%d}; cross-check skipped)"
+        )
+
+
+def freshness(state: StateSources, results: Iterable[SkillResult], now: datetime) -> Freshness:
+    """Whether cron-state is current enough to cross-check outputs against."""
+    return Freshness(cron_updated(state.cron), newest_output(results, now))
+
+
+def without_cron(state: StateSources, note: str) -> StateSources:
+    """The sources with cron-state set aside (`note` goes to the Sources line)."""
+    return dataclasses.replace(state, cron={}, cron_status=note)

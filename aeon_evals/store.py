@@ -73,19 +73,28 @@ class StoredArticle:
 class ArticleStore:
     """Every past article of the instance at `root`, each read, parsed and rendered once.
 
-    `names`: the sorted names in `articles/` when the caller has listed that folder already (a
+    `dirs`: the folders articles are in, relative to the root (`layout.Layout.article_dirs`: the
+    instance's own first, where this run's article goes; an instance that moved from `articles/`
+    to `output/articles/` keeps its older ones). One article per day, the first folder's on a
+    tie. `names`: the sorted names in the first folder when the caller has listed it already (a
     year of outputs is 300,000 names); otherwise it is listed on first use. `writable=False`
     reads the disk cache but never writes it (dry runs). Call `save` at the end.
     """
 
     def __init__(
-        self, root: Path, *, names: Sequence[str] | None = None, writable: bool = True
+        self,
+        root: Path,
+        *,
+        names: Sequence[str] | None = None,
+        writable: bool = True,
+        dirs: Sequence[str] = ("articles",),
     ) -> None:
         self.root = root
-        self.folder_path = root / "articles"
+        self.dirs = tuple(dirs)
+        self.folder_path = root / self.dirs[0]
         self.cache = ArticleCache(root, writable=writable)
         self._names: list[str] | None = list(names) if names is not None else None
-        self._memo: dict[str, tuple[list[int], ParsedArticle]] = {}  # file name → stamp, parse
+        self._memo: dict[str, tuple[list[int], ParsedArticle]] = {}  # file path → stamp, parse
         self._by_sha: dict[str, ParsedArticle] = {}  # whole articles seen in this process
         self._on_disk: set[str] | None = None  # content hashes of every article, after `load`
         self._child: int | None = None
@@ -93,7 +102,7 @@ class ArticleStore:
     # -- which articles exist
 
     def names(self) -> list[str]:
-        """The sorted names in articles/ that start like an article's."""
+        """The sorted names in the first folder that start like an article's."""
         if self._names is None:
             try:
                 with os.scandir(self.folder_path) as entries:
@@ -103,8 +112,16 @@ class ArticleStore:
         return self._names
 
     def articles(self) -> list[tuple[date, Path]]:
-        """(date, path) of every name that is a dated article's, oldest first (not stat'ed)."""
-        return article_names(self.folder_path, self.names())
+        """(date, path) of every name that is a dated article's, oldest first (not stat'ed); on
+        a day found in two folders, the first folder's."""
+        own = article_names(self.folder_path, self.names())
+        if len(self.dirs) == 1:
+            return own
+        by_day = dict(own)
+        for folder in self.dirs[1:]:
+            for day, path in article_names(self.root / folder):
+                by_day.setdefault(day, path)
+        return sorted(by_day.items())
 
     def newest_before(self, day: date) -> Iterator[tuple[date, Path]]:
         """The article files dated before `day`, newest first, looked at one by one."""
@@ -120,7 +137,7 @@ class ArticleStore:
         ArticleParseError, OSError or UnicodeError for a file that is no readable article."""
         stat = path.stat()
         stamp = ArticleCache.stamp(stat)
-        known = self._memo.get(path.name)
+        known = self._memo.get(str(path))
         if known is not None and known[0] == stamp:
             return known[1]
         raw = path.read_bytes()
@@ -132,7 +149,7 @@ class ArticleStore:
             parsed = parse_raw(raw, path, root=self.root)[0]
             self.cache.put(sha, parsed)
         self._by_sha[sha] = parsed
-        self._memo[path.name] = (stamp, parsed)
+        self._memo[str(path)] = (stamp, parsed)
         return parsed
 
     def on(self, day: date) -> ParsedArticle | None:
@@ -165,7 +182,7 @@ class ArticleStore:
             except _UNREADABLE as exc:
                 warnings.append(f"{_failure(exc, path)}; falling back to the next older article")
         if not warnings:
-            from_git = _prior_from_git(self.root, today)
+            from_git = _prior_from_git(self.root, today, self.dirs)
             if from_git is not None:
                 return from_git, warnings
         return None, warnings
@@ -324,7 +341,7 @@ class ArticleStore:
         self.cache.save()
 
 
-def _git_articles(root: Path) -> Iterator[tuple[str, str]]:
+def _git_articles(root: Path, dirs: Sequence[str]) -> Iterator[tuple[str, str]]:
     """(commit, path) of every skill-evals article ever committed, newest commit first."""
     out = run_git(
         root,
@@ -333,7 +350,7 @@ def _git_articles(root: Path) -> Iterator[tuple[str, str]]:
         "--name-only",
         "--diff-filter=AM",
         "--",
-        "articles/skill-evals-*.md",
+        *(f"{folder}/skill-evals-*.md" for folder in dirs),
     )
     if not out:
         return
@@ -345,11 +362,11 @@ def _git_articles(root: Path) -> Iterator[tuple[str, str]]:
             yield commit, line.strip()
 
 
-def _prior_from_git(root: Path, today: date) -> ParsedArticle | None:
+def _prior_from_git(root: Path, today: date, dirs: Sequence[str]) -> ParsedArticle | None:
     if run_git(root, "rev-parse", "--is-inside-work-tree") is None:
         return None
     best: tuple[date, str, str] | None = None
-    for commit, rel in _git_articles(root):
+    for commit, rel in _git_articles(root, dirs):
         day = article_day(Path(rel))
         if day is None or day >= today:
             continue

@@ -132,10 +132,17 @@ def test_same_lists_as_the_old_script_when_reading_aeon_yml_as_it_did(
     tmp_path: Path, repo: str, commit: str, yml: str, evals: str
 ) -> None:
     """Given the old script's view of aeon.yml, every list and count is the old one, except
-    enabled_total and coverage (test_old_script_counted_disabled_covered_skills_as_enabled)."""
+    enabled_total and coverage (test_old_script_counted_disabled_covered_skills_as_enabled),
+    and the old script's own skill, skill-evals, which is no gap (issue 14)."""
     root = rebuild(tmp_path, repo, commit, yml, evals)
     found = _audit(root, old_view((root / "aeon.yml").read_text()))
     sections, data = old_all(repo, commit), old_json(repo, commit)
+    old_gaps = [g["skill"] for g in data["uncovered_enabled"]]
+    assert "skill-evals" in old_gaps
+    data["uncovered_enabled"] = [
+        g for g in data["uncovered_enabled"] if g["skill"] != "skill-evals"
+    ]
+    data["summary"]["uncovered_enabled"] -= 1
     assert list(found.covered) == data["covered"] == sections["Covered"]
     assert [g.skill for g in found.uncovered_enabled] == [
         g["skill"] for g in data["uncovered_enabled"]
@@ -473,7 +480,8 @@ def test_stubs_print_one_valid_json_object_ready_to_merge(tmp_path: Path, cli: C
     assert code == 0
     starters = json.loads(out)
     assert (
-        len(starters) == 85
+        len(starters) == 84  # the old script's 85 without skill-evals itself (issue 14)
+        and "skill-evals" not in starters
         and starters["paper-pick"]["output_pattern"] == "articles/paper-pick-*.md"
     )
     assert starters["agent-buzz"]["section"] == "### agent-buzz"
@@ -683,3 +691,20 @@ def test_a_failing_audit_never_stops_the_run(
         "eval-audit=ok" in article
         and "Add evals.json entry for b-skill — pattern: (none inferred)" in article
     )
+
+
+def test_audit_never_lists_skill_evals_itself_as_a_gap(tmp_path: Path, cli: Cli) -> None:
+    """Issue 14: the LLM-run skill-evals that aeon-evals replaces is no skill to write a spec for,
+    in the audit, its stubs or the run's Coverage Gaps; its line in aeon.yml still counts."""
+    src = realdata() / "instances" / "aeonfun__aeon@2026-05-03"
+    root = tmp_path / "i"
+    shutil.copytree(src, root)
+    assert "skill-evals: { enabled: true" in (root / "aeon.yml").read_text()
+    code, out, _ = cli("audit", "--json", "--root", str(root))
+    data = json.loads(out)
+    assert code == 0 and "skill-evals" not in [g["skill"] for g in data["uncovered_enabled"]]
+    assert data["summary"]["enabled_total"] == 97
+    code, out, _ = cli("audit", "--stubs", "--root", str(root))
+    assert "skill-evals" not in json.loads(out)
+    code, out, _ = cli("audit", "--root", str(root))
+    assert "✗ skill-evals " not in out

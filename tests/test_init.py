@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +15,15 @@ import pytest
 import yaml
 from croniter import croniter
 
-from aeon_evals import audit, cli, registry, resources, stubs
+from aeon_evals import __version__, audit, cli, registry, resources, stubs
 from aeon_evals.commands import init_cmd
 from aeon_evals.manifest import parse_manifest
 
 TEMPLATE = resources.templates_dir() / "github-workflow.yml"
+CI_SCRIPTS = resources.templates_dir() / "ci"
 WORKFLOW = ".github/workflows/skill-evals.yml"
 EVALS = "skills/skill-evals/evals.json"
+SCRIPTS = [f".github/skill-evals/{name}" for name in init_cmd.SCRIPTS]
 
 
 def make_repo(root: Path) -> Path:
@@ -60,7 +63,12 @@ def test_init_writes_both_files_then_never_overwrites(
     assert out == [
         f"wrote {EVALS} (2 starter specs from the coverage audit: review before trusting them)",
         f"wrote {WORKFLOW} (weekly + workflow_dispatch; installs {init_cmd.DEFAULT_PACKAGE})",
+        *(f"wrote {rel} (called by the workflow)" for rel in SCRIPTS),
     ]
+    for rel in SCRIPTS:
+        script = root / rel
+        assert os.access(script, os.X_OK)
+        assert script.read_bytes() == (CI_SCRIPTS / script.name).read_bytes()
     starter = json.loads((root / EVALS).read_text(encoding="utf-8"))
     assert starter == stubs.starter_manifest(
         root, audit.audit(root, set(), registry.load_registry(root))
@@ -75,6 +83,7 @@ def test_init_writes_both_files_then_never_overwrites(
     assert capsys.readouterr().out.splitlines() == [
         f"skipped {EVALS} (exists; never overwritten)",
         f"skipped {WORKFLOW} (exists; never overwritten)",
+        *(f"skipped {rel} (exists; never overwritten)" for rel in SCRIPTS),
     ]
     assert snapshot(root) == before  # the second run wrote nothing, not even a temp file
 
@@ -198,12 +207,23 @@ def test_workflow_structure(source: str, tmp_path: Path) -> None:
     assert evaluate["env"]["SKILL"] == "${{ inputs.skill }}"
     for flag in ("--junit", "--fail-on=", "--skill="):
         assert flag in evaluate["run"]
-    commit = by_name["Commit the article, issues, log and evals.json"]["run"]
-    assert (
-        "articles/skill-evals-*.md memory/issues memory/logs memory/skill-evals-notify.json skills/skill-evals/evals.json"
-        in commit
-    )
-    assert "git diff --cached --quiet" in commit and "git rebase" in commit
+    commit = by_name["Commit and push the article, issues, log and card"]["run"]
+    assert "bash .github/skill-evals/push-results.sh -- aeon-evals" in commit
+    assert "--junit" in commit and "--skill=" in commit and "git rebase" not in commit
+    # The concurrency group never collides with Aeon's `aeon-<skill>` groups.
+    group = wf["concurrency"]["group"]
+    assert "github.ref" in group and not re.match(r"^aeon-[A-Za-z0-9_-]+$", group)
+    # ./notify provided as Aeon's own workflow does, with the secrets its notify script reads.
+    assert by_name["Provide ./notify"]["run"] == "bash .github/skill-evals/provide-notify.sh"
+    names = list(by_name)
+    assert names.index("Provide ./notify") < names.index("Evaluate")
+    secrets = {"TELEGRAM_BOT_TOKEN", "DISCORD_WEBHOOK_URL", "SLACK_WEBHOOK_URL", "NOTIFY_EMAIL_TO"}
+    for name in ("Evaluate", "Send a notifier check message", "Notify that the run failed"):
+        assert secrets <= set(by_name[name]["env"]), name
+        assert by_name[name]["env"]["JSONRENDER_ENABLED"] == "false"
+    check = wf["on"]["workflow_dispatch"]["inputs"]["notify_check"]
+    assert check["type"] == "boolean" and check["default"] is False
+    assert by_name["Send a notifier check message"]["if"] == "${{ inputs.notify_check }}"
     uses = {s.get("uses", "").split("@")[0] for s in by_name.values()} | {
         s.get("uses", "").split("@")[0] for s in wf["jobs"]["pages"]["steps"]
     }
@@ -245,6 +265,7 @@ def run_scripts(text: str) -> dict[str, str]:
 
 def test_run_scripts_are_valid_bash() -> None:
     scripts = run_scripts(TEMPLATE.read_text(encoding="utf-8"))
+    scripts |= {p.name: p.read_text(encoding="utf-8") for p in sorted(CI_SCRIPTS.glob("*.sh"))}
     for name, script in scripts.items():
         result = subprocess.run(
             ["bash", "-n", "-c", script], capture_output=True, text=True, check=False
@@ -323,15 +344,165 @@ def git(cwd: Path, *args: str) -> str:
     ).stdout
 
 
-def run_commit_step(clone: Path, verdict: str) -> subprocess.CompletedProcess[str]:
-    script = run_scripts(TEMPLATE.read_text(encoding="utf-8"))[
-        "Commit the article, issues, log and evals.json"
-    ]
-    env = {**os.environ, "BRANCH": "main", "VERDICT": verdict}
+def init_instance(root: Path) -> Path:
+    """A git checkout of an Aeon repository set up by `init` (workflow scripts included)."""
+    make_repo(root)
+    assert cli.main(["init", "--root", str(root)]) == 0
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "init")
+    return root
+
+
+def push_results(clone: Path, *command: str, attempts: int = 5) -> subprocess.CompletedProcess[str]:
+    """The workflow's commit-and-push step, run for real (BRANCH main, no pause between tries)."""
+    env = {
+        **os.environ,
+        "BRANCH": "main",
+        "VERDICT": "SKILL_EVALS_OK",
+        "AEON_EVALS_PUSH_PAUSE": "0",
+        "AEON_EVALS_PUSH_ATTEMPTS": str(attempts),
+        "GIT_AUTHOR_NAME": "bot",
+        "GIT_AUTHOR_EMAIL": "bot@x",
+        "GIT_COMMITTER_NAME": "bot",
+        "GIT_COMMITTER_EMAIL": "bot@x",
+    }
     return subprocess.run(
-        ["bash", "-e", "-c", script],
+        ["bash", ".github/skill-evals/push-results.sh", "--", *command],
         cwd=clone,
         env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def remote_and_clones(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A bare remote holding an initialised instance, the runner's clone and an agent's clone."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    seed = init_instance(tmp_path / "seed")
+    git(seed, "push", "-q", str(remote), "HEAD:refs/heads/main")
+    runner, agent = tmp_path / "runner", tmp_path / "agent"
+    git(tmp_path, "clone", "-q", str(remote), str(runner))
+    git(tmp_path, "clone", "-q", str(remote), str(agent))
+    return remote, runner, agent
+
+
+DAY = "2026-05-31"
+RUN = (sys.executable, "-m", "aeon_evals", "run", "--today", DAY, "--now", f"{DAY}T06:00:00Z")
+
+
+def test_push_results_commits_only_the_run_files(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    _remote, runner, _agent = remote_and_clones(tmp_path)
+    files = [
+        "articles/skill-evals-2026-05-31.md",
+        "output/articles/skill-evals-2026-05-31.md",
+        "apps/dashboard/outputs/skill-evals-2026-05-31T06-00-00Z.json",
+        "memory/issues/ISS-001.md",
+        "memory/logs/2026-05-31.md",
+    ]
+    for rel in [*files, "site/index.html", "articles/digest-2026-05-30.md", "scratch.txt"]:
+        (runner / rel).parent.mkdir(parents=True, exist_ok=True)
+        (runner / rel).write_text(rel + "\n", encoding="utf-8")
+    done = push_results(runner, *RUN)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "pushed to main (attempt 1)" in done.stdout
+    shown = git(runner, "show", "--name-only", "--format=", "origin/main").split()
+    assert sorted(shown) == sorted(files)
+    subject = git(runner, "log", "-1", "--format=%s", "origin/main").strip()
+    assert subject.endswith(" SKILL_EVALS_OK")
+    again = push_results(runner, *RUN)
+    assert again.returncode == 0 and "nothing changed: no commit" in again.stdout
+
+
+def test_push_race_on_the_same_days_log_reruns_and_keeps_both_writers_lines(
+    tmp_path: Path,
+) -> None:
+    """Issue 14: an agent commit to the same day's log between checkout and push made the old
+    step stop at a rebase conflict with nothing pushed. Now the push is rejected, the job starts
+    again from the remote, reruns the evaluation and pushes: both writers' lines are kept, no
+    conflict marker anywhere, no force-push (the agent's commit is an ancestor)."""
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    _remote, runner, agent = remote_and_clones(tmp_path)
+    evaluated = subprocess.run([*RUN, "--no-notify"], cwd=runner, capture_output=True, text=True)
+    assert evaluated.returncode == 0, evaluated.stderr
+    log = f"memory/logs/{DAY}.md"
+    assert "### skill-evals" in (runner / log).read_text(encoding="utf-8")
+
+    (agent / log).parent.mkdir(parents=True, exist_ok=True)
+    (agent / log).write_text(f"# {DAY}\n\n### heartbeat\n- agent line: all quiet\n")
+    git(agent, "add", log)
+    git(agent, "commit", "-q", "-m", "heartbeat")
+    git(agent, "push", "-q", "origin", "HEAD:refs/heads/main")
+    agent_head = git(agent, "rev-parse", "HEAD").strip()
+
+    raced = push_results(runner, *RUN)
+    assert raced.returncode == 0, raced.stdout + raced.stderr
+    assert "push rejected (attempt 1)" in raced.stdout
+    assert "pushed to main (attempt 2)" in raced.stdout
+    pushed = git(runner, "show", f"origin/main:{log}")
+    assert "- agent line: all quiet" in pushed and "### skill-evals" in pushed
+    assert "<<<<<<<" not in pushed and ">>>>>>>" not in pushed and "=======" not in pushed
+    git(runner, "merge-base", "--is-ancestor", agent_head, "origin/main")  # not force-pushed
+    article = git(runner, "show", f"origin/main:articles/skill-evals-{DAY}.md")
+    assert article.startswith(f"# Skill Evals — {DAY}")
+    # The rerun did not notify twice (it ran with --no-notify) and left no conflict state.
+    assert git(runner, "status", "--porcelain", "--untracked-files=no").strip() == ""
+
+
+def test_push_results_gives_up_after_the_bounded_number_of_attempts(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    remote, runner, _agent = remote_and_clones(tmp_path)
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'protected branch' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    (runner / "memory/logs").mkdir(parents=True, exist_ok=True)
+    (runner / f"memory/logs/{DAY}.md").write_text("x\n")
+    failed = push_results(runner, *RUN, "--no-site", attempts=2)
+    assert failed.returncode == 1
+    assert "push rejected (attempt 1)" in failed.stdout
+    assert "rejected 2 times; nothing pushed" in failed.stdout
+    assert "push rejected (attempt 2)" not in failed.stdout
+
+
+# --- ./notify on a runner-like checkout ----------------------------------------------------------
+
+NOTIFY_BODY = """#!/usr/bin/env bash
+set -euo pipefail
+MSG="$1"
+  # indented comment: kept as written
+printf '%s\\n---\\n' "$MSG" >> "${NOTIFY_LOG:?}"
+echo "$MSG" > ".pending-notify/$(date -u +%s).md"
+"""
+
+
+def older_aeon_workflow(body: str) -> str:
+    """An Aeon workflow of the older form: its run step writes ./notify with a heredoc."""
+    script = (
+        "TODAY=$(date -u +%Y-%m-%d)\n"
+        "mkdir -p .pending-notify\n"
+        "cat > ./notify << 'NOTIFY_SCRIPT'\n" + body + "NOTIFY_SCRIPT\n"
+        "chmod +x ./notify\n"
+        'echo "$TODAY"\n'
+    )
+    block = "".join(f"          {line}\n" if line else "\n" for line in script.splitlines())
+    return (
+        "name: Run Skill\non:\n  workflow_dispatch:\njobs:\n  run:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - name: Run\n        run: |\n" + block
+    )
+
+
+def provide(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", ".github/skill-evals/provide-notify.sh"],
+        cwd=root,
+        env={**os.environ, "GITHUB_ACTIONS": "true"},
         capture_output=True,
         text=True,
         check=False,
@@ -339,47 +510,96 @@ def run_commit_step(clone: Path, verdict: str) -> subprocess.CompletedProcess[st
     )
 
 
-def test_commit_step_commits_only_the_run_files_and_rebases_on_a_race(tmp_path: Path) -> None:
-    if shutil.which("git") is None:
-        pytest.skip("git not installed")
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(remote), str(clone))
-    (clone / "README.md").write_text("x\n", encoding="utf-8")
-    git(clone, "add", "README.md")
-    git(clone, "commit", "-q", "-m", "init")
-    git(clone, "push", "-q", "origin", "HEAD:refs/heads/main")
-
-    files = [
-        "articles/skill-evals-2026-05-31.md",
-        "memory/issues/ISS-001.md",
-        "memory/logs/2026-05-31.md",
-        EVALS,
-    ]
-    for rel in [*files, "site/index.html", "articles/digest-2026-05-30.md", "scratch.txt"]:
-        (clone / rel).parent.mkdir(parents=True, exist_ok=True)
-        (clone / rel).write_text(rel + "\n", encoding="utf-8")
-    done = run_commit_step(clone, "SKILL_EVALS_OK")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert sorted(git(clone, "show", "--name-only", "--format=", "origin/main").split()) == sorted(
-        files
+def regressed_run(root: Path, log: Path) -> list[str]:
+    """Run aeon-evals so that it notifies (a new failure), with ./notify as provided."""
+    (root / "articles").mkdir(exist_ok=True)
+    proc = subprocess.run(
+        [*RUN],
+        cwd=root,
+        env={**os.environ, "NOTIFY_LOG": str(log), "GITHUB_ACTIONS": "true"},
+        capture_output=True,
+        text=True,
+        check=False,
     )
-    assert git(clone, "log", "-1", "--format=%s", "origin/main").strip().endswith(" SKILL_EVALS_OK")
+    assert proc.returncode == 0, proc.stderr
+    assert "no notifier" not in proc.stdout
+    return log.read_text(encoding="utf-8").split("\n---\n")[:-1] if log.exists() else []
 
-    again = run_commit_step(clone, "SKILL_EVALS_OK")
-    assert again.returncode == 0 and "nothing changed: no commit" in again.stdout
 
-    # Someone pushed meanwhile: the first push is rejected, the step rebases and pushes.
-    other = tmp_path / "other"
-    git(tmp_path, "clone", "-q", str(remote), str(other))
-    (other / "notes.md").write_text("meanwhile\n", encoding="utf-8")
-    git(other, "add", "notes.md")
-    git(other, "commit", "-q", "-m", "meanwhile")
-    git(other, "push", "-q", "origin", "HEAD:refs/heads/main")
-    (clone / files[0]).write_text("rewritten\n", encoding="utf-8")
-    raced = run_commit_step(clone, "SKILL_EVALS_REGRESSED")
-    assert raced.returncode == 0, raced.stdout + raced.stderr
-    assert "push rejected (attempt 1)" in raced.stdout
-    log = git(clone, "log", "--format=%s", "origin/main").splitlines()
-    assert log[0].endswith(" SKILL_EVALS_REGRESSED") and log[1] == "meanwhile"
+def test_provide_notify_copies_scripts_notify_sh(tmp_path: Path) -> None:
+    root = init_instance(tmp_path / "i")
+    (root / "scripts").mkdir()
+    (root / "scripts/notify.sh").write_text(NOTIFY_BODY)
+    done = provide(root)
+    assert done.returncode == 0 and "copied from scripts/notify.sh" in done.stdout
+    assert (root / "notify").read_text() == NOTIFY_BODY and os.access(root / "notify", os.X_OK)
+    assert (root / ".pending-notify").is_dir() and (root / ".notify-sent-hashes").is_file()
+    sent = regressed_run(root, tmp_path / "sent.log")
+    assert len(sent) == 1 and sent[0].startswith("*Skill Evals — SKILL_EVALS_")
+
+
+def test_provide_notify_generates_the_older_heredoc_form(tmp_path: Path) -> None:
+    root = init_instance(tmp_path / "i")
+    workflow = older_aeon_workflow(NOTIFY_BODY)
+    (root / ".github/workflows/aeon.yml").write_text(workflow)
+    done = provide(root)
+    assert done.returncode == 0 and "generated as .github/workflows/aeon.yml" in done.stdout
+    # What bash would write: the heredoc of the step's run script, as YAML reads it.
+    run = load_workflow(workflow)["jobs"]["run"]["steps"][0]["run"]
+    expected = run.split("<< 'NOTIFY_SCRIPT'\n", 1)[1].split("NOTIFY_SCRIPT\n", 1)[0]
+    assert (root / "notify").read_text() == expected == NOTIFY_BODY
+    sent = regressed_run(root, tmp_path / "sent.log")
+    assert len(sent) == 1 and "Article: articles/skill-evals-2026-05-31.md" in sent[0]
+
+
+def test_provide_notify_keeps_an_existing_notify_and_warns_when_there_is_none(
+    tmp_path: Path,
+) -> None:
+    root = init_instance(tmp_path / "i")
+    none = provide(root)
+    assert none.returncode == 0 and none.stdout.startswith("::warning title=aeon-evals notify::")
+    assert not (root / "notify").exists() and not (root / "notify.generated").exists()
+    (root / "notify").write_text("#!/bin/sh\n")
+    (root / "notify").chmod(0o755)
+    (root / "scripts").mkdir()
+    (root / "scripts/notify.sh").write_text(NOTIFY_BODY)
+    kept = provide(root)
+    assert (
+        "already present (kept)" in kept.stdout and (root / "notify").read_text() == "#!/bin/sh\n"
+    )
+
+
+def test_run_in_ci_without_a_notifier_says_so_as_a_warning_annotation(tmp_path: Path) -> None:
+    root = init_instance(tmp_path / "i")
+    proc = subprocess.run(
+        [*RUN, "--no-site"],
+        cwd=root,
+        env={**os.environ, "GITHUB_ACTIONS": "true"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "::warning title=aeon-evals notify::no notifier" in proc.stdout
+    quiet = subprocess.run(
+        [*RUN, "--no-site"],
+        cwd=root,
+        env={**os.environ, "GITHUB_ACTIONS": ""},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "::warning" not in quiet.stdout
+
+
+# --- install and pin -----------------------------------------------------------------------------
+
+
+def test_workflow_installs_plainly_and_pins_the_version_that_wrote_it(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    assert cli.main(["init", "--root", str(root)]) == 0
+    text = (root / WORKFLOW).read_text(encoding="utf-8")
+    wf = load_workflow(text)
+    assert wf["env"]["AEON_EVALS_PACKAGE"] == f"aeon-evals=={__version__}"
+    install = steps(text)["Install aeon-evals"]["run"]
+    assert install.endswith('"$AEON_EVALS_PACKAGE"') and "[dev]" not in text

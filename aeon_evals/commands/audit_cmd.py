@@ -30,6 +30,12 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
     )
     p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the skill registry, relative to the root (default: aeon.yml, else the one root "
+        "*.yml with a top-level skills: block)",
+    )
+    p.add_argument(
         "--json",
         action="store_true",
         help="machine-readable output (the old script's key names, and more)",
@@ -45,12 +51,13 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     p.set_defaults(func=run)
 
 
-def report_for(root: Path) -> tuple[audit.AuditReport, list[str]]:
+def report_for(root: Path, config: str | None = None) -> tuple[audit.AuditReport, list[str]]:
     """The audit of the instance at `root` and the warnings met on the way (aeon.yml entries
-    read best-effort …). Raises ConfigError when evals.json exists but cannot be read."""
+    read best-effort …). Raises ConfigError when evals.json exists but cannot be read, or when
+    two root files could be the skill registry."""
     data = read_manifest_data(root, retry_delay=0)
     specs = set(parse_manifest(data).skills) if data is not None else set()
-    registry = load_registry(root)
+    registry = load_registry(root, config)
     # read-only: `audit` writes nothing, not even the contracts cache a run keeps
     enabled = sorted(registry.enabled() & set(audit.skill_folders(root)))
     contracts = load_contracts(root, enabled, cache=False)
@@ -181,7 +188,7 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
-    found, warnings = report_for(root)
+    found, warnings = report_for(root, args.config)
     if args.stubs:
         print(json.dumps(stubs.stubs(found), indent=2, ensure_ascii=False))
     elif args.json:

@@ -5,15 +5,19 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import __version__, audit, registry, resources, stubs
+from aeon_evals import __version__, audit, layout, registry, resources, stubs
 from aeon_evals.errors import ConfigError, UsageError
-from aeon_evals.fsio import confine, create_exclusive
+from aeon_evals.fsio import atomic_write, confine, create_exclusive
 from aeon_evals.manifest import EVALS_PATH
 
 WORKFLOW_PATH = ".github/workflows/skill-evals.yml"
+# The workflow's scripts, kept beside it so they can be read, run and tested on their own.
+SCRIPTS_DIR = ".github/skill-evals"
+SCRIPTS = ("provide-notify.sh", "push-results.sh")
 WORKFLOW_TEMPLATE = "github-workflow.yml"
 DEFAULT_PACKAGE = f"aeon-evals=={__version__}"
 _PACKAGE_LINE = re.compile(r"^(?P<indent>[ \t]*)AEON_EVALS_PACKAGE:.*$", re.MULTILINE)
@@ -31,6 +35,18 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     )
     p.add_argument(
         "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the skill registry, relative to the root (default: aeon.yml, else the one root "
+        "*.yml with a top-level skills: block)",
+    )
+    p.add_argument(
+        "--disable-llm-skill",
+        action="store_true",
+        help="also turn off Aeon's LLM-run skill-evals in the registry: the one-line edit "
+        "enabled: true → enabled: false on its entry, nothing else in the file changes",
     )
     p.add_argument(
         "--package",
@@ -56,9 +72,9 @@ def workflow_text(package: str) -> str:
     return text
 
 
-def starter_text(root: Path) -> tuple[str, int]:
+def starter_text(root: Path, config: str | None = None) -> tuple[str, int]:
     """A starter evals.json from the coverage audit, and how many specs it holds."""
-    found = audit.audit(root, set(), registry.load_registry(root))
+    found = audit.audit(root, set(), registry.load_registry(root, config))
     starter = stubs.starter_manifest(root, found)
     return json.dumps(starter, indent=2, ensure_ascii=False), len(starter["skills"])
 
@@ -68,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     if not root.is_dir():
         raise ConfigError("instance root does not exist or is not a folder", path=root)
-    if not (root / "aeon.yml").is_file() and not (root / audit.SKILLS_DIR).is_dir():
+    config = layout.detect(root, config=args.config).config
+    if not (root / config).is_file() and not (root / audit.SKILLS_DIR).is_dir():
         raise ConfigError(
             "not an Aeon repository (no aeon.yml and no skills/ folder); pass --root", path=root
         )
@@ -78,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if evals.exists():
         print(f"skipped {EVALS_PATH} (exists; never overwritten)")
     else:
-        text, count = starter_text(root)
+        text, count = starter_text(root, config)
         if create_exclusive(evals, text):
             print(
                 f"wrote {EVALS_PATH} ({count} starter spec{'s' if count != 1 else ''} from the coverage audit: review before trusting them)"
@@ -91,4 +108,46 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {WORKFLOW_PATH} (weekly + workflow_dispatch; installs {args.package})")
     else:
         print(f"skipped {WORKFLOW_PATH} (exists; never overwritten)")
+    for name in SCRIPTS:
+        rel = f"{SCRIPTS_DIR}/{name}"
+        script = confine(root, rel, what="init target")
+        text = (resources.templates_dir() / "ci" / name).read_text(encoding="utf-8")
+        if create_exclusive(script, text):
+            script.chmod(0o755)
+            print(f"wrote {rel} (called by the workflow)")
+        else:
+            print(f"skipped {rel} (exists; never overwritten)")
+    return _llm_skill(root, config, disable=args.disable_llm_skill)
+
+
+def _llm_skill(root: Path, config: str, *, disable: bool) -> int:
+    """Warn while the registry enables the LLM-run skill-evals; with `disable`, turn it off by
+    replacing that one line (every other byte of the file is kept)."""
+    path = root / config
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return 0
+    found = registry.llm_skill(raw.decode("utf-8", errors="replace"), path=config)
+    if found is None:
+        if disable:
+            print(f"unchanged {config} (the LLM-run {registry.LLM_SKILL} is not enabled)")
+        return 0
+    if not disable:
+        print(f"warning: {found.warning()}", file=sys.stderr)
+        return 0
+    if found.edit is None:
+        raise ConfigError(
+            f"line {found.line}: {registry.LLM_SKILL} is enabled in a form no one-line edit can "
+            "change safely; set `enabled: false` in its entry by hand",
+            path=config,
+        )
+    try:
+        atomic_write(path, registry.apply_edit(raw, found.edit))
+    except ValueError as exc:
+        raise ConfigError(f"not edited: {exc}", path=config) from None
+    print(
+        f"edited {config}:{found.edit.line} (the LLM-run {registry.LLM_SKILL} disabled: "
+        f"`{found.edit.after.strip()}`)"
+    )
     return 0

@@ -11,11 +11,17 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
-from aeon_evals import checks, ci, clock, pipeline
+from aeon_evals import checks, ci, clock, layout, notify, pipeline
 from aeon_evals.errors import EvalsError, ExitCode
 from aeon_evals.fsio import atomic_write
 from aeon_evals.manifest import EVALS_PATH
 from aeon_evals.model import ContractsMode
+
+NO_NOTIFIER = (
+    "no notifier: no executable ./notify at the instance root, so this run can alert no one "
+    "(the workflow provides one from scripts/notify.sh or the instance's aeon workflow; see "
+    "docs/scheduling.md)"
+)
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -45,6 +51,13 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--skill", metavar="NAME", help="evaluate one skill; other rows of today's article are kept"
+    )
+    add_layout_arguments(p)
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace today's article even when aeon-evals did not write it (the LLM skill did); "
+        "without it such a run stops with exit 6",
     )
     p.add_argument("--today", metavar="YYYY-MM-DD", help="pin the run date (default: today, UTC)")
     p.add_argument("--now", metavar="ISO-8601", help="pin the clock, e.g. 2026-05-31T06:00:00Z")
@@ -106,8 +119,31 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_layout_arguments(p: argparse.ArgumentParser, *, articles: bool = True) -> None:
+    """`--config FILE` (and `--articles-dir DIR`): override what `layout.detect` finds."""
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the skill registry, relative to the root (default: aeon.yml, else the one root "
+        "*.yml with a top-level skills: block, e.g. claw.yml)",
+    )
+    if articles:
+        p.add_argument(
+            "--articles-dir",
+            metavar="DIR",
+            help="the article folder, relative to the root (default: output/articles when it "
+            "exists, else articles)",
+        )
+
+
 def options(args: argparse.Namespace) -> pipeline.RunOptions:
     today, now = clock.resolve(args.today, args.now)
+    root = args.root.resolve()
+    found = (
+        layout.detect(root, articles=args.articles_dir, config=args.config)
+        if root.is_dir()
+        else None
+    )
     return pipeline.RunOptions(
         root=args.root.resolve(),
         today=today,
@@ -123,6 +159,8 @@ def options(args: argparse.Namespace) -> pipeline.RunOptions:
         site_out=args.site_out.resolve() if args.site_out else None,
         grace=args.grace,
         contracts=ContractsMode(args.contracts) if args.contracts else None,
+        layout=found,
+        force=args.force,
     )
 
 
@@ -240,6 +278,7 @@ def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -
             "article": str(outcome.article_written),
             "log": str(outcome.log_written),
             "site": str(outcome.site_written),
+            "dashboard_card": None if outcome.card_written is None else str(outcome.card_written),
             "notification": str(outcome.notified),
         },
         "prior_article": outcome.prior.path if outcome.prior else None,
@@ -280,6 +319,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         print(render.render_article(outcome.article), file=human)
     for message in outcome.messages:
         print(message, file=human)
+    for notice in outcome.notices:
+        print(f"warning: {notice}", file=sys.stderr)
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for line in outcome.ledger():
@@ -331,6 +372,17 @@ def _github_outputs(
             lines = {}
         for line in ci.annotation_lines(outcome, spec_file=prefix + EVALS_PATH, spec_lines=lines):
             print(line, file=stream)
+        if opts.notify and not dry_run and notify.find_notifier(opts.root, opts.notify_cmd) is None:
+            # In CI nobody reads the ledger: a run that can alert no one says so where it shows.
+            print(
+                ci.workflow_command("warning", NO_NOTIFIER, [("title", "aeon-evals notify")]),
+                file=stream,
+            )
+        for notice in outcome.notices:
+            print(
+                ci.workflow_command("warning", notice, [("title", "aeon-evals switch-over")]),
+                file=stream,
+            )
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
         link = ci.article_url(env, prefix + outcome.article_path) if outcome.article_path else None

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import clock
+from aeon_evals import clock, layout
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -27,6 +27,12 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         "--out", default=None, metavar="DIR", help="output folder (default: <root>/site)"
     )
     p.add_argument(
+        "--articles-dir",
+        metavar="DIR",
+        help="the article folder, relative to the root (default: output/articles when it "
+        "exists, else articles; articles from the other folder are shown too)",
+    )
+    p.add_argument(
         "--now",
         default=None,
         metavar="ISO-8601",
@@ -38,11 +44,16 @@ def add_parser(sub: Any, *, epilog: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build the site; print warnings to stderr and one summary line to stdout."""
     from aeon_evals.site import build_site
+    from aeon_evals.store import ArticleStore
 
     _today, now = clock.resolve(None, args.now)  # the one `--now` parser: any offset → UTC
     root = Path(args.root)
     out = Path(args.out) if args.out else root / "site"
-    outcome = build_site(root, out, now=now)
+    folder = layout.article_folder(root.resolve(), args.articles_dir) if root.is_dir() else None
+    dirs = layout.Layout(folder).article_dirs if folder else ("articles",)
+    store = ArticleStore(root, dirs=dirs)
+    outcome = build_site(root, out, now=now, store=store)
+    store.save()
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"site: wrote {len(outcome.written)} pages ({len(outcome.unchanged)} unchanged) to {out}")

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import audit
+from aeon_evals import audit, layout
 from aeon_evals.errors import ConfigError, ExitCode
 from aeon_evals.fsio import inside
 from aeon_evals.manifest import EVALS_PATH, Manifest, decode_json, duplicate_keys, parse_manifest
-from aeon_evals.registry import AEON_YML, Registry, load_registry, schedule_problems
+from aeon_evals.registry import Registry, llm_skill, load_registry, schedule_problems
 
 _GLOB_CHARS = "*?["
 
@@ -46,6 +46,12 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     )
     p.add_argument(
         "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the skill registry, relative to the root (default: aeon.yml, else the one root "
+        "*.yml with a top-level skills: block)",
     )
     p.add_argument(
         "--json",
@@ -125,28 +131,40 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
 
 
 def _registry_findings(registry: Registry) -> list[Finding]:
+    name = registry.path
     if not registry.found:
         return [
-            Finding(
-                AEON_YML, where, message + "; expected cadences fall back to 14 days", "warning"
-            )
+            Finding(name, where, message + "; expected cadences fall back to 14 days", "warning")
             for where, message in registry.issues
         ]
-    found = [Finding(AEON_YML, where, message, "warning") for where, message in registry.issues]
+    found = [Finding(name, where, message, "warning") for where, message in registry.issues]
     if registry.yaml_error and registry.skills:
         found.append(
             Finding(
-                AEON_YML,
+                name,
                 "",
                 f"not valid YAML as a whole ({registry.yaml_error}); the skills: block was read on its own",
                 "warning",
             )
         )
     found += [
-        Finding(AEON_YML, where, message, severity)
+        Finding(name, where, message, severity)
         for where, message, severity in schedule_problems(registry)
     ]
     return found
+
+
+def _llm_skill_findings(root: Path, config: str) -> list[Finding]:
+    """A warning while the registry still enables the LLM-run skill-evals (two writers)."""
+    try:
+        text = (root / config).read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    found = llm_skill(text, path=config)
+    if found is None:
+        return []
+    where, _, message = found.warning().partition(": ")
+    return [Finding(config, f"line {found.line}", message, "warning")] if where else []
 
 
 def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list[Finding]:
@@ -166,11 +184,14 @@ def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list
     ]
 
 
-def validate(root: Path) -> list[Finding]:
-    """Every problem in the instance's configuration, errors and warnings, in file order."""
+def validate(root: Path, config: str | None = None) -> list[Finding]:
+    """Every problem in the instance's configuration, errors and warnings, in file order.
+    `config`: the skill registry (default: found by `layout.detect`)."""
     found, manifest = _manifest_findings(root)
-    registry = load_registry(root)
+    config = layout.detect(root, config=config).config
+    registry = load_registry(root, config)
     found += _registry_findings(registry)
+    found += _llm_skill_findings(root, config)
     if manifest is not None:
         found += _orphan_findings(root, manifest, registry)
     return found
@@ -180,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     if not root.is_dir():
         raise ConfigError("instance root does not exist or is not a folder", path=root)
-    found = validate(root)
+    found = validate(root, args.config)
     errors = [f for f in found if f.severity == "error"]
     warnings = [f for f in found if f.severity != "error"]
     if args.json:
