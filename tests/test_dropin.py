@@ -19,6 +19,7 @@ from realdata import put, realdata
 
 from aeon_evals import card, layout, registry
 from aeon_evals.errors import ExitCode
+from aeon_evals.render import pct_text
 
 Cli = Callable[..., tuple[int, str, str]]
 NEW = "aaronjmars__miroshark-aeon@2026-08-22"
@@ -325,7 +326,7 @@ def test_each_run_writes_one_card_like_the_real_ones(new_layout: Path, cli: Cli)
     assert props["alert_verdict"]["title"] == data["verdict"]
     assert props["stat_new_fail"]["value"] == str(data["diff"]["new_fail"])
     assert props["stat_fixed"]["value"] == str(data["diff"]["fixed"])
-    assert props["stat_coverage"]["value"] == f"{data['coverage']['pct']:g}%"
+    assert props["stat_coverage"]["value"] == f"{pct_text(data['coverage']['pct'])}%"
     assert props["action_text"]["text"] == data["action_queue"][0]
     regressions = sorted(
         s["skill"] for s in data["skills"] if s["diff"] == "NEW_FAIL" and s["enabled"]
