@@ -17,6 +17,7 @@ from aeon_evals import notify as notifier
 from aeon_evals import scope as scope_stage
 from aeon_evals import state as state_stage
 from aeon_evals.artifacts import NOT_SENT, Artifact, Fate, failed, skipped
+from aeon_evals.catalog_summary import CatalogSummary, catalog_summary
 from aeon_evals.errors import ArticleNotOurs, ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.fsio import (
     atomic_write,
@@ -364,6 +365,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         found = None
         audit_source = f"eval-audit=fail ({type(exc).__name__}: {exc})"
     coverage = found.coverage if found else Coverage(0, 0)
+    catalog = _catalog(root, writable=not opts.dry_run, warnings=warnings)
     gaps = [(g.skill, g.inferred_pattern) for g in found.uncovered_enabled] if found else []
     without = [
         *inferred.without,
@@ -430,6 +432,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         rows,
         spec_problems=spec_problems,
         gaps=gaps if opts.skill is None else [],
+        fixes=catalog.actions() if catalog is not None else (),
     )
     previous_pct = prior.coverage_pct if prior else None
     # The old LLM skill counted disabled skills with a spec as covered: comparing against its
@@ -452,6 +455,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         contracts=None if mode is ContractsMode.OFF else inferred.line(),
         inferred_counts=report.count(rows, reported=True) if mode is ContractsMode.REPORT else None,
         without=without if opts.skill is None else [],
+        catalog=catalog,
     )
     outcome = RunOutcome(
         verdict,
@@ -475,6 +479,16 @@ def _run(opts: RunOptions) -> RunOutcome:
         return outcome
     _write(opts, outcome, store)
     return outcome
+
+
+def _catalog(root: Path, *, writable: bool, warnings: list[str]) -> CatalogSummary | None:
+    """`aeon-evals lint`'s checks for the article and the dashboard; a failure never stops the
+    run (it becomes a warning and the article has no Catalog line)."""
+    try:
+        return catalog_summary(root, writable=writable)
+    except Exception as exc:  # the catalog is a side view: the evaluation must go on
+        warnings.append(f"catalog checks skipped: {type(exc).__name__}: {exc}")
+        return None
 
 
 def _see_also(result: SkillResult | None, ids: tuple[str, ...]) -> SkillResult | None:
@@ -594,7 +608,7 @@ def _write(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
             out = opts.site_out or root / "site"
             if opts.site_out is None:
                 check_writable(root, out / "index.html", what="site")
-            built = site.build_site(root, out, now=opts.now, store=store)
+            built = site.build_site(root, out, now=opts.now, store=store, catalog=data.catalog)
             outcome.site_written = Artifact(
                 Fate.DONE,
                 f"{rel_path(out, root)}/index.html",

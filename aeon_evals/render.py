@@ -5,10 +5,14 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from datetime import date
+from typing import TYPE_CHECKING
 
 from aeon_evals.history import cell_as_parsed, escape_cell, parse_article
 from aeon_evals.model import Coverage, DiffLabel, ParsedArticle, Status, Verdict
 from aeon_evals.report import DiffCounts, Numbers, Row, counted, numbers
+
+if TYPE_CHECKING:
+    from aeon_evals.catalog_summary import CatalogSummary
 
 MAX_GAP_LINES = 10
 RESULT_HEADER = [
@@ -48,6 +52,7 @@ class ArticleData:
     )
     inferred_counts: DiffCounts | None = None  # the Inferred contracts section's own diff (report)
     without: list[tuple[str, str]] = field(default_factory=list)  # (skill, why no contract)
+    catalog: CatalogSummary | None = None  # `aeon-evals lint`'s checks; None: no SKILL.md at all
 
     @functools.cached_property
     def numbers(self) -> Numbers:
@@ -207,8 +212,10 @@ def _article_lines(
         f"**Verdict:** {data.verdict.value}",
         f"**Coverage:** {coverage_line(data.coverage, data.previous_pct, data.legacy_pct, data.contracts)}",
         f"**Diff:** {data.counts.summary()}",
-        "",
     ]
+    if data.catalog is not None:
+        out.append(f"**Catalog:** {data.catalog.line()}")
+    out.append("")
     if data.actions:
         out += ["## Action Queue", *[f"{i}. {a}" for i, a in enumerate(data.actions, 1)], ""]
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -270,8 +271,10 @@ def action_queue(
     *,
     spec_problems: list[tuple[str, str]],
     gaps: list[tuple[str, str]],
+    fixes: Sequence[str] = (),
 ) -> list[str]:
-    """At most 8 one-line next steps: Patch, Investigate, Dispatch, Add (SPEC §7)."""
+    """At most 8 one-line next steps: Patch, Investigate, Dispatch, Fix (a SKILL.md error found
+    by the catalog checks, already worded), Add (SPEC §7)."""
     patch = [f"Patch evals.json:{skill} — {cause}" for skill, cause in spec_problems]
     investigate: list[str] = []
     dispatch: list[str] = []
@@ -317,7 +320,7 @@ def action_queue(
         add.append(
             f"+{len(gaps) - MAX_ADD_ACTIONS} more skills without an evals.json entry — see Coverage Gaps"
         )
-    items = [*patch, *investigate, *dispatch]
+    items = [*patch, *investigate, *dispatch, *fixes]
     room = MAX_ACTIONS - len(items)
     if room > 0:
         items.extend(add[:room])

@@ -26,6 +26,9 @@ def no_stray_writes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         Path(tempfile.gettempdir()),  # property tests make a fresh folder per example there
         here.parent / ".hypothesis",  # hypothesis's example database
         here / "artifacts",  # browser screenshots (git-ignored)
+        # golden.py: a mismatch saves NAME.actual beside the golden file, and the documented
+        # switch (AEON_EVALS_UPDATE_GOLDEN=1) rewrites the golden file itself
+        here / "golden",
     ]
     with GUARD.watching(*allowed) as strays:
         yield

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jinja2 import (
     Environment,
@@ -34,6 +35,9 @@ from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.resources import templates_dir
 from aeon_evals.site.views import Assets, RunPage, dashboard_page, grid_window
 from aeon_evals.store import ArticleStore
+
+if TYPE_CHECKING:
+    from aeon_evals.catalog_summary import CatalogSummary
 
 OVERRIDE_DIR = Path(".aeon-evals") / "templates"  # per-instance template overrides, searched first
 
@@ -145,6 +149,7 @@ def build_site(
     now: datetime,
     template_dirs: list[Path] | None = None,
     store: ArticleStore | None = None,
+    catalog: CatalogSummary | None = None,
 ) -> SiteOutcome:
     """Render the dashboard and run pages for the instance at `root` into `out`.
 
@@ -153,14 +158,15 @@ def build_site(
     the bytes changed and removes run pages whose article is gone. Articles come from `store`
     (a run's, which has read some of them already; by default the instance's own), which parses
     and renders only new or edited articles and keeps each run page's input key; a store made
-    here is saved here. Output depends only on the files read and `now`.
+    here is saved here. `catalog` (the catalog checks, catalog_summary) adds the dashboard's
+    Catalog panel. Output depends only on the files read and `now`.
     """
     own_store = store is None
     store = store or ArticleStore(root)
     env = make_env(template_search_path(root, template_dirs), store.folder("templates"))
     assets = _assets(env)
     try:
-        outcome = _build(root, out, now, env, assets, store)
+        outcome = _build(root, out, now, env, assets, store, catalog)
     finally:
         store.wait()
     if own_store:
@@ -169,7 +175,13 @@ def build_site(
 
 
 def _build(
-    root: Path, out: Path, now: datetime, env: Environment, assets: Assets, store: ArticleStore
+    root: Path,
+    out: Path,
+    now: datetime,
+    env: Environment,
+    assets: Assets,
+    store: ArticleStore,
+    catalog: CatalogSummary | None = None,
 ) -> SiteOutcome:
     loaded, warnings = store.load()
     issues, issue_warnings = load_issues(root)
@@ -189,6 +201,7 @@ def _build(
         root_href=root_href,
         warnings=warnings,
         counts=[item.counts for item in loaded],
+        catalog=catalog,
     )
 
     written: list[str] = []

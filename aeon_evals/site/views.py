@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
@@ -19,6 +20,9 @@ from aeon_evals.history import BODY_MD
 from aeon_evals.issues import IssueFile
 from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status
 from aeon_evals.site.charts import Chart, Point, fmt_pct, trend_chart
+
+if TYPE_CHECKING:
+    from aeon_evals.catalog_summary import CatalogSummary
 
 GRID_RUNS = 52  # a year of weekly runs in the skills × runs grid; the charts and run list show all
 GRID_CELLS = 12_000  # a large fleet gets fewer grid columns (never under GRID_MIN_RUNS) so the page stays light
@@ -176,6 +180,9 @@ class DashboardPage:
     issues: tuple[IssueView, ...]
     issues_dir: str  # relative link to memory/issues/
     warnings: tuple[str, ...]
+    catalog: CatalogSummary | None = (
+        None  # the catalog checks (lint): colliding pairs, failing cases
+    )
     status_legend: tuple[Mark, ...] = (*STATUS_MARKS.values(), ABSENT_MARK)
     verdict_legend: tuple[Mark, ...] = tuple(VERDICT_MARKS.values())
 
@@ -397,6 +404,7 @@ def dashboard_page(
     root_href: str,
     warnings: Sequence[str] = (),
     counts: Sequence[tuple[int, int, int] | None] | None = None,
+    catalog: CatalogSummary | None = None,
 ) -> DashboardPage:
     """The dashboard context from parsed articles (oldest first) and issue files.
 
@@ -428,4 +436,5 @@ def dashboard_page(
         issues=issue_views(issues, today=today, root_href=root_href),
         issues_dir=f"{root_href}/memory/issues/",
         warnings=tuple(warnings),
+        catalog=catalog,
     )

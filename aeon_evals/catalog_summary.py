@@ -1,0 +1,258 @@
+"""The catalog checks as the nightly run shows them: one article line, Action Queue items, and the
+dashboard's Catalog panel, from a summary cached by the content of every file lint reads.
+
+`catalog_summary(root)` runs `aeon-evals lint`'s checks (catalog_lint) unless nothing they read
+changed since the last run: the summary is kept in `.aeon-evals/cache/catalog.json`, keyed by
+the SHA-256 of every SKILL.md, trigger.json, aeon.yml and evals.json and by this code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aeon_evals.catalog_lint import (
+    TRIGGER_FILE,
+    CatalogReport,
+    Finding,
+    Rule,
+    Severity,
+    check_catalog,
+    load_catalog,
+)
+from aeon_evals.fsio import atomic_write, inside
+from aeon_evals.manifest import EVALS_PATH
+from aeon_evals.registry import AEON_YML
+from aeon_evals.skillmd import READ_LIMIT, SKILL_MD, SKILLS_DIR
+
+CACHE_FILE = Path(".aeon-evals") / "cache" / "catalog.json"
+VERSION = 1
+MAX_FIX_ACTIONS = 3  # Action Queue items for SKILL.md errors, then one "+N more"
+MAX_KEPT = 50  # collisions and failing cases kept for the dashboard (the counts are exact)
+_CODE = (
+    "catalog.py",
+    "catalog_stem.py",
+    "catalog_cases.py",
+    "catalog_lint.py",
+    "catalog_summary.py",
+    "skillmd.py",
+    "contracts.py",
+    "model.py",
+)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A colliding pair as the dashboard lists it."""
+
+    a: str
+    b: str
+    similarity: float
+    terms: str  # the shared terms that drive it, `paper 0.59, find 0.03`
+
+
+@dataclass(frozen=True)
+class FailedCase:
+    """A trigger case that failed, as the dashboard lists it."""
+
+    skill: str
+    kind: str  # "positive" or "negative"
+    prompt: str
+    why: str
+    where: str  # `file:line`
+
+
+@dataclass(frozen=True)
+class CatalogSummary:
+    """What the nightly run shows of `aeon-evals lint`."""
+
+    skills: int
+    errors: int
+    warnings: int
+    error_findings: tuple[Finding, ...]
+    collisions: int
+    pairs: tuple[Pair, ...]
+    cases: int
+    failed: tuple[FailedCase, ...]
+    failed_count: int
+    rank1: tuple[int, int] | None  # (first, positive cases), None without positive cases
+
+    def line(self) -> str:
+        """The article's `**Catalog:**` line: `0 errors · 28 warnings · 1 collision · rank-1 …`."""
+        parts = [
+            f"{self.skills} skill{'s' * (self.skills != 1)}",
+            f"{self.errors} error{'s' * (self.errors != 1)}",
+            f"{self.warnings} warning{'s' * (self.warnings != 1)}",
+            f"{self.collisions} collision{'s' * (self.collisions != 1)}",
+        ]
+        if self.rank1 is not None:
+            first, total = self.rank1
+            parts.append(f"rank-1 {first}/{total} ({first / total * 100:.1f}%)")
+        if self.cases:
+            parts.append(f"{self.failed_count}/{self.cases} trigger cases failing")
+        return " · ".join(parts) + " (aeon-evals lint)"
+
+    def actions(self, most: int = MAX_FIX_ACTIONS) -> list[str]:
+        """One `Fix SKILL.md:<skill> — <message> (file:line)` Action Queue item per error, the
+        first `most` of them, then one `+N more` item (failing skills keep their room)."""
+        items = [
+            f"Fix SKILL.md:{f.skill or '?'} — {_short(f.message)} ({f.file}:{f.line})"
+            for f in self.error_findings
+        ]
+        if len(items) > most:
+            rest = len(items) - most
+            items = [*items[:most], f"+{rest} more SKILL.md errors — run `aeon-evals lint`"]
+        return items
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summarize(report: CatalogReport) -> CatalogSummary:
+    """The summary of a lint report (pure)."""
+    positives = report.positives
+    failed = [r for r in report.results if not r.passed]
+    return CatalogSummary(
+        skills=len(report.skills),
+        errors=report.count(Severity.ERROR),
+        warnings=report.count(Severity.WARNING),
+        error_findings=tuple(f for f in report.findings if f.severity is Severity.ERROR),
+        collisions=len(report.collisions),
+        pairs=tuple(Pair(c.a, c.b, c.similarity, c.terms()) for c in report.collisions[:MAX_KEPT]),
+        cases=len(report.results),
+        failed=tuple(
+            FailedCase(
+                r.case.skill,
+                r.case.kind.value,
+                r.case.prompt,
+                r.why,
+                f"{r.case.file}:{r.case.line}",
+            )
+            for r in failed[:MAX_KEPT]
+        ),
+        failed_count=len(failed),
+        rank1=(sum(1 for r in positives if r.first), len(positives)) if positives else None,
+    )
+
+
+# --- the cache -------------------------------------------------------------------------------
+
+
+def _to_json(summary: CatalogSummary) -> dict[str, Any]:
+    return {
+        "skills": summary.skills,
+        "errors": summary.errors,
+        "warnings": summary.warnings,
+        "error_findings": [f.as_json() for f in summary.error_findings],
+        "collisions": summary.collisions,
+        "pairs": [[p.a, p.b, p.similarity, p.terms] for p in summary.pairs],
+        "cases": summary.cases,
+        "failed": [[c.skill, c.kind, c.prompt, c.why, c.where] for c in summary.failed],
+        "failed_count": summary.failed_count,
+        "rank1": list(summary.rank1) if summary.rank1 is not None else None,
+    }
+
+
+def _from_json(data: Any) -> CatalogSummary:
+    """The inverse of _to_json; raises KeyError, TypeError or ValueError on damaged data."""
+    rank1 = data["rank1"]
+    return CatalogSummary(
+        skills=int(data["skills"]),
+        errors=int(data["errors"]),
+        warnings=int(data["warnings"]),
+        error_findings=tuple(
+            Finding(
+                str(f["file"]),
+                int(f["line"]),
+                Severity(f["severity"]),
+                Rule(f["rule"]),
+                str(f["message"]),
+                None if f["skill"] is None else str(f["skill"]),
+            )
+            for f in data["error_findings"]
+        ),
+        collisions=int(data["collisions"]),
+        pairs=tuple(Pair(str(a), str(b), float(s), str(t)) for a, b, s, t in data["pairs"]),
+        cases=int(data["cases"]),
+        failed=tuple(FailedCase(*(str(x) for x in c)) for c in data["failed"]),
+        failed_count=int(data["failed_count"]),
+        rank1=(int(rank1[0]), int(rank1[1])) if rank1 is not None else None,
+    )
+
+
+def _file_key(root: Path, rel: str) -> bytes:
+    """What identifies one input file: its bytes' SHA-256, or a marker for what lint does not
+    read as content (absent, a symlink out of the root, a FIFO, too large). Never blocks."""
+    path = root / rel
+    try:
+        info = os.stat(path)
+    except OSError:
+        return b"-"
+    if not stat.S_ISREG(info.st_mode):
+        return b"special"
+    if info.st_size > READ_LIMIT or not inside(root, path):
+        return f"skip {info.st_size} {info.st_mtime_ns}".encode()
+    try:
+        return hashlib.sha256(path.read_bytes()).digest()
+    except OSError:
+        return b"unreadable"
+
+
+def _code_fingerprint() -> str:
+    here = Path(__file__).parent
+    digest = hashlib.sha256(f"v{VERSION}".encode())
+    for name in _CODE:
+        with contextlib.suppress(OSError):
+            digest.update((here / name).read_bytes())
+    return digest.hexdigest()
+
+
+def inputs_key(root: Path) -> str:
+    """The SHA-256 of everything the checks read, and of the code that checks it."""
+    digest = hashlib.sha256(_code_fingerprint().encode())
+    try:
+        folders = sorted(
+            p.name for p in (root / SKILLS_DIR).iterdir() if not p.name.startswith(".")
+        )
+    except OSError:
+        folders = []
+    for folder in folders:
+        digest.update(folder.encode() + b"\0")
+        digest.update(_file_key(root, f"{SKILLS_DIR}/{folder}/{SKILL_MD}"))
+        digest.update(_file_key(root, f"{SKILLS_DIR}/{folder}/{TRIGGER_FILE}"))
+    for rel in (AEON_YML, EVALS_PATH):
+        digest.update(rel.encode() + b"\0" + _file_key(root, rel))
+    return digest.hexdigest()
+
+
+def catalog_summary(root: Path, *, writable: bool = True) -> CatalogSummary | None:
+    """The catalog checks of the instance at `root`, or None when it has no SKILL.md at all.
+
+    Served from `.aeon-evals/cache/catalog.json` when nothing lint reads has changed; else
+    computed and (with `writable`) stored there. A damaged cache is a miss; a cache that cannot
+    be written is only slower.
+    """
+    key = inputs_key(root)
+    cache = root / CACHE_FILE
+    try:
+        cached = json.loads(cache.read_bytes())
+        if isinstance(cached, dict) and cached.get("key") == key:
+            summary = cached.get("summary")
+            return None if summary is None else _from_json(summary)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        pass
+    cat = load_catalog(root)
+    found = summarize(check_catalog(cat)) if cat.docs else None
+    if writable:
+        with contextlib.suppress(OSError):
+            if not (root / ".aeon-evals").is_symlink() and inside(root, cache.parent.parent):
+                payload = {"key": key, "summary": _to_json(found) if found else None}
+                atomic_write(cache, json.dumps(payload, ensure_ascii=False, sort_keys=True) + "\n")
+    return found
