@@ -18,11 +18,10 @@ from pathlib import Path
 from aeon_evals.contracts import Contract, infer_contract
 from aeon_evals.model import Coverage
 from aeon_evals.registry import LLM_SKILL, Registry
-from aeon_evals.skillmd import read_skill_doc
+from aeon_evals.skillmd import read_bounded, read_skill_doc
 
 SKILLS_DIR = "skills"
 LOG_PATTERN = "memory/logs/*.md"
-_SKILL_MD_LIMIT = 1 << 20  # a SKILL.md is a prompt; anything past 1 MiB is not read
 
 # --- output pattern inference -----------------------------------------------------------------
 
@@ -270,12 +269,10 @@ def infer_from_text(text: str, skill: str) -> str:
 
 def infer_pattern(root: Path, skill: str) -> str:
     """The output glob a skill's SKILL.md says it writes; "" when it says nothing usable."""
-    try:
-        with open(root / SKILLS_DIR / skill / "SKILL.md", "rb") as fh:
-            text = fh.read(_SKILL_MD_LIMIT).decode("utf-8", errors="replace")
-    except OSError:
+    raw = read_bounded(root, f"{SKILLS_DIR}/{skill}/SKILL.md")  # a FIFO must never block
+    if not isinstance(raw, bytes):
         return ""
-    return infer_from_text(text, skill)
+    return infer_from_text(raw.decode("utf-8", errors="replace"), skill)
 
 
 # --- closest real skill for an orphan spec -----------------------------------------------------

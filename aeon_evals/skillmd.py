@@ -180,34 +180,31 @@ def parse_skill_doc(skill: str, path: str, raw: bytes) -> SkillDoc:
     )
 
 
-def read_skill_doc(root: Path, skill: str) -> SkillDoc | None:
-    """Read `skills/<skill>/SKILL.md` under `root`; None when there is none.
-
-    Never blocks (a FIFO is refused, the file is opened non-blocking), never reads more than
-    READ_LIMIT bytes, never follows a symlink out of the root. A file that cannot be used gives
-    a doc with `error` and a one-line warning instead of raising.
-    """
-    rel = skill_md_path(skill)
+def read_bounded(root: Path, rel: str) -> bytes | str | None:
+    """The bytes of the regular file `rel` under `root` (None when it does not exist), or the
+    problem that kept it from being read: never blocks (a FIFO is refused, the file is opened
+    non-blocking), never reads more than READ_LIMIT bytes, never follows a symlink out of the
+    root."""
     path = root / rel
     try:
         info = path.lstat()
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return _unusable(skill, rel, b"", f"cannot read: {exc.strerror}")
+        return f"cannot read: {exc.strerror}"
     if stat.S_ISLNK(info.st_mode) and not inside(root, path):
-        return _unusable(skill, rel, b"", "symlink leading outside the root; not read")
+        return "symlink leading outside the root; not read"
     if not inside(root, path.parent):
-        return _unusable(skill, rel, b"", "its folder leads outside the root; not read")
+        return "its folder leads outside the root; not read"
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
-        return _unusable(skill, rel, b"", "dangling symlink; not read")
+        return "dangling symlink; not read"
     except OSError as exc:
-        return _unusable(skill, rel, b"", f"cannot read: {exc.strerror}")
+        return f"cannot read: {exc.strerror}"
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return _unusable(skill, rel, b"", "not a regular file; not read")
+            return "not a regular file; not read"
         chunks: list[bytes] = []
         size = 0
         while size <= READ_LIMIT:
@@ -217,13 +214,25 @@ def read_skill_doc(root: Path, skill: str) -> SkillDoc | None:
             chunks.append(chunk)
             size += len(chunk)
     except OSError as exc:
-        return _unusable(skill, rel, b"", f"cannot read: {exc.strerror}")
+        return f"cannot read: {exc.strerror}"
     finally:
         with contextlib.suppress(OSError):
             os.close(fd)
-    raw = b"".join(chunks)
-    if len(raw) > READ_LIMIT:
-        return _unusable(
-            skill, rel, b"", f"larger than {READ_LIMIT >> 20} MiB; not read as a SKILL.md"
-        )
+    if size > READ_LIMIT:
+        return f"larger than {READ_LIMIT >> 20} MiB; not read as a SKILL.md"
+    return b"".join(chunks)
+
+
+def read_skill_doc(root: Path, skill: str) -> SkillDoc | None:
+    """Read `skills/<skill>/SKILL.md` under `root` (see read_bounded); None when there is none.
+
+    A file that cannot be used gives a doc with `error` and a one-line warning instead of
+    raising.
+    """
+    rel = skill_md_path(skill)
+    raw = read_bounded(root, rel)
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        return _unusable(skill, rel, b"", raw)
     return parse_skill_doc(skill, rel, raw)

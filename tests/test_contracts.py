@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -482,3 +483,115 @@ def test_init_and_the_bootstrap_write_starters_from_the_contracts(tmp_path: Path
     )
     assert code == 3, err
     assert json.loads((boot / EVALS_PATH).read_text())["skills"] == starter["skills"]
+
+
+def test_every_bad_skill_md_is_one_warning_line_and_no_contract(
+    instance: Instance, cli: Cli, tmp_path: Path
+) -> None:
+    instance.aeon_yml(
+        {s: (True, "0 7 * * *") for s in ("bin", "big", "fifo", "fence", "up", "abs", "out", "ok")}
+    )
+    instance.write("skills/bin/SKILL.md", b"Save to `articles/bin-${today}.md`.\x00\xff")
+    big = instance.write("skills/big/SKILL.md", "Save to `articles/big-${today}.md`.\n")
+    with open(big, "r+b") as fh:
+        fh.truncate(50 << 20)
+    (instance.root / "skills/fifo").mkdir()
+    os.mkfifo(instance.root / "skills/fifo/SKILL.md")
+    instance.write(
+        "skills/fence/SKILL.md",
+        "Save to `articles/fence-${today}.md`:\n\n```markdown\n## Summary\n",
+    )
+    instance.write("skills/up/SKILL.md", "Write the report to `../articles/up-${today}.md`.\n")
+    instance.write("skills/abs/SKILL.md", "Save the digest to `/srv/abs-report.md`.\n")
+    (tmp_path / "elsewhere.md").write_text("Save to `articles/out-${today}.md`.\n")
+    (instance.root / "skills/out").mkdir()
+    (instance.root / "skills/out/SKILL.md").symlink_to(tmp_path / "elsewhere.md")
+    instance.write("skills/ok/SKILL.md", "Save to `articles/ok-${today}.md`.\n")
+    before = _files(instance.root)
+    code, out, err = cli("contracts", "--root", str(instance.root))
+    assert code == 0
+    warnings = err.splitlines()
+    assert len(warnings) == 7 and all(w.startswith("warning: skills/") for w in warnings), warnings
+    assert {w.split("/")[1] for w in warnings} == {
+        "bin",
+        "big",
+        "fifo",
+        "fence",
+        "up",
+        "abs",
+        "out",
+    }
+    assert out.count("  no contract: ") == 7 and "ok  (enabled)\n  output  articles/ok-*.md" in out
+    code, out, err = cli("audit", "--stubs", "--root", str(instance.root))
+    assert code == 0 and json.loads(out)["ok"]["_from"] == "SKILL.md:1"
+    assert "_from" not in json.loads(out)["up"]  # no contract: the placeholder stub
+    assert _files(instance.root) == before
+
+
+def _enabled_contracts(name: str) -> dict[str, Contract]:
+    from aeon_evals.registry import load_registry
+
+    root = _root(name)
+    return {
+        s: infer_contract(doc)
+        for s in sorted(load_registry(root).enabled())
+        if (doc := read_skill_doc(root, s)) is not None
+    }
+
+
+def _violations(root: Path, contract: Contract) -> list[str] | None:
+    """None when no real output matches any of the contract's outputs, else what the newest one
+    that exists breaks (the first output with a real file, in the contract's order)."""
+    newest = [
+        (o, found)
+        for o in contract.outputs
+        if (found := _newest(root, o.spec.output_pattern, o.spec.section))
+    ]
+    if not newest:
+        return None
+    output, (_, body) = max(newest, key=lambda item: str(name_date(item[1][0]) or ""))
+    present = _headings(body)
+    broken = [
+        f"missing_heading:{h}"
+        for h in output.spec.required_headings
+        if not any(p.startswith(_norm(h)) for p in present)
+    ]
+    if len(body.split()) < output.spec.min_words:
+        broken.append("word_count")
+    broken += [
+        f"forbidden:{p}"
+        for p in output.spec.forbidden_patterns
+        if compile_pattern(p).search(body.encode())
+    ]
+    return broken
+
+
+@pytest.mark.parametrize(
+    ("name", "enabled", "matched", "violating"),
+    [
+        # aeonfun: workflow-security-audit's only report on main is from 2026-04-11, written before
+        # the current template; the 2026-04-27 one went to a PR branch (a real problem, not ours)
+        (FUN, 97, 77, {"workflow-security-audit"}),
+        (MIRO, 9, 8, set()),  # aeon-update: enabled 2026-08-18, first run due 2026-08-24
+    ],
+)
+def test_every_enabled_real_skill_has_a_contract_its_real_output_meets(
+    name: str, enabled: int, matched: int, violating: set[str]
+) -> None:
+    contracts = _enabled_contracts(name)
+    assert len(contracts) == enabled and all(c.outputs for c in contracts.values())
+    results = {s: _violations(_root(name), c) for s, c in contracts.items()}
+    assert sum(r is not None for r in results.values()) == matched
+    assert {s for s, r in results.items() if r} == violating
+
+
+def test_audit_fallback_heuristic_hung_on_a_fifo_skill_md(tmp_path: Path) -> None:
+    """The older path heuristic opened SKILL.md with a blocking open(): a FIFO hung the audit."""
+    from aeon_evals import audit
+    from aeon_evals.registry import parse_registry
+
+    (tmp_path / "skills/f").mkdir(parents=True)
+    os.mkfifo(tmp_path / "skills/f/SKILL.md")
+    assert audit.infer_pattern(tmp_path, "f") == ""
+    found = audit.audit(tmp_path, set(), parse_registry("skills:\n  f: { enabled: true }\n"))
+    assert found.uncovered_enabled == (audit.Gap("f", ""),)
