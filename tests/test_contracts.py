@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -357,8 +358,23 @@ def _copy_instance(name: str, dest: Path) -> Path:
     return dest
 
 
-def _files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+def _files(root: Path) -> dict[str, tuple[int, int, str]]:
+    """Every file's size, mtime and hash, without holding a 50 MB file in this process's memory
+    (a later test measures a child process's peak memory, which starts from this one's)."""
+    found: dict[str, tuple[int, int, str]] = {}
+    for p in root.rglob("*"):
+        if p.is_file():
+            info = p.stat()
+            digest = hashlib.sha256()
+            with open(p, "rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    digest.update(chunk)
+            found[p.relative_to(root).as_posix()] = (
+                info.st_size,
+                info.st_mtime_ns,
+                digest.hexdigest(),
+            )
+    return found
 
 
 def test_contracts_command_shows_the_evidence_and_writes_nothing(tmp_path: Path, cli: Cli) -> None:
