@@ -183,7 +183,7 @@ _BRANCH_KEY = re.compile(
     r"(?i)^[\W\d]*(?:[A-Z]\d*\.\s*)?(mode|branch|var|source|sub-?command)\s*[:=]\s*`?([^`()\s,;—–]+)"
 )
 _BRANCH_PAREN = re.compile(r"(?i)\((?:var|mode)\s*[:=]\s*`?([^`)\s]+)`?\)")
-_BRANCH_ARM = re.compile(r"(?i)^\W*(arm\s+[a-z0-9])\b")
+_BRANCH_ARM = re.compile(r"(?i)^\W*((?:arm|branch)\s+[a-z0-9])\b(?!\.)")
 _BRANCH_MODE = re.compile(r"(?i)^[\W\d]*([a-z][\w-]*(?: [a-z][\w-]*)?) mode\b")
 
 
@@ -439,13 +439,30 @@ _LABEL = re.compile(
 )
 
 
+def _weak_read(before: str) -> bool:
+    """The clause reads a path only through "in"/"of" (`… one heading in memory/logs/x.md`)."""
+    words = [w.lower() for w in _WORD.findall(_CODE_SPAN.sub("x", before)[-120:])]
+    for word in reversed(words):
+        if word in _READ_WORDS:
+            return word in ("in", "of")
+        if word in _WRITE_WORDS:
+            return False
+    return False
+
+
 def _under_write_heading(doc: _Doc, index: int) -> bool:
-    """`Path: articles/x.md` under a heading such as `### 6. Write the full report`."""
+    """`Path: articles/x.md` under a heading such as `### 6. Write the full report`, or the
+    first paragraph under `## Log` ("Consolidate both branches under one heading in …")."""
+    prose_lines = 0
     for k in range(index - 1, max(-1, index - 8), -1):
         no, text = doc.lines[k]
         h = _HEADING.match(text) if no not in doc.fence_at else None
         if h:
             return any(w.lower() in _WRITE_WORDS for w in _WORD.findall(h.group(2)))
+        if text.strip() and no not in doc.fence_at:
+            prose_lines += 1
+            if prose_lines > 2:
+                return False
     return False
 
 
@@ -499,12 +516,15 @@ def _writes(doc: _Doc) -> tuple[list[_Write], list[str]]:
             glob = normalize_ref(raw)
             if glob is None:
                 continue
-            if _clause_class(prose[max(0, start - 300) : start]) != _WRITE and not (
-                _LABEL.match(text[: m.start()]) and _under_write_heading(doc, index)
+            clause = prose[max(0, start - 300) : start]
+            cls = _clause_class(clause)
+            if cls != _WRITE and not (
+                (_LABEL.match(text[: m.start()]) or cls == _UNKNOWN or _weak_read(clause))
+                and _under_write_heading(doc, index)
             ):
                 continue
             heading = None
-            hm = _INLINE_HEADING.search(text, m.end())
+            hm = _INLINE_HEADING.search(text, m.end()) or _INLINE_HEADING.search(text, 0, m.start())
             if hm:
                 heading = (no, hm.group(1).strip())
             clause = prose[max(0, start - 300) : start]
