@@ -23,7 +23,12 @@ from typing import Any
 from aeon_evals.fsio import atomic_write
 from aeon_evals.model import Spec
 from aeon_evals.patterns import PatternError, compile_pattern
-from aeon_evals.skillmd import SkillDoc, read_skill_doc
+from aeon_evals.skillmd import (
+    SkillDoc,
+    parse_skill_doc,
+    read_skill_bytes,
+    skill_md_path,
+)
 
 LOG_PATTERN = "memory/logs/*.md"
 CACHE_FILE = Path(".aeon-evals") / "cache" / "contracts.json"
@@ -984,13 +989,14 @@ def load_contracts(root: Path, skills: Iterable[str], *, cache: bool = True) -> 
     fresh: dict[str, Any] = {}
     changed = False
     for skill in sorted(set(skills)):
-        doc = read_skill_doc(root, skill)
-        if doc is None:
+        raw = read_skill_bytes(root, skill)
+        if raw is None:
             continue
-        if doc.error is not None:
-            result[skill] = infer_contract(doc)
+        if isinstance(raw, SkillDoc):  # unusable: the doc says why
+            result[skill] = infer_contract(raw)
             continue
-        key = f"{skill}\x00{doc.sha256}"
+        # the hash first: a cached contract needs no parse of the frontmatter and body
+        key = f"{skill}\x00{hashlib.sha256(raw).hexdigest()}"
         entry = cached.get(key)
         contract = None
         if entry is not None:
@@ -999,6 +1005,10 @@ def load_contracts(root: Path, skills: Iterable[str], *, cache: bool = True) -> 
             except (KeyError, TypeError, ValueError, AttributeError):
                 contract = None
         if contract is None:
+            doc = parse_skill_doc(skill, skill_md_path(skill), raw)
+            if doc.error is not None:
+                result[skill] = infer_contract(doc)
+                continue
             contract = infer_contract(doc)
             entry = contract_to_json(contract)
             changed = True

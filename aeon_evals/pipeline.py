@@ -356,7 +356,13 @@ def _run(opts: RunOptions) -> RunOutcome:
     )
 
     try:
-        found = audit_stage.audit(root, set(manifest.skills), registry)
+        # the SKILL.md contracts the run read already (none with contracts off: audit reads them)
+        found = audit_stage.audit(
+            root,
+            set(manifest.skills),
+            registry,
+            contracts=inferred.contracts if mode is not ContractsMode.OFF else None,
+        )
         audit_source = "eval-audit=ok" + (
             f" ({len(found.warnings)} warning(s))" if found.warnings else ""
         )

@@ -4,7 +4,7 @@ output contract its own SKILL.md states (`contracts.load_contracts`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -36,6 +36,7 @@ class Scope:
     inferred: dict[str, Inferred]
     without: tuple[tuple[str, str], ...] = ()  # (skill, why it has no usable contract)
     unscored: tuple[str, ...] = ()  # `scorable: false` in their SKILL.md
+    contracts: dict[str, Contract] = field(default_factory=dict)  # every contract read, for audit
 
     def line(self) -> str:
         """What the Coverage line adds: `+83 inferred; 2 without a contract`."""
@@ -96,7 +97,7 @@ def inferred_scope(
             without.append((skill, contract.reason or "no usable contract"))
         else:
             inferred[skill] = Inferred(contract, choose_output(contract, outputs, now))
-    return Scope(mode, inferred, tuple(without), tuple(unscored))
+    return Scope(mode, inferred, tuple(without), tuple(unscored), contracts)
 
 
 _ELEMENT = {

@@ -194,7 +194,9 @@ def read_bounded(root: Path, rel: str) -> bytes | str | None:
         return f"cannot read: {exc.strerror}"
     if stat.S_ISLNK(info.st_mode) and not inside(root, path):
         return "symlink leading outside the root; not read"
-    if not inside(root, path.parent):
+    # no symlink on the way (skills/, the skill's folder): inside the root without resolving
+    on_the_way = [root / p for p in Path(rel).parents if p != Path(".")]
+    if any(p.is_symlink() for p in on_the_way) and not inside(root, path.parent):
         return "its folder leads outside the root; not read"
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
@@ -221,6 +223,17 @@ def read_bounded(root: Path, rel: str) -> bytes | str | None:
     if size > READ_LIMIT:
         return f"larger than {READ_LIMIT >> 20} MiB; not read as a SKILL.md"
     return b"".join(chunks)
+
+
+def read_skill_bytes(root: Path, skill: str) -> bytes | SkillDoc | None:
+    """The bytes of `skills/<skill>/SKILL.md` as `read_skill_doc` reads them (unparsed: a cached
+    contract needs only their hash); a doc with `error` when the file cannot be used; None when
+    there is none."""
+    rel = skill_md_path(skill)
+    raw = read_bounded(root, rel)
+    if isinstance(raw, str):
+        return _unusable(skill, rel, b"", raw)
+    return raw
 
 
 def read_skill_doc(root: Path, skill: str) -> SkillDoc | None:

@@ -63,9 +63,11 @@ class Config:
     log_share: float = 0.3
     words: int = 200
     articles: int = 200
+    specs: str = "evals"  # "skillmd": the N skills have no evals.json entry, only their SKILL.md
 
     def label(self) -> str:
-        return f"N={self.skills} M={self.outputs} log={self.log_share:.0%} words={self.words} K={self.articles}"
+        label = f"N={self.skills} M={self.outputs} log={self.log_share:.0%} words={self.words} K={self.articles}"
+        return label + (" specs=SKILL.md (enforce)" if self.specs == "skillmd" else "")
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,19 @@ def plan_skills(cfg: Config) -> list[Plan]:
             prior = "FAIL" if rng.random() < 0.03 else status
         plans.append(Plan(f"skill-{i:04d}", log, schedule, mode, status, prior))
     return plans
+
+
+def _skill_md(plan: Plan) -> str:
+    """A SKILL.md that states what the skill writes: the file (or the log entry) and its skeleton."""
+    where = "memory/logs/${today}.md" if plan.log else f"articles/{plan.name}-${{today}}.md"
+    verb = "Append to" if plan.log else "Save to"
+    head = f"### {plan.name}" if plan.log else f"# {plan.name} — ${{today}}"
+    return (
+        f"---\nname: {plan.name}\ndescription: synthetic bench skill {plan.name}\n---\n"
+        f"# {plan.name}\n\nRead the previous output, then write today's.\n\n"
+        f"{verb} `{where}`:\n\n```markdown\n{head}\n\nSummary: {plan.name} run for ${{today}}\n"
+        "Items processed: N\n```\n"
+    )
 
 
 def _spec(plan: Plan, words: int) -> dict[str, object]:
@@ -345,7 +360,11 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
 
     # skills/, aeon.yml (with an invalid-YAML chain block, as in real files), evals.json
     skills_dir = root / "skills"
-    for name in [p.name for p in plans] + gaps + ["skill-evals"]:
+    # every SKILL.md states its output as real ones do: a write instruction and a fenced skeleton
+    for plan in plans:
+        (skills_dir / plan.name).mkdir(parents=True)
+        (skills_dir / plan.name / "SKILL.md").write_text(_skill_md(plan))
+    for name in [*gaps, "skill-evals"]:
         (skills_dir / name).mkdir(parents=True)
         (skills_dir / name / "SKILL.md").write_text(
             f"# {name}\n\nWrites articles/{name}-${{today}}.md every run.\n"
@@ -362,12 +381,15 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
     ]
     yml += ["", "chains:", "  morning:", "    - skill: skill-0000, consume: [skill-0001]", ""]
     (root / "aeon.yml").write_text("\n".join(yml))
-    specs = {p.name: _spec(p, cfg.words) for p in plans}
+    specs = {p.name: _spec(p, cfg.words) for p in plans} if cfg.specs == "evals" else {}
     for o in orphans:
         specs[o] = {"output_pattern": f"articles/{o}-*.md", "min_words": 10}
-    (skills_dir / "skill-evals" / "evals.json").write_text(
-        json.dumps({"version": "1", "description": "bench", "skills": specs}, indent=2)
-    )
+    top: dict[str, object] = {"version": "1", "description": "bench", "skills": specs}
+    if cfg.specs == "skillmd":
+        top["contracts"] = (
+            "enforce"  # the N skills are evaluated on their SKILL.md, as full citizens
+        )
+    (skills_dir / "skill-evals" / "evals.json").write_text(json.dumps(top, indent=2))
 
     # outputs: one file per day per file-based skill; one log per day holding every log-based skill
     arts = root / "articles"
@@ -545,6 +567,13 @@ def prime_site(root: Path) -> float:
     )
     if code != 0:
         raise SystemExit(f"aeon-evals site exited {code}:\n{tail}")
+    # ... and the SKILL.md contracts it inferred, kept in .aeon-evals/cache/ like the articles
+    prime = (
+        "import sys; from pathlib import Path; from aeon_evals.contracts import load_contracts; "
+        "root = Path(sys.argv[1]); "
+        "load_contracts(root, [p.name for p in (root / 'skills').iterdir() if p.is_dir()])"
+    )
+    subprocess.run([sys.executable, "-c", prime, str(root)], check=True)
     return wall
 
 
@@ -992,6 +1021,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--skills", type=int, default=1000, help="skills N (default 1000)")
     p.add_argument(
+        "--specs",
+        choices=("evals", "skillmd"),
+        default="evals",
+        help="evals: the N skills have evals.json entries (default); skillmd: none, each is "
+        "evaluated on the output contract its SKILL.md states (contracts: enforce)",
+    )
+    p.add_argument(
         "--outputs",
         type=int,
         default=30,
@@ -1067,7 +1103,9 @@ def main(argv: list[str] | None = None) -> int:
         f"command: python scripts/bench.py {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip()
     )
     startup = measure_startup(args.repeat)
-    base_cfg = Config(args.skills, args.outputs, args.log_share, args.words, args.articles)
+    base_cfg = Config(
+        args.skills, args.outputs, args.log_share, args.words, args.articles, args.specs
+    )
     with tempfile.TemporaryDirectory(prefix="aeon-bench-", dir=args.workdir) as tmp:
         work = Path(tmp)
         if not args.scaling:

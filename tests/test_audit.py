@@ -684,7 +684,18 @@ def test_a_failing_audit_never_stops_the_run(
     monkeypatch.setattr(audit, "contract_of", lambda root, skill: boom("", skill))  # both paths
     inst = _small(instance)
     inst.write("articles/a-skill-2026-05-30.md", "fine\n")
-    code, _, err = cli("run", "--root", str(inst.root), "--now", NOW, "--no-site", "--no-notify")
+    # with contracts off the audit infers the patterns itself (else the run hands it its contracts)
+    code, _, err = cli(
+        "run",
+        "--root",
+        str(inst.root),
+        "--now",
+        NOW,
+        "--no-site",
+        "--no-notify",
+        "--contracts",
+        "off",
+    )
     assert code == 0, err
     article = (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
     assert (

@@ -221,3 +221,16 @@ def test_a_scoped_run_evaluates_an_inferred_skill_and_keeps_the_other_rows(
     article = (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
     inferred = article.split("## Inferred contracts")[1]
     assert "| brief |" in inferred and "| digest |" in inferred
+
+
+def test_the_dashboard_shows_inferred_contracts_apart(instance: Instance, cli: Cli) -> None:
+    inst = _contract_fleet(instance)
+    for now in ("2026-05-31T06:00:00Z", "2026-06-01T06:00:00Z"):
+        code, _out, err = cli("run", "--root", str(inst.root), "--now", now, "--no-notify")
+        assert code == 0, err
+    page = (inst.root / "site/index.html").read_text()
+    grid, inferred = page.split('<section class="card" id="inferred">')
+    assert 'data-skill="listed"' in grid and 'data-skill="brief"' not in grid.split("</table>")[0]
+    inferred = inferred.split("</section>")[0]
+    assert 'data-skill="brief" class="failing"' in inferred and 'data-skill="digest"' in inferred
+    assert inferred.count('class="cell s-fail"') == 2  # brief failed on both runs

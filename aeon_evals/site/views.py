@@ -175,6 +175,7 @@ class DashboardPage:
     grid_runs: tuple[RunView, ...]  # newest first, at most GRID_RUNS
     grid_hidden: int  # runs older than the grid window
     skills: tuple[SkillView, ...]
+    inferred: tuple[SkillView, ...]  # skills on SKILL.md contracts in report mode, shown apart
     failing_now: int
     charts: tuple[Chart, ...]
     issues: tuple[IssueView, ...]
@@ -272,26 +273,38 @@ def _cell(skill: str, run: RunView, row: ArticleRow | None) -> Cell:
     return Cell(STATUS_MARKS[row.status], "\n".join(parts), run.href)
 
 
-def _skill_order(skill: str, latest: ParsedArticle | None) -> tuple[int, int, str]:
-    row = latest.rows.get(skill) if latest is not None else None
+def _skill_order(
+    skill: str, latest: ParsedArticle | None, inferred: bool = False
+) -> tuple[int, int, str]:
+    rows = (latest.inferred_rows if inferred else latest.rows) if latest is not None else {}
+    row = rows.get(skill)
     if row is None:
         return (2, 0, skill)
     return (0 if row.status.failing else 1, row.status.rank, skill)
 
 
 def skill_views(
-    articles: Sequence[ParsedArticle], runs: Sequence[RunView], *, today: date
+    articles: Sequence[ParsedArticle],
+    runs: Sequence[RunView],
+    *,
+    today: date,
+    inferred: bool = False,
 ) -> tuple[SkillView, ...]:
-    """Grid rows (newest run first) for every skill seen in `articles`, failing-now first."""
+    """Grid rows (newest run first) for every skill seen in `articles`, failing-now first. With
+    `inferred`, the rows of the articles' Inferred contracts tables (report mode) instead."""
+
+    def rows_of(article: ParsedArticle) -> dict[str, ArticleRow]:
+        return article.inferred_rows if inferred else article.rows
+
     latest = articles[-1] if articles else None
-    names = {skill for article in articles for skill in article.rows}
+    names = {skill for article in articles for skill in rows_of(article)}
     views: list[SkillView] = []
-    for skill in sorted(names, key=lambda s: _skill_order(s, latest)):
+    for skill in sorted(names, key=lambda s: _skill_order(s, latest, inferred)):
         cells = tuple(
-            _cell(skill, run, article.rows.get(skill))
+            _cell(skill, run, rows_of(article).get(skill))
             for article, run in zip(reversed(articles), reversed(runs), strict=True)
         )
-        row = latest.rows.get(skill) if latest is not None else None
+        row = rows_of(latest).get(skill) if latest is not None else None
         since: FailingSince | None = latest.failing_since.get(skill) if latest is not None else None
         issue = (latest.issues.get(skill) if latest is not None else None) or (
             since.issue if since else None
@@ -431,6 +444,7 @@ def dashboard_page(
         grid_runs=tuple(reversed(grid_runs)),
         grid_hidden=len(runs) - len(grid_runs),
         skills=skills,
+        inferred=skill_views(grid_articles, grid_runs, today=today, inferred=True),
         failing_now=runs[-1].failing if runs else 0,
         charts=charts_for(runs),
         issues=issue_views(issues, today=today, root_href=root_href),
