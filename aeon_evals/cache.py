@@ -13,7 +13,7 @@ them. Each article is parsed and rendered once, and the result is kept under
 The status file, `index.json`, as coverage.py's `IncrementalChecker` keeps its own:
 
     {
-        "version": 4,                    # the format of these files (VERSION)
+        "version": <VERSION>,            # the format of these files
         "globals": "<16 hex digits>",    # a hash of every global input (`fingerprint()`)
         "articles": {                    # per content hash: what the dashboard needs of a run
             "<sha256>": {"parsed": {path, day, verdict, coverage, …}, "counts": [failing, skills, apart]}

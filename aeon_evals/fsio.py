@@ -1,4 +1,4 @@
-"""The few functions that write to disk: atomic replace, exclusive create, confinement to the root."""
+"""Writing to disk (atomic, if changed, exclusive) and paths under the root (confine, rel_path)."""
 
 from __future__ import annotations
 
