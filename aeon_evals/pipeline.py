@@ -12,12 +12,13 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from aeon_evals import audit as audit_stage
-from aeon_evals import card, checks, render, report
+from aeon_evals import cadence, card, checks, render, report
 from aeon_evals import notify as notifier
 from aeon_evals import scope as scope_stage
 from aeon_evals import state as state_stage
 from aeon_evals.artifacts import NOT_SENT, Artifact, Fate, failed, skipped
 from aeon_evals.catalog_summary import CatalogSummary, catalog_summary
+from aeon_evals.commands.validate_cmd import spec_patches
 from aeon_evals.errors import ArticleNotOurs, ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.fsio import (
     atomic_write,
@@ -433,11 +434,12 @@ def _run(opts: RunOptions) -> RunOutcome:
         )
         for o in (found.orphans if found else ())
     ]
+    spec_problems += spec_patches(manifest)  # validate's warnings about specs, as Patch items
     spec_problems = [p for p in spec_problems if opts.skill in (None, p[0])]
     actions = report.action_queue(
         rows,
         spec_problems=spec_problems,
-        gaps=gaps if opts.skill is None else [],
+        gaps=_add_specs(found, registry) if found is not None and opts.skill is None else [],
         fixes=catalog.actions() if catalog is not None else (),
     )
     previous_pct = prior.coverage_pct if prior else None
@@ -512,6 +514,28 @@ def _switchover(root: Path, layout: Layout) -> list[str]:
         return []
     found = llm_skill(text, path=layout.config)
     return [found.warning()] if found else []
+
+
+def _add_specs(found: audit_stage.AuditReport, registry: Registry) -> list[report.AddSpec]:
+    """The Coverage Gaps as "Add" items: log-based ones with their section (from the skill's
+    contract, else `### <skill>`), most frequently scheduled first."""
+    adds = []
+    for gap in found.uncovered_enabled:
+        section = None
+        if gap.inferred_pattern.startswith("memory/logs/"):
+            contract = found.contracts.get(gap.skill)
+            section = next(
+                (
+                    o.spec.section
+                    for o in (contract.outputs if contract else ())
+                    if o.spec.section and o.spec.output_pattern == gap.inferred_pattern
+                ),
+                f"### {gap.skill}",
+            )
+        reg = registry.skills.get(gap.skill)
+        days, _how = cadence.expected_cadence_days(reg.schedule if reg else None, None)
+        adds.append(report.AddSpec(gap.skill, gap.inferred_pattern, section, days))
+    return report.rank_adds(adds)
 
 
 def _issues_of_the_day(today: date, outcome: IssueOutcome) -> tuple[list[IssueRef], list[IssueRef]]:

@@ -266,15 +266,37 @@ def verdict(rows: list[Row], coverage: Coverage, previous_pct: float | None) -> 
     return Verdict.OK
 
 
+@dataclass(frozen=True)
+class AddSpec:
+    """An enabled skill without a spec, as an "Add" item: what to write, and how often it runs."""
+
+    skill: str
+    pattern: str  # "" when nothing could be inferred
+    section: str | None  # for log-based skills: the heading of its own section
+    cadence_days: float  # from its schedule: most frequent first
+
+    def action(self) -> str:
+        text = (
+            f"Add evals.json entry for {self.skill} — pattern: {self.pattern or '(none inferred)'}"
+        )
+        return text + (f", section: {self.section}" if self.section else "")
+
+
+def rank_adds(adds: list[AddSpec]) -> list[AddSpec]:
+    """Most frequently scheduled first (a skill that runs hourly rots fastest unseen), then by name."""
+    return sorted(adds, key=lambda a: (a.cadence_days, a.skill))
+
+
 def action_queue(
     rows: list[Row],
     *,
     spec_problems: list[tuple[str, str]],
-    gaps: list[tuple[str, str]],
+    gaps: list[AddSpec],
     fixes: Sequence[str] = (),
 ) -> list[str]:
     """At most 8 one-line next steps: Patch, Investigate, Dispatch, Fix (a SKILL.md error found
-    by the catalog checks, already worded), Add (SPEC §7)."""
+    by the catalog checks, already worded), Add (SPEC §7). `gaps` are taken in the order given
+    (see rank_adds)."""
     patch = [f"Patch evals.json:{skill} — {cause}" for skill, cause in spec_problems]
     investigate: list[str] = []
     dispatch: list[str] = []
@@ -312,10 +334,7 @@ def action_queue(
             dispatch.append(
                 f"Dispatch {result.skill} — no output in {int(result.output.age_days)} days"
             )
-    add = [
-        f"Add evals.json entry for {skill} — pattern: {pattern or '(none inferred)'}"
-        for skill, pattern in gaps[:MAX_ADD_ACTIONS]
-    ]
+    add = [gap.action() for gap in gaps[:MAX_ADD_ACTIONS]]
     if len(gaps) > MAX_ADD_ACTIONS:
         add.append(
             f"+{len(gaps) - MAX_ADD_ACTIONS} more skills without an evals.json entry — see Coverage Gaps"

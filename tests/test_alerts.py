@@ -235,3 +235,58 @@ def test_grace_0_turns_the_grace_off(tmp_path: Any, cli: Cli) -> None:
 def test_grace_rejects_what_is_not_a_duration(cli: Cli, value: str) -> None:
     code, _, err = cli("run", f"--grace={value}")
     assert code == 2 and "--grace: expected a duration such as 2h or 90m" in err
+
+
+# --- validate's findings in the Action Queue (point 5) -----------------------------------------
+
+
+def test_validate_warnings_become_patch_items_and_adds_are_ranked_by_frequency(
+    instance: Instance, cli: Cli
+) -> None:
+    inst = instance
+    inst.aeon_yml(
+        {
+            "heartbeat": (True, "0 8,14,20 * * *"),
+            "digest": (True, "0 9 * * 1"),
+            "aaa-weekly": (True, "0 9 * * 1"),
+            "mmm-daily": (True, "0 9 * * *"),
+            "zzz-hourly": (True, "5 * * * *"),
+        }
+    )
+    inst.evals(
+        {
+            # the whole shared log: another skill's `${var}` fails it
+            "heartbeat": {
+                "output_pattern": "memory/logs/*.md",
+                "forbidden_patterns": [r"\$\{var\}"],
+            },
+            "digest": {"output_pattern": "articles/digest-*.md", "colour": "blue"},
+        }
+    )
+    inst.write("articles/digest-2026-06-01.md", WORDS)
+    inst.write(
+        "memory/logs/2026-06-01.md",
+        "# 2026-06-01\n### heartbeat\nall good\n### token-alert\nprice ${var}\n",
+    )
+    inst.write("skills/aaa-weekly/SKILL.md", "Write `articles/aaa-weekly-${today}.md`.\n")
+    inst.write("skills/mmm-daily/SKILL.md", "Write `articles/mmm-daily-${today}.md`.\n")
+    inst.write(
+        "skills/zzz-hourly/SKILL.md",
+        "Append to `memory/logs/${today}.md`:\n\n```\n### zzz-hourly\n- price\n```\n",
+    )
+    code, out, _ = cli("validate", "--root", str(inst.root))
+    assert code == 0, out  # warnings only
+    assert "skills.heartbeat.output_pattern: checks apply to the whole shared daily log" in out
+    assert "skills.digest.colour: unknown key (ignored)" in out
+    queue = _run(cli, inst, "2026-06-02T06:00:00Z", "--no-notify")["action_queue"]
+    assert queue[:2] == [
+        "Patch evals.json:digest — remove or rename the unknown key colour",
+        'Patch evals.json:heartbeat — add a section ("section": "### heartbeat"): its checks read '
+        "the whole shared daily log",
+    ]
+    adds = [item for item in queue if item.startswith("Add ")]
+    assert adds == [
+        "Add evals.json entry for zzz-hourly — pattern: memory/logs/*.md, section: ### zzz-hourly",
+        "Add evals.json entry for mmm-daily — pattern: articles/mmm-daily-*.md",
+        "Add evals.json entry for aaa-weekly — pattern: articles/aaa-weekly-*.md",
+    ]
