@@ -268,12 +268,16 @@ def test_validate_warnings_become_patch_items_and_adds_are_ranked_by_frequency(
         "memory/logs/2026-06-01.md",
         "# 2026-06-01\n### heartbeat\nall good\n### token-alert\nprice ${var}\n",
     )
-    inst.write("skills/aaa-weekly/SKILL.md", "Write `articles/aaa-weekly-${today}.md`.\n")
-    inst.write("skills/mmm-daily/SKILL.md", "Write `articles/mmm-daily-${today}.md`.\n")
-    inst.write(
-        "skills/zzz-hourly/SKILL.md",
-        "Append to `memory/logs/${today}.md`:\n\n```\n### zzz-hourly\n- price\n```\n",
-    )
+    for name, body in (
+        ("aaa-weekly", "Write `articles/aaa-weekly-${today}.md`.\n"),
+        ("mmm-daily", "Write `articles/mmm-daily-${today}.md`.\n"),
+        (
+            "zzz-hourly",
+            "Append to `memory/logs/${today}.md`:\n\n```\n### zzz-hourly\n- price\n```\n",
+        ),
+    ):
+        front = f"---\nname: {name}\ndescription: Writes the {name} report for the operator.\n---\n"
+        inst.write(f"skills/{name}/SKILL.md", front + body)
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0, out  # warnings only
     assert "skills.heartbeat.output_pattern: checks apply to the whole shared daily log" in out
