@@ -30,7 +30,7 @@ def no_stray_writes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         # switch (AEON_EVALS_UPDATE_GOLDEN=1) rewrites the golden file itself
         here / "golden",
     ]
-    with GUARD.watching(*allowed) as strays:
+    with GUARD.watching(*allowed, guarded=here.parent) as strays:
         yield
     assert not strays, "the test wrote outside its temporary folder:\n" + "\n".join(strays)
 

@@ -39,6 +39,8 @@ class StrayWrite(PermissionError):
 class _Guard:
     def __init__(self) -> None:
         self.allowed: tuple[str, ...] | None = None  # None: not inside a test
+        self.guarded = ""  # the repository: only its own allowed folders, even under /tmp
+        self.guarded_allowed: tuple[str, ...] = ()
         self.strays: list[str] = []
 
     def hook(self, event: str, args: tuple[object, ...]) -> None:
@@ -70,7 +72,11 @@ class _Guard:
             name = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), name)  # shutil.rmtree
         path = os.path.abspath(name)
         assert self.allowed is not None
-        if (path + os.sep).startswith(self.allowed) or path.startswith("/dev/"):
+        inside = path + os.sep
+        if inside.startswith(self.guarded):  # a clone may itself live under the temp folder
+            if inside.startswith(self.guarded_allowed):
+                return
+        elif inside.startswith(self.allowed) or path.startswith("/dev/"):
             return
         if event == "os.mkdir" and os.path.isdir(path):
             return  # `mkdir(exist_ok=True)` of a folder that is there changes nothing
@@ -81,8 +87,12 @@ class _Guard:
         raise StrayWrite(f"test wrote outside its temporary folder: {event} {path}")
 
     @contextmanager
-    def watching(self, *allowed: Path) -> Iterator[list[str]]:
+    def watching(self, *allowed: Path, guarded: Path) -> Iterator[list[str]]:
+        """Watch writes: allowed under `allowed`, except inside `guarded` (the repository),
+        where only the `allowed` folders that lie in it are."""
         self.allowed = tuple(os.path.abspath(p) + os.sep for p in allowed)
+        self.guarded = os.path.abspath(guarded) + os.sep
+        self.guarded_allowed = tuple(a for a in self.allowed if a.startswith(self.guarded))
         self.strays = []
         try:
             yield self.strays
