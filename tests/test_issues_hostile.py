@@ -261,6 +261,17 @@ def test_a_broad_issue_of_another_detector_no_longer_absorbs_new_failures(
     for iid, skill in (("ISS-018", "heartbeat"), ("ISS-019", "repo-article")):
         text = (root / f"memory/issues/{iid}.md").read_text()
         assert f"affected_skills: [{skill}]" in text and "See also ISS-013" in text
+    # the same day again (the next commit): the same IDs everywhere, nothing filed twice
+    code, out, err = cli(
+        "run", "--root", str(root), "--today", "2026-05-03", "--now", "2026-05-03T06:35:29Z",
+        "--no-notify", "--no-site",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "issues filed: none" in out
+    again = (root / "articles/skill-evals-2026-05-03.md").read_text()
+    assert again.split("## Regressions")[1].split("\n\n")[0] == regressions
+    assert "- issues filed: ISS-018 (heartbeat), ISS-019 (repo-article)" in again
+    assert not (root / "memory/issues/ISS-020.md").exists()
     assert (root / "memory/issues/ISS-013.md").read_bytes() == (
         realdata() / "instances" / REPLAY / "memory/issues/ISS-013.md"
     ).read_bytes()
