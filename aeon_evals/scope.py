@@ -12,7 +12,7 @@ from aeon_evals.checks import newest_output_age
 from aeon_evals.contracts import Contract, ContractOutput, load_contracts
 from aeon_evals.model import ContractsMode
 from aeon_evals.outputs import Outputs
-from aeon_evals.registry import Registry
+from aeon_evals.registry import LLM_SKILL, Registry
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,9 @@ def inferred_scope(
     files (through the contracts cache) and looks at outputs to choose among several."""
     if mode is ContractsMode.OFF:
         return Scope(mode, {})
-    skip = set(covered)
+    # skill-evals' own output is the article this tool writes: grading it would grade ourselves
+    # (and a same-day rerun would read the first run's article as the skill's output)
+    skip = {*covered, LLM_SKILL}
     skills = sorted(
         name
         for name, reg in registry.skills.items()

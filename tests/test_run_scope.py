@@ -234,3 +234,18 @@ def test_the_dashboard_shows_inferred_contracts_apart(instance: Instance, cli: C
     inferred = inferred.split("</section>")[0]
     assert 'data-skill="brief" class="failing"' in inferred and 'data-skill="digest"' in inferred
     assert inferred.count('class="cell s-fail"') == 2  # brief failed on both runs
+
+
+def test_skill_evals_own_contract_is_never_graded_so_a_same_day_rerun_is_identical(
+    tmp_path: Path, cli: Cli
+) -> None:
+    # aeonfun's aeon.yml still enables the LLM-run skill-evals, whose SKILL.md says it writes
+    # articles/skill-evals-${today}.md: that is this tool's own article. Graded on its contract,
+    # the second run of the day read the first run's article as the skill's output.
+    root = whole_instance(AEONFUN, tmp_path / "aeonfun")
+    first = _run_json(cli, root, AEONFUN_NOW)
+    article = root / first["artifacts"]["article"]
+    text = article.read_bytes()
+    second = _run_json(cli, root, AEONFUN_NOW)
+    assert "skill-evals" not in _rows(first) and "skill-evals" not in _rows(second)
+    assert article.read_bytes() == text
