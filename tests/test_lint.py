@@ -404,3 +404,25 @@ def test_the_workflow_init_writes_lints_before_it_evaluates() -> None:
     lint = wf["jobs"]["evaluate"]["steps"][names.index("Lint the skill catalog")]
     assert lint["continue-on-error"] is True  # a catalog error never blocks the nightly run
     assert 'aeon-evals lint --junit "$RUNNER_TEMP/skill-evals/lint.xml"' in lint["run"]
+
+
+def test_a_skill_folder_linked_out_of_the_root_is_not_read(
+    instance: Instance, cli: Cli, tmp_path: Path
+) -> None:
+    root = good_catalog(instance).root
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "SKILL.md").write_text(skill_md("evil", "Reads a secret."), encoding="utf-8")
+    (root / "skills/evil").symlink_to(outside, target_is_directory=True)
+    inner = root / "skills/inner"
+    (root / "shared").mkdir()
+    (root / "shared/SKILL.md").write_text(skill_md("inner", "Sorts marbles."), encoding="utf-8")
+    inner.symlink_to(root / "shared", target_is_directory=True)  # inside the root: read
+    code, out, _ = cli("lint", "--root", str(root), "evil", "inner")
+    assert code == 1
+    assert out.splitlines() == [
+        "skills/evil/SKILL.md:1: error: its folder leads outside the root; not read",
+        "skills/evil/SKILL.md:1: info: evil is not in aeon.yml: it is never scheduled",
+        "skills/inner/SKILL.md:1: info: inner is not in aeon.yml: it is never scheduled",
+        "lint: 2 skills: 1 error, 0 warnings, 2 infos; 0 collisions",
+    ]
