@@ -246,19 +246,24 @@ class Ranked:
     score: float
 
 
-def scores(model: Model, prompt: str) -> dict[str, float]:
-    """The cosine similarity of `prompt` with every skill it shares a term with (others: 0)."""
+def raw_scores(model: Model, prompt: str) -> dict[str, float]:
+    """Unrounded dot products of `prompt` with every skill it shares a term with; compare them
+    only after `score()` (or with a margin of 10⁻⁶ before it)."""
     query = model.weights(Counter(tokens(prompt)))
     totals: dict[str, float] = {}
     for term, weight in query.items():
         for skill, w in model.postings.get(term, ()):
             totals[skill] = totals.get(skill, 0.0) + weight * w
-    # score() inlined: weights are positive, so only the rounding and the cap at 1 apply.
+    return totals
+
+
+def scores(model: Model, prompt: str) -> dict[str, float]:
+    """The cosine similarity of `prompt` with every skill it shares a term with (others: 0)."""
     out: dict[str, float] = {}
-    for skill, total in totals.items():
-        value = round(total, DIGITS)
+    for skill, total in raw_scores(model, prompt).items():
+        value = score(total)
         if value > 0:
-            out[skill] = value if value <= 1.0 else 1.0
+            out[skill] = value
     return out
 
 

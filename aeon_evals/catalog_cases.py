@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aeon_evals.catalog import Model, Ranked, ranked, scores
+from aeon_evals.catalog import DIGITS, Model, Ranked, ranked, raw_scores, score
 
 DEFAULT_TOP_K = 1
 ABOVE_SHOWN = 5
@@ -190,8 +190,12 @@ def _above_text(above: tuple[Ranked, ...], own: float) -> str:
 def evaluate(model: Model, case: Case) -> CaseResult:
     """Run one case. Ties count against it: a positive case's skill tied with another is ranked
     below it; a negative case's skill tied for first is ranked first."""
-    found = scores(model, case.prompt)
-    own = found.get(case.skill, 0.0)
+    raw = raw_scores(model, case.prompt)
+    own = score(raw.get(case.skill, 0.0))
+    # Only skills within rounding reach of the case's own score can rank above or tie with it:
+    # the rest are never rounded (a prompt of common words reaches most of the catalog).
+    near = own - 2 * 10.0**-DIGITS
+    found = {s: v for s, t in raw.items() if t >= near and (v := score(t)) > 0}
     if case.kind is CaseKind.POSITIVE:
         above = tuple(ranked({s: v for s, v in found.items() if s != case.skill and v >= own}))
         # A skill the prompt does not reach ties with every other one at 0: last.
@@ -204,12 +208,14 @@ def evaluate(model: Model, case: Case) -> CaseResult:
             if above:
                 why += f"; above it: {_above_text(above, own)}"
         return CaseResult(case, rank, own, above, passed, why)
+    if own == 0:
+        reached = sum(1 for s, t in raw.items() if s != case.skill and score(t) > 0)
+        why = "no term of the prompt is in the skill's name or description"
+        return CaseResult(case, 1 + reached, own, (), True, why)
     above = tuple(ranked({s: v for s, v in found.items() if s != case.skill and v > own}))
     rank = 1 + len(above)
-    owner_score = found.get(case.owner, 0.0) if case.owner else None
-    if own == 0:
-        passed, why = True, "no term of the prompt is in the skill's name or description"
-    elif owner_score is not None and owner_score <= own:
+    owner_score = score(raw.get(case.owner, 0.0)) if case.owner else None
+    if owner_score is not None and owner_score <= own:
         passed = False
         why = f"owner {case.owner} ({owner_score:.3f}) does not rank above it ({own:.3f}, rank {rank})"
     elif rank == 1:
