@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aeon_evals.contracts import Contract, infer_contract
+from aeon_evals.errors import EvalsError
 from aeon_evals.model import Coverage
 from aeon_evals.registry import LLM_SKILL, Registry
 from aeon_evals.skillmd import read_bounded, read_skill_doc
@@ -411,7 +412,9 @@ def audit(
             Exception
         ) as exc:  # the audit must never stop the run: a bad SKILL.md costs only its pattern
             warnings.append(
-                f"{SKILLS_DIR}/{skill}/SKILL.md: output pattern not inferred: {type(exc).__name__}: {exc}"
+                f"{exc.line()}; output pattern not inferred"
+                if isinstance(exc, EvalsError)
+                else f"{SKILLS_DIR}/{skill}/SKILL.md: output pattern not inferred: {type(exc).__name__}: {exc}"
             )
             pattern = ""
         gaps.append(Gap(skill, pattern, source))

@@ -184,6 +184,11 @@ def counts_of(article: ParsedArticle) -> tuple[int, int, int]:
 _DAMAGED = (OSError, ValueError, KeyError, TypeError, IndexError)
 
 
+def _body_head(sha: str, html: str) -> str:
+    """The first line of a cached body: the source's hash and the HTML's own."""
+    return f"<!-- source {sha} html {hashlib.sha256(html.encode('utf-8')).hexdigest()} -->"
+
+
 class ArticleCache:
     """Parsed articles and rendered bodies by content hash, in the folder of the current globals
     (`fp` overrides them, for tests). `writable=False` only reads (dry runs). Used through
@@ -291,17 +296,26 @@ class ArticleCache:
     # -- rendered bodies and page keys (the dashboard)
 
     def body(self, sha: str) -> str | None:
+        """The body rendered from the article whose bytes hash to `sha`; None when missing, or
+        when the file does not say it was rendered from those bytes or its HTML was changed
+        since (a stale or edited cache is never published)."""
         try:
-            return (self.dir / "bodies" / f"{sha}.html").read_text(encoding="utf-8")
+            text = (self.dir / "bodies" / f"{sha}.html").read_text(encoding="utf-8")
         except (OSError, ValueError):
             return None
+        head, _, html = text.partition("\n")
+        if head == _body_head(sha, html):
+            return html
+        if html.endswith("\n") and head == _body_head(sha, html[:-1]):  # atomic_write's newline
+            return html[:-1]
+        return None
 
     def has_body(self, sha: str) -> bool:
         return (self.dir / "bodies" / f"{sha}.html").is_file()
 
     def put_body(self, sha: str, html: str) -> None:
         if self.writable:
-            self._write(self.dir / "bodies" / f"{sha}.html", html)
+            self._write(self.dir / "bodies" / f"{sha}.html", f"{_body_head(sha, html)}\n{html}")
 
     def _pages_path(self, out: Path) -> Path:
         # Named after the site folder relative to the instance (`site`), so a checkout at another

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import re
 from datetime import date, datetime, timedelta
 
@@ -122,8 +123,8 @@ def parse_cadence(value: object) -> float | None:
     """An `expected_cadence` value → days: a number of days, `"7d"`, `"12h"`, `daily`, `weekly`, or a cron."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        return float(value) if value > 0 else None
+    if isinstance(value, int | float):  # Infinity is refused as NaN is
+        return float(value) if value > 0 and math.isfinite(value) else None
     if not isinstance(value, str):
         return None
     text = value.strip().lower()

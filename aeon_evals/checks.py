@@ -618,7 +618,16 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
             muted=muted,
         )
 
-    files = _by_date(match.files, outputs, spec.output_pattern)
+    # a file dated after the run (a clock gone wrong, a typo) is not the newest
+    files = match.files
+    future = [f for f in files if (d := name_date(f)) is not None and d > ctx.now.date()]
+    if future:
+        files = tuple(f for f in files if f not in future)
+        what = future[-1] if len(future) == 1 else f"{len(future)} files, the newest {future[-1]}"
+        notes.append(f"ignored {what}: dated after the run ({ctx.now:%Y-%m-%d})")
+        for rel in future:
+            outputs.warn(f"{rel}: dated after the run ({ctx.now:%Y-%m-%d}); ignored")
+    files = _by_date(files, outputs, spec.output_pattern)
     run: _Run | None = None
     if on_demand(spec, ctx):
         run = _on_demand_run(spec, files, outputs, ctx)
@@ -628,8 +637,9 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     # a. latest output
     if not files:
         detail = f"no file matches {spec.output_pattern}"
-        if match.skipped:
-            detail += " (" + "; ".join(match.skipped) + ")"
+        skipped = [*match.skipped, *(f"{f} is dated after the run" for f in future[-3:])]
+        if skipped:
+            detail += " (" + "; ".join(skipped) + ")"
         cron = ctx.cron
         if cron and cron.last_status == "success":
             notes.append(

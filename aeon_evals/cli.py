@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import sys
 import traceback
@@ -21,6 +22,7 @@ from aeon_evals.commands import (
     validate_cmd,
 )
 from aeon_evals.errors import EvalsError, ExitCode, exit_codes_help
+from aeon_evals.fsio import write_error
 
 COMMANDS = (
     run_cmd,
@@ -70,16 +72,39 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.OK
+    except OSError as exc:
+        if exc.errno not in _ENVIRONMENT:
+            return _internal()
+        # The machine, not the tool: a full disk, a read-only folder, a permission.
+        shown = exc.filename if exc.filename is not None else "a file"
+        reason = write_error(exc, "").split(": cannot write: ")[-1]
+        print(f"aeon-evals: {shown}: {reason} ({exc.strerror})", file=sys.stderr)
+        return ExitCode.ERROR
     except KeyboardInterrupt:
         print("aeon-evals: interrupted", file=sys.stderr)
         return 130
     except Exception:
-        traceback.print_exc()
-        print(
-            "aeon-evals: internal error (a bug): please report it with the traceback above",
-            file=sys.stderr,
-        )
-        return ExitCode.INTERNAL
+        return _internal()
+
+
+_ENVIRONMENT = {
+    errno.ENOSPC,
+    errno.EDQUOT,
+    errno.EROFS,
+    errno.EACCES,
+    errno.EPERM,
+    errno.EFBIG,
+    errno.EIO,
+}
+
+
+def _internal() -> int:
+    traceback.print_exc()
+    print(
+        "aeon-evals: internal error (a bug): please report it with the traceback above",
+        file=sys.stderr,
+    )
+    return ExitCode.INTERNAL
 
 
 def tune_gc() -> None:

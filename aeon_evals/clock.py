@@ -6,6 +6,17 @@ from datetime import UTC, date, datetime
 
 from aeon_evals.errors import UsageError
 
+# The dates a run can be pinned to: a week before and after must stay representable, and a
+# year-1 or year-9999 clock is a mistake, not a run.
+EARLIEST = date(1970, 1, 1)
+LATEST = date(9998, 12, 31)
+_WINDOW = f"between {EARLIEST.isoformat()} and {LATEST.isoformat()}"
+
+
+def _in_window(option: str, text: str, day: date) -> None:
+    if not EARLIEST <= day <= LATEST:
+        raise UsageError(f"{option} {text!r} is out of range: the run's date must be {_WINDOW}")
+
 
 def parse_now(text: str) -> datetime:
     """ISO-8601 → an aware UTC datetime (`Z` and offsets accepted; naive means UTC)."""
@@ -15,14 +26,22 @@ def parse_now(text: str) -> datetime:
         raise UsageError(
             f"--now {text!r} is not an ISO-8601 time such as 2026-05-31T06:00:00Z"
         ) from None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    try:
+        moment = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:
+        moment = value.replace(tzinfo=None)  # out of range in UTC: refused just below
+    _in_window("--now", text, moment.date())
+    return moment
 
 
 def parse_day(text: str) -> date:
+    """`--today YYYY-MM-DD` → a date within the window."""
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
         raise UsageError(f"--today {text!r} is not a date YYYY-MM-DD") from None
+    _in_window("--today", text, day)
+    return day
 
 
 def resolve(today: str | None, now: str | None) -> tuple[date, datetime]:

@@ -27,7 +27,7 @@ EXIT_MEANINGS: dict[ExitCode, str] = {
     ),
     ExitCode.ERROR: (
         "SKILL_EVALS_ERROR: unreadable configuration (evals.json after one retry), invalid spec "
-        "(validate), or bad usage"
+        "(validate), bad usage, or the machine refused a write (a full disk, a read-only folder)"
     ),
     ExitCode.BOOTSTRAP: (
         "SKILL_EVALS_BOOTSTRAP: no evals.json or no skills in it; a starter spec was written"
@@ -99,3 +99,11 @@ class ArticleNotOurs(EvalsError):
     """Today's article exists and this tool did not write it: replacing it needs --force."""
 
     exit_code = ExitCode.NOT_OURS
+
+
+class ReadRefused(EvalsError):
+    """A file the tool would read is not a regular file, or is over its size limit."""
+
+
+class WriteFailed(EvalsError):
+    """The operating system refused a write (disk full, read-only, permission): exit 2."""

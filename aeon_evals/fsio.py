@@ -1,14 +1,21 @@
-"""Writing to disk (atomic, if changed, exclusive) and paths under the root (confine, rel_path)."""
+"""Disk I/O: confined reads (open_regular, read_confined), writes (atomic, if changed,
+exclusive, append), paths under the root (confine, rel_path), the instance lock."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
-from aeon_evals.errors import PathOutsideRoot
+from aeon_evals.errors import PathOutsideRoot, ReadRefused
+
+MB = 1 << 20
+CONFIG_CAP = 16 * MB  # aeon.yml, evals.json, cron-state, a skill-health file, SKILL.md
 
 # Test hook: when set to a path, every completed write appends that file's name there, and when
 # AEON_EVALS_CRASH_AFTER=N is set the process is killed after the N-th write. This lets the
@@ -26,9 +33,32 @@ def _after_write(path: Path) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def umask() -> int:
+    """The process umask, read without changing it (Linux), else by setting and restoring it."""
+    with (
+        contextlib.suppress(OSError, ValueError),
+        open("/proc/self/status", encoding="ascii", errors="replace") as fh,
+    ):
+        for line in fh:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _tmp_beside(path: Path) -> tuple[int, str]:
+    """A temp file next to `path`, with the mode `open()` would give a new file (mkstemp's is
+    0600: a web server running as another user could not read the site)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~umask())
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+    return fd, tmp
 
 
 def encoded(data: str | bytes) -> bytes:
@@ -42,7 +72,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     """Replace `path` with `data` so that a crash leaves either the old file or the new one.
 
     Text is written as UTF-8 and always ends with a newline. The file mode of an existing file
-    is kept.
+    is kept; a new file gets the umask's mode, as `open()` would give it.
     """
     raw = encoded(data)
     fd, tmp = _tmp_beside(path)
@@ -66,8 +96,8 @@ def write_if_changed(path: Path, data: str | bytes) -> bool:
     written. An identical file keeps its inode and mtime (for make, rsync and the article cache,
     which trusts an unchanged stamp)."""
     raw = encoded(data)
-    try:
-        if path.read_bytes() == raw:
+    try:  # only a regular file of the same size is read (a FIFO there would block the read)
+        if path.is_file() and path.stat().st_size == len(raw) and path.read_bytes() == raw:
             return False
     except OSError:
         pass  # missing or unreadable: write it
@@ -88,6 +118,19 @@ def rel_path(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
+def append_bytes(path: Path, data: bytes) -> None:
+    """Append `data` to the existing regular file `path` (O_APPEND: a writer appending at the
+    same moment loses nothing; the file's other bytes are never rewritten)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "ab") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise ReadRefused("is not a regular file; not written", path=path.name)
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    _after_write(path)
+
+
 def create_exclusive(path: Path, text: str) -> bool:
     """Create `path` with `text` only if nothing exists there; False if the name was taken.
 
@@ -102,7 +145,6 @@ def create_exclusive(path: Path, text: str) -> bool:
             fh.write(text.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -140,9 +182,110 @@ def confine(root: Path, relative: str, *, what: str) -> Path:
 def check_writable(root: Path, path: Path, *, what: str) -> None:
     """Refuse to write `path` when it (or a symlinked folder on its way) leads outside the root."""
     if not inside(root, path.parent if not path.exists() else path):
+        link = _first_link(root, path)
+        through = f"the symlink {link}" if link else "a symlink"
         raise PathOutsideRoot(
-            f"{what} {path.relative_to(root).as_posix()} leads outside the root through a symlink; not written"
+            f"{what} {path.relative_to(root).as_posix()} leads outside the root through {through}; not written"
         )
+
+
+def _first_link(root: Path, path: Path) -> str | None:
+    """The first component of `path` under `root` that is a symlink, shown as `name -> target`."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return None
+    at = root
+    for part in parts:
+        at = at / part
+        if at.is_symlink():
+            with contextlib.suppress(OSError):
+                return f"{at.relative_to(root).as_posix()} -> {os.readlink(at)}"
+            return at.relative_to(root).as_posix()
+    return None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def open_regular(root: Path, rel: str) -> BinaryIO:
+    """Open the file `rel` under `root` for reading, only if it is a regular file inside the root.
+
+    Symlinks are resolved at every component first: a path leading outside the root raises
+    PathOutsideRoot naming the link. Anything but a regular file (a FIFO, /dev/zero, a socket)
+    raises ReadRefused before it is opened, and the open itself is non-blocking, so a FIFO
+    swapped in between never blocks the run. A folder raises IsADirectoryError and a missing
+    file FileNotFoundError, as open() does; other OS errors pass through.
+    """
+    base = root.resolve()
+    path = root / rel
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(base):
+        link = _first_link(root, path)
+        through = f"the symlink {link}" if link else "a symlink"
+        raise PathOutsideRoot(f"leads outside the root through {through}; not read", path=rel)
+    mode = os.stat(real).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", rel)
+    if not stat.S_ISREG(mode):
+        raise ReadRefused(f"is {_kind(mode)}, not a regular file; not read", path=rel)
+    fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ReadRefused(f"is {_kind(mode)}, not a regular file; not read", path=rel)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def size_text(size: int) -> str:
+    """`52.4 MB`, `140 KB`, `12 bytes`."""
+    if size >= MB:
+        return f"{size / MB:.1f} MB"
+    if size >= 1024:
+        return f"{size // 1024} KB"
+    return f"{size} bytes"
+
+
+def read_confined(root: Path, rel: str, *, cap: int = CONFIG_CAP) -> bytes:
+    """The bytes of the regular file `rel` under `root` (see `open_regular`), at most `cap` of
+    them: a larger file raises ReadRefused saying its size and the limit, without being read."""
+    with open_regular(root, rel) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > cap:
+            raise ReadRefused(
+                f"is {size_text(size)}, over the {size_text(cap)} limit; not read", path=rel
+            )
+        data = fh.read(cap + 1)
+    if len(data) > cap:  # grew while being read
+        raise ReadRefused(f"is over the {size_text(cap)} limit; not read", path=rel)
+    return data
+
+
+def write_error(exc: OSError, path: Path | str, *, root: Path | None = None) -> str:
+    """One line for a failed write: the file, the operation, the reason (`disk full` …)."""
+    shown = str(path)
+    if root is not None:
+        with contextlib.suppress(ValueError):
+            shown = Path(path).relative_to(root).as_posix()
+    reason = {
+        errno.ENOSPC: "no space left on the device",
+        errno.EDQUOT: "disk quota exceeded",
+        errno.EROFS: "read-only file system",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "operation not permitted",
+        errno.EFBIG: "file too large (a file size limit)",
+    }.get(exc.errno or 0, exc.strerror or type(exc).__name__)
+    return f"{shown}: cannot write: {reason}"
 
 
 @contextlib.contextmanager

@@ -13,8 +13,9 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from aeon_evals.controls import escape_controls
 from aeon_evals.errors import EvalsError
-from aeon_evals.fsio import rel_path
+from aeon_evals.fsio import read_confined, rel_path
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 
 ARTICLE_RE = re.compile(r"^skill-evals-(\d{4}-\d{2}-\d{2})\.md$")
@@ -49,7 +50,7 @@ class ArticleParseError(EvalsError):
 def escape_cell(text: str) -> str:
     """Make any text safe inside a markdown table cell; `unescape_cell` reverses it exactly."""
     text = " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
-    return text.replace("\\", "\\\\").replace("|", "\\|")
+    return escape_controls(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def cell_as_parsed(text: str) -> str:
@@ -336,7 +337,23 @@ def article_names(
 def read_article(path: Path, *, root: Path) -> ParsedArticle:
     """Read and parse one article file, every time (store.ArticleStore.read reads each once);
     raise ArticleParseError, OSError or UnicodeError when it is no readable article."""
-    return parse_raw(path.read_bytes(), path, root=root)[0]
+    return parse_raw(read_article_bytes(path, root), path, root=root)[0]
+
+
+ARTICLE_CAP = 8 << 20  # a 1,000-skill article is about 0.3 MB; 50 MB would take 45 s to parse
+
+
+def read_article_bytes(path: Path, root: Path) -> bytes:
+    """The bytes of an article file under `root`: confined to the root (PathOutsideRoot for a
+    symlink leading out), a regular file (ReadRefused), at most ARTICLE_CAP bytes (ReadRefused
+    with its size). OS errors pass through."""
+    try:
+        rel = path.relative_to(root).as_posix()
+    except ValueError:
+        rel = None
+    if rel is None:
+        return path.read_bytes()
+    return read_confined(root, rel, cap=ARTICLE_CAP)
 
 
 def stands_for(cached: ParsedArticle, path: Path, root: Path) -> bool:

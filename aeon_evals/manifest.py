@@ -11,8 +11,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import cadence
-from aeon_evals.errors import ConfigError
+from aeon_evals import cadence, jsonio
+from aeon_evals.errors import ConfigError, EvalsError
+from aeon_evals.fsio import read_confined
 from aeon_evals.model import ContractsMode, Mute, NumericCheck, Spec
 from aeon_evals.patterns import PatternError, compile_pattern
 
@@ -400,12 +401,12 @@ def decode_json(raw: bytes) -> Any:
             f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
         ) from None
     try:
-        return json.loads(text)
+        return jsonio.loads(text).data
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
-    except RecursionError:
+    except jsonio.JSONTooDeep:
         raise ValueError("invalid JSON: nested too deeply") from None
 
 
@@ -424,34 +425,43 @@ def duplicate_keys(raw: bytes) -> list[Problem]:
         return dict(pairs)
 
     try:
-        json.loads(raw.decode("utf-8-sig"), object_pairs_hook=hook)
+        json.loads(raw.decode("utf-8-sig"), object_pairs_hook=hook, parse_int=float)
     except (ValueError, RecursionError):
         return []
     return found
 
 
-def read_manifest_data(root: Path, *, retry_delay: float = 5.0) -> Any | None:
+def read_manifest_data(
+    root: Path, *, retry_delay: float = 5.0, problems: list[Problem] | None = None
+) -> Any | None:
     """The parsed JSON of evals.json, None when the file does not exist.
 
-    A file that does not parse is read once more `retry_delay` seconds later (it may be
-    half-written by a concurrent commit); a second failure raises ConfigError.
+    The file is read confined to the root, only when it is a regular file under the size cap
+    (ConfigError otherwise). A file that does not parse is read once more `retry_delay` seconds
+    later (it may be half-written by a concurrent commit); a second failure raises ConfigError.
+    `problems`, when given, receives a warning for each key written twice.
     """
-    path = root / EVALS_PATH
     for attempt in (1, 2):
         try:
-            raw = path.read_bytes()
+            raw = read_confined(root, EVALS_PATH)
         except FileNotFoundError:
             return None
         except IsADirectoryError:
             raise ConfigError("is a folder, not a file", path=EVALS_PATH) from None
+        except EvalsError as exc:
+            raise ConfigError(exc.message, path=EVALS_PATH) from None
         except OSError as exc:
             raise ConfigError(f"cannot read: {exc.strerror}", path=EVALS_PATH) from None
         try:
-            return decode_json(raw)
+            data = decode_json(raw)
         except ValueError as exc:
             if attempt == 2:
                 raise ConfigError(
                     f"{exc} (also after a retry {retry_delay:g}s later)", path=EVALS_PATH
                 ) from None
             time.sleep(retry_delay)
+            continue
+        if problems is not None:
+            problems += duplicate_keys(raw)
+        return data
     return None  # pragma: no cover - the loop always returns or raises

@@ -11,11 +11,12 @@ import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 
-from aeon_evals.fsio import confine
-from aeon_evals.gitrepo import run_git
+from aeon_evals.errors import EvalsError, PathOutsideRoot
+from aeon_evals.fsio import confine, open_regular
+from aeon_evals.gitrepo import commit_times, run_git
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _NAME_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
@@ -47,7 +48,7 @@ class Body:
         if self.data is not None:
             yield self.data
             return
-        with open(root / self.path, "rb") as fh:
+        with open_regular(root, self.path) as fh:
             carry = b""
             while chunk := fh.read(BLOCK):
                 chunk = carry + chunk
@@ -84,7 +85,17 @@ class Outputs:
         self._safe_heads: set[str] = set()
         self._bodies: dict[str, Body] = {}
         self._git_checkout: bool | None = None
-        self._git_times: dict[str, float | None] = {}
+        self._git_times: dict[str, float] = {}
+        self._git_walk: Iterator[tuple[float, str]] | None = None
+        self.shallow = False  # a shallow clone: commit times of undated outputs are unknown
+        self.warnings: list[str] = []  # one line per file refused (outside the root, future)
+        self._warned: set[str] = set()
+
+    def warn(self, line: str) -> None:
+        """Add a warning for the run, once however many specs meet the same file."""
+        if line not in self._warned:
+            self._warned.add(line)
+            self.warnings.append(line)
 
     def _list(self, rel_dir: str) -> list[os.DirEntry[str]] | None:
         if rel_dir not in self._listing:
@@ -162,22 +173,31 @@ class Outputs:
         if is_dir:
             skipped.append(f"{rel} is a directory")
             return
-        if path.is_symlink():
-            try:
-                path.resolve(strict=True).relative_to(self.root)
-            except FileNotFoundError:
+        # Every component is resolved: a wildcard folder part (`reports/*/etc/host*`) may pass
+        # through a symlinked folder (`reports/rootfs -> /`) as well as the file itself.
+        real = Path(os.path.realpath(path))
+        if not real.is_relative_to(self.root):
+            if path.is_symlink() and not path.exists():
                 skipped.append(f"{rel} is a dangling symlink")
                 return
-            except (ValueError, OSError, RuntimeError):
-                skipped.append(f"{rel} is a symlink leading outside the root (refused)")
-                return
+            link = _first_link(self.root, rel)
+            why = (
+                f"{rel} is a symlink leading outside the root (refused)"
+                if link is None or link[0] == rel
+                else f"{rel} is reached through the symlink {link[0]} -> {link[1]}, "
+                "leading outside the root (refused)"
+            )
+            skipped.append(why)
+            self.warn(f"{why.replace(' (refused)', '')}; not read")
+            return
+        if path.is_symlink() and not path.exists():
+            skipped.append(f"{rel} is a dangling symlink")
+            return
         try:
             regular = stat.S_ISREG(path.stat().st_mode)
         except OSError:
             regular = True  # vanished or unreadable: reported when it is read
-        if (
-            not regular
-        ):  # a FIFO would block the reader forever; devices and sockets are not outputs
+        if not regular:  # a FIFO would block the reader; devices and sockets are not outputs
             skipped.append(f"{rel} is not a regular file")
             return
         files.append(rel)
@@ -186,9 +206,8 @@ class Outputs:
         """Read one matched file once; raises OutputError when it cannot be read."""
         if rel in self._bodies:
             return self._bodies[rel]
-        path = self.root / rel
         try:
-            with open(path, "rb") as fh:
+            with open_regular(self.root, rel) as fh:
                 size = os.fstat(fh.fileno()).st_size
                 digest = hashlib.sha256()
                 if size <= LARGE:
@@ -212,41 +231,78 @@ class Outputs:
             raise OutputError("unreadable", f"{rel} cannot be read (permission denied)") from None
         except OSError as exc:
             raise OutputError("unreadable", f"{rel} cannot be read ({exc.strerror})") from None
+        except PathOutsideRoot as exc:
+            raise OutputError("path_outside_root", f"{rel} {exc.message}") from None
+        except EvalsError as exc:
+            raise OutputError("no_file_match", f"{rel} {exc.message}") from None
         body = Body(rel, size, digest.hexdigest(), data, b"\x00" in head)
         self._bodies[rel] = body
         return body
 
     def age(self, rel: str, now: datetime) -> tuple[float | None, str]:
-        """Age in days: the date in the file name, else last commit time, else mtime."""
-        found = _NAME_DATE.findall(Path(rel).name)
-        for text in reversed(found):
-            try:
-                day = date.fromisoformat(text)
-            except ValueError:
-                continue
+        """Age in days: the date in the file name, else last commit time, else mtime.
+
+        In a shallow clone the last commit time of a file is not known (the one commit there
+        is the clone's): an undated file's age is then unknown, never a made-up one."""
+        day = name_date(rel)
+        if day is not None:
             # A file named for a day may have been written at any time that day: count from its end,
             # so a log dated yesterday is not older than the skill's 12-hour cadence at 06:00.
-            end = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1)
-            return max(0.0, (now - end).total_seconds() / 86400.0), "filename"
-        stamp = self._git_time(rel)
-        if stamp is not None:
-            return (now.timestamp() - stamp) / 86400.0, "git"
+            start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+            return max(0.0, (now - start).total_seconds() / 86400.0 - 1.0), "filename"
+        if self._is_checkout():
+            if self._is_shallow():
+                return None, "unknown (shallow clone)"
+            stamp = self._git_time(rel)
+            if stamp is not None:
+                return (now.timestamp() - stamp) / 86400.0, "git"
         try:
             return (now.timestamp() - (self.root / rel).stat().st_mtime) / 86400.0, "mtime"
         except OSError:
             return None, "unknown"
 
-    def _git_time(self, rel: str) -> float | None:
+    def _is_checkout(self) -> bool:
         if self._git_checkout is None:
             self._git_checkout = (self.root / ".git").exists() and run_git(
                 self.root, "rev-parse", "--is-inside-work-tree"
             ) is not None
-        if not self._git_checkout:
+        return self._git_checkout
+
+    def _is_shallow(self) -> bool:
+        if self._git_walk is None and not self.shallow:
+            answer = run_git(self.root, "rev-parse", "--is-shallow-repository")
+            self.shallow = (answer or "").strip() == "true"
+            if not self.shallow:
+                self._git_walk = commit_times(self.root)
+        return self.shallow
+
+    def _git_time(self, rel: str) -> float | None:
+        """The newest commit time of `rel`: one `git log` walk for the whole run, read only as
+        far as needed (newest commits first, so each path's first sighting is its last change)."""
+        if rel in self._git_times:
+            return self._git_times[rel]
+        if self._git_walk is None:
             return None
-        if rel not in self._git_times:
-            out = run_git(self.root, "log", "-1", "--format=%ct", "--", rel)
-            self._git_times[rel] = float(out.strip()) if out and out.strip().isdigit() else None
-        return self._git_times[rel]
+        for stamp, path in self._git_walk:
+            self._git_times.setdefault(path, stamp)
+            if path == rel:
+                return stamp
+        self._git_walk = iter(())  # the walk is over: every other path was never committed
+        return None
+
+
+def _first_link(root: Path, rel: str) -> tuple[str, str] | None:
+    """The first component of `rel` that is a symlink, and where it points."""
+    at = root
+    for part in Path(rel).parts:
+        at = at / part
+        if at.is_symlink():
+            try:
+                target = os.readlink(at)
+            except OSError:
+                target = "?"
+            return at.relative_to(root).as_posix(), target
+    return None
 
 
 def name_matcher(name: str) -> Callable[[str], object]:

@@ -20,6 +20,11 @@ _OPTIONS.log_errors = False  # we report the error ourselves, once, as one line
 _OPTIONS.max_mem = 64 << 20
 
 
+MAX_LENGTH = (
+    4096  # characters; a longer pattern is a mistake, and its text is quoted in issues and pings
+)
+
+
 class PatternError(ValueError):
     """The pattern cannot be compiled by the engine the run uses."""
 
@@ -55,6 +60,10 @@ class Pattern:
 @functools.lru_cache(maxsize=8192)
 def compile_pattern(source: str) -> Pattern:
     """Compile `source` (cached: each distinct pattern is compiled once per process)."""
+    if len(source) > MAX_LENGTH:
+        raise PatternError(
+            f"pattern is {len(source):,} characters long; the limit is {MAX_LENGTH:,}"
+        )
     try:
         regex = re2.compile(("(?m)" + translate(source)).encode("utf-8"), options=_OPTIONS)
     except re2.error as exc:

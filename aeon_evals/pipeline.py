@@ -5,8 +5,11 @@ Each stage is a function of data; this module wires them and owns the run's writ
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -19,13 +22,23 @@ from aeon_evals import state as state_stage
 from aeon_evals.artifacts import NOT_SENT, Artifact, Fate, failed, skipped
 from aeon_evals.catalog_summary import CatalogSummary, catalog_summary
 from aeon_evals.commands.validate_cmd import spec_patches
-from aeon_evals.errors import ArticleNotOurs, ConfigError, EvalsError, NothingEvaluated
+from aeon_evals.controls import escape_controls, has_controls, one_line
+from aeon_evals.errors import (
+    ArticleNotOurs,
+    ConfigError,
+    EvalsError,
+    NothingEvaluated,
+    WriteFailed,
+)
 from aeon_evals.fsio import (
+    append_bytes,
     atomic_write,
     check_writable,
     create_exclusive,
     instance_lock,
+    read_confined,
     rel_path,
+    write_error,
     write_if_changed,
 )
 from aeon_evals.issues import (
@@ -38,7 +51,13 @@ from aeon_evals.issues import (
     read_state,
 )
 from aeon_evals.layout import Layout, detect
-from aeon_evals.manifest import EVALS_PATH, Manifest, parse_manifest, read_manifest_data
+from aeon_evals.manifest import (
+    EVALS_PATH,
+    Manifest,
+    Problem,
+    parse_manifest,
+    read_manifest_data,
+)
 from aeon_evals.model import (
     ArticleRow,
     ContractsMode,
@@ -122,10 +141,13 @@ def article_rel(day: date, layout: Layout | None = None) -> str:
 
 def load_manifest(opts: RunOptions) -> Manifest | None:
     """evals.json validated, or None when it is missing or names no skill (bootstrap)."""
-    data = read_manifest_data(opts.root, retry_delay=opts.retry_delay)
+    duplicates: list[Problem] = []
+    data = read_manifest_data(opts.root, retry_delay=opts.retry_delay, problems=duplicates)
     if data is None:
         return None
     manifest = parse_manifest(data)
+    if duplicates:
+        manifest = dataclasses.replace(manifest, problems=(*duplicates, *manifest.problems))
     return manifest if manifest.skills else None
 
 
@@ -229,10 +251,11 @@ def _issue_requests(rows: list[report.Row], scope: Scope | None = None) -> list[
                 skill=result.skill,
                 label=DiffLabel(row.label),
                 status=result.status,
-                root_cause=head.code if head else result.status.value,
-                # the row's notes (cron-state disagreement, which log was used) belong in the issue too
-                detail="; ".join([head.detail if head else "", *result.notes, spec_note]).strip(
-                    "; "
+                root_cause=one_line(head.code if head else result.status.value),
+                # the row's notes (cron-state disagreement, which log was used) belong in the
+                # issue too; a control character quoted from cron-state is shown escaped
+                detail=one_line(
+                    "; ".join([head.detail if head else "", *result.notes, spec_note]).strip("; ")
                 ),
                 output_path=result.output.path if result.output else None,
                 flaky=row.flaky,
@@ -301,10 +324,10 @@ def _run(opts: RunOptions) -> RunOutcome:
     if opts.skill is not None and opts.skill not in {*manifest.skills, *inferred.inferred}:
         message = f"skill-evals: {opts.skill} has no spec — add an entry to evals.json"
         if opts.notify and not opts.dry_run:
-            notifier.send(
-                notifier.find_notifier(root, opts.notify_cmd),
+            notifier.notify(
+                root,
+                opts.notify_cmd,
                 message,
-                cwd=root,
                 timeout=opts.notify_timeout,
             )
         raise NothingEvaluated(message)
@@ -320,6 +343,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     )
 
     results = evaluate_all(manifest, registry, state, opts, scope, outputs)
+    warnings += outputs.warnings
     results += evaluate_inferred(inferred, registry, state, opts, outputs)
     fresh = state_stage.freshness(state, results, opts.now)
     if fresh.stale:  # cron-state is behind the outputs: its facts would be stale, not wrong outputs
@@ -344,6 +368,9 @@ def _run(opts: RunOptions) -> RunOutcome:
             )
         if opts.dry_run and not opts.force:
             warnings.append(f"{article}: {foreign}; a real run stops here unless --force")
+    if not opts.dry_run:
+        # Issues and INDEX.md are written before the article: make sure it can be written first.
+        probe_writable(root, article, size=_ARTICLE_BYTES_PER_ROW * len(results) + 8192)
     prior, prior_warnings = store.prior(opts.today)
     warnings += prior_warnings
     rows = report.build_rows(
@@ -449,6 +476,8 @@ def _run(opts: RunOptions) -> RunOutcome:
     verdict = report.verdict(rows, coverage, comparable_pct)
     day_filed, day_closed = _issues_of_the_day(opts.today, issues)
     sources = _sources(manifest, state, audit_source, prior, day_filed, day_closed, warnings)
+    if outputs.shallow:
+        sources.insert(1, "history is shallow: ages of undated outputs are unknown")
     data = render.ArticleData(
         opts.today,
         verdict,
@@ -598,13 +627,23 @@ def _write(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
     assert data is not None and outcome.article_path is not None
     article = outcome.article_path
     text = render.render_article(data)
+    # What the rows quote (a cron-state error, a file name, a pattern) may hold control
+    # characters: shown escaped, never raw (a NUL would make the article "binary" next week).
+    raw_controls = has_controls(text)
+    text = escape_controls(text)
     path = root / article
     check_writable(root, path, what="article")
     raw = text.encode("utf-8")
-    unchanged = not write_if_changed(path, raw)  # an identical article keeps its file and mtime
+    try:  # an identical article keeps its file and mtime
+        unchanged = not write_if_changed(path, raw)
+    except OSError as exc:
+        raise WriteFailed(write_error(exc, path, root=root)) from None
     outcome.article_written = Artifact(Fate.UNCHANGED if unchanged else Fate.DONE, article)
-    # kept parsed without parsing its big table: the dashboard and tomorrow's run read it there
-    store.remember(path, raw, lambda: render.parsed_article(data, path=article))
+    if not raw_controls:  # else the parse kept would not be the file's: it is parsed when read
+        # kept parsed without parsing its big table: the dashboard and tomorrow's run read it there
+        store.remember(path, raw, lambda: render.parsed_article(data, path=article))
+    else:
+        store.remember(path, raw)
 
     filed, closed = outcome.day_issues
     section = render.log_section(
@@ -615,14 +654,7 @@ def _write(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
     )
     log_rel = f"memory/logs/{opts.today.isoformat()}.md"
     try:
-        log_path = root / log_rel
-        check_writable(root, log_path, what="log")
-        existing = (
-            log_path.read_text(encoding="utf-8", errors="replace")
-            if log_path.is_file()
-            else f"# {opts.today.isoformat()}\n"
-        )
-        atomic_write(log_path, replace_section(existing, section))
+        write_log_section(root, log_rel, escape_controls(section), opts.today)
         outcome.log_written = Artifact(Fate.DONE, log_rel, "### skill-evals")
     except (OSError, EvalsError) as exc:
         reason = (
@@ -649,7 +681,10 @@ def _write(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
             outcome.warnings.append(f"site: {exc}")
     else:
         outcome.site_written = skipped("--no-site")
-    store.save()
+    try:
+        store.save()
+    except OSError as exc:  # the cache is only a speed-up
+        outcome.warnings.append(f"{write_error(exc, '.aeon-evals/cache')}; cache not saved")
     _write_card(opts, outcome, data)
 
     if not opts.notify:
@@ -671,9 +706,7 @@ def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:
     if earlier is not None:
         outcome.notified = skipped(f"already sent for {earlier.day} at {earlier.at}", verb="sent")
         return
-    sent = notifier.send(
-        notifier.find_notifier(root, opts.notify_cmd), body, cwd=root, timeout=opts.notify_timeout
-    )
+    sent = notifier.notify(root, opts.notify_cmd, body, timeout=opts.notify_timeout)
     outcome.notified = _notified(sent)
     if not sent.sent:
         outcome.warnings.append(f"notify: {sent.message}")
@@ -709,6 +742,74 @@ def _write_card(opts: RunOptions, outcome: RunOutcome, data: render.ArticleData)
         )
         outcome.card_written = failed(reason)
         outcome.warnings.append(f"{rel}: cannot write the dashboard card: {reason}")
+
+
+_ARTICLE_BYTES_PER_ROW = 400  # a Full Results row and its share of the other tables, generously
+
+
+def probe_writable(root: Path, rel: str, *, size: int) -> None:
+    """Raise WriteFailed (one line: the file, the operation, the reason) unless a file of about
+    `size` bytes can be written where `rel` goes: a read-only folder or a full disk is found
+    before the run changes anything else."""
+    path = root / rel
+    check_writable(root, path, what="article")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+    except OSError as exc:
+        raise WriteFailed(write_error(exc, path, root=root)) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            block = b"\0" * min(size, 1 << 20)
+            left = size
+            while left > 0:
+                fh.write(block[:left])
+                left -= len(block)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        raise WriteFailed(write_error(exc, path, root=root)) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def write_log_section(root: Path, rel: str, section: str, today: date) -> None:
+    """Put the `### skill-evals` section into the day's log, byte for byte: other skills' text
+    is never decoded and re-encoded (Latin-1 bytes, CRLF stay as they are). A log without the
+    section gets it appended (O_APPEND: a skill appending at the same moment loses nothing);
+    one with it gets only that section's bytes replaced (temp file and rename)."""
+    path = root / rel
+    check_writable(root, path, what="log")
+    try:
+        existing: bytes | None = read_confined(root, rel, cap=LOG_CAP)
+    except FileNotFoundError:
+        existing = None
+    new = section.encode("utf-8")
+    if existing is None:
+        atomic_write(path, f"# {today.isoformat()}\n\n".encode() + new)
+        return
+    replaced = replace_section_bytes(existing, new)
+    if replaced is not None:
+        if replaced != existing:
+            atomic_write(path, replaced)
+        return
+    sep = b"" if existing.endswith(b"\n\n") else (b"\n" if existing.endswith(b"\n") else b"\n\n")
+    append_bytes(path, sep + new)
+
+
+LOG_CAP = 64 << 20  # a daily log larger than this is not edited
+
+
+def replace_section_bytes(log: bytes, section: bytes) -> bytes | None:
+    """`log` with its `### skill-evals` section replaced by `section`; None when it has none."""
+    lines = log.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == b"### skill-evals"), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(b"#")), len(lines))
+    tail = lines[end:]
+    return b"".join(lines[:start]) + section + (b"\n" if tail else b"") + b"".join(tail)
 
 
 def replace_section(log: str, section: str) -> str:
@@ -751,6 +852,7 @@ def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
         )
         outcome.article_written = failed(f"{EVALS_PATH} has no skills")
     else:
+        check_writable(root, target, what="starter spec")
         create_exclusive(target, json.dumps(starter, indent=2, ensure_ascii=False))
         outcome.messages.append(
             f"wrote {EVALS_PATH} with {count} starter specs: review it and commit it"
@@ -759,11 +861,6 @@ def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
     body = f"*Skill Evals — {Verdict.BOOTSTRAP.value}*\n{outcome.messages[-1]}"
     if opts.notify:
         outcome.notified = _notified(
-            notifier.send(
-                notifier.find_notifier(root, opts.notify_cmd),
-                body,
-                cwd=root,
-                timeout=opts.notify_timeout,
-            )
+            notifier.notify(root, opts.notify_cmd, body, timeout=opts.notify_timeout)
         )
     return outcome

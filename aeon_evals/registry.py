@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
-from aeon_evals.errors import ConfigError
-from aeon_evals.fsio import confine
+from aeon_evals.errors import ConfigError, EvalsError
+from aeon_evals.fsio import confine, open_regular, read_confined
 from aeon_evals.model import Registration
 
 AEON_YML = "aeon.yml"
@@ -44,14 +44,60 @@ _PyLoader = _loader(yaml.SafeLoader)
 _FastLoader = _loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
+MAX_NODES = 200_000  # nodes after alias expansion: a 1,000-skill aeon.yml has about 5,000
+MAX_DEPTH = 100  # nesting levels: an entry needs three
+
+
+class ShapeError(yaml.YAMLError):
+    """A document that would expand past MAX_NODES through aliases, or nest past MAX_DEPTH."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+def _check_shape(text: str, loader: Any) -> None:
+    """Walk the parser's events (no recursion, no objects built) and refuse a document whose
+    aliases expand to more than MAX_NODES nodes (`&a [*a, *a, …]` nine levels deep is 387
+    million) or that nests deeper than MAX_DEPTH (the composer recurses once per level)."""
+    sizes: dict[str, int] = {}
+    stack: list[tuple[str | None, int]] = []  # (anchor, nodes counted before the collection)
+    total = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            stack.append((event.anchor, total))
+            total += 1
+            if len(stack) > MAX_DEPTH:
+                raise ShapeError(f"nested more than {MAX_DEPTH} levels deep")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            anchor, before = stack.pop()
+            if anchor is not None:
+                sizes[anchor] = total - before
+        elif isinstance(event, yaml.ScalarEvent):
+            total += 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+        elif isinstance(event, yaml.AliasEvent):
+            total += sizes.get(event.anchor or "", 1)
+        if total > MAX_NODES:
+            raise ShapeError(
+                f"its aliases expand to more than {MAX_NODES:,} values (an alias bomb)"
+            )
+
+
 def _load(text: str, *, precise: bool = False) -> object:
     """Parse with libyaml; with `precise`, a failure is re-parsed by the pure-Python parser,
-    which words its errors more clearly (used for one entry's text, never the whole file)."""
+    which words its errors more clearly (used for one entry's text, never the whole file).
+    Alias expansion and depth are bounded first (ShapeError, a YAMLError)."""
     try:
+        _check_shape(text, _FastLoader)
         return yaml.load(text, Loader=_FastLoader)  # SafeLoader subclasses: safe
+    except ShapeError:
+        raise
     except yaml.YAMLError:
         if not precise:
             raise
+        _check_shape(text, _PyLoader)
         return yaml.load(text, Loader=_PyLoader)
 
 
@@ -204,6 +250,8 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
         data = _load(text)
     except yaml.YAMLError as exc:
         data, yaml_error = None, _first_line(exc)
+        if isinstance(exc, ShapeError):
+            issues.append(("", f"not read as a whole: {exc.problem}; entries read one by one"))
     if yaml_error is None:
         if not isinstance(data, dict) or "skills" not in data:
             issues.append(("", "no top-level 'skills:' block; every skill counts as unregistered"))
@@ -278,10 +326,10 @@ _CONFIG_PEEK = 1 << 20  # a config with its `skills:` line past 1 MiB is not a f
 
 
 def _has_skills_block(path: Path) -> bool:
-    try:
-        with open(path, "rb") as fh:
+    try:  # confined and regular only: a FIFO or a link out of the root is no candidate
+        with open_regular(path.parent, path.name) as fh:
             head = fh.read(_CONFIG_PEEK).decode("utf-8", errors="replace").lstrip("\ufeff")
-    except OSError:
+    except (OSError, EvalsError):
         return False
     return _block_start(head.splitlines()) is not None
 
@@ -321,11 +369,14 @@ def load_registry(root: Path, config: str | None = None) -> Registry:
     """The skill registry under `root` (`config`, else found by `find_config`); a missing file
     gives an empty registry (every skill unregistered)."""
     name = config if config is not None else find_config(root)
-    path = root / name
     try:
-        raw = path.read_bytes()
+        raw = read_confined(root, name)
     except FileNotFoundError:
         return _unusable("not found; every skill counts as unregistered", name)
+    except EvalsError as exc:
+        return _unusable(f"{exc.message}; every skill counts as unregistered", name)
+    except IsADirectoryError:
+        return _unusable("is a folder, not a file; every skill counts as unregistered", name)
     except OSError as exc:
         return _unusable(f"cannot read: {exc.strerror}; every skill counts as unregistered", name)
     try:

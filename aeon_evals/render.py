@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
+from aeon_evals.controls import one_line
 from aeon_evals.history import cell_as_parsed, escape_cell, parse_article
 from aeon_evals.model import Coverage, DiffLabel, ParsedArticle, Status, Verdict
 from aeon_evals.report import DiffCounts, Numbers, Row, counted, numbers
@@ -217,7 +218,11 @@ def _article_lines(
         out.append(f"**Catalog:** {data.catalog.line()}")
     out.append("")
     if data.actions:
-        out += ["## Action Queue", *[f"{i}. {a}" for i, a in enumerate(data.actions, 1)], ""]
+        out += [
+            "## Action Queue",
+            *[f"{i}. {one_line(a)}" for i, a in enumerate(data.actions, 1)],
+            "",
+        ]
     else:
         out += [EMPTY_QUEUE, ""]
 
@@ -307,7 +312,7 @@ def _article_lines(
         if len(data.gaps) > MAX_GAP_LINES:
             out.append(f"+{len(data.gaps) - MAX_GAP_LINES} more")
         out.append("")
-    out += ["## Sources", *[f"- {s}" for s in data.sources]]
+    out += ["## Sources", *[f"- {one_line(s)}" for s in data.sources]]
     return out, (span, inferred_span), (cells, inferred_cells)
 
 
@@ -322,7 +327,7 @@ def log_section(data: ArticleData, *, article: str, filed: list[str], closed: li
                 f"- Coverage: {coverage_line(data.coverage, data.previous_pct, data.legacy_pct, data.contracts)}",
                 f"- Issues filed: {', '.join(filed) or 'none'}",
                 f"- Issues closed: {', '.join(closed) or 'none'}",
-                f"- Action queue head: {data.actions[0] if data.actions else 'none — all green'}",
+                f"- Action queue head: {one_line(data.actions[0]) if data.actions else 'none — all green'}",
                 f"- Article: {article}",
             ]
         )
@@ -337,12 +342,12 @@ def notify_body(data: ArticleData, *, article: str) -> str:
     lines = [
         f"*Skill Evals — {n.verdict.value}*",
         f"{n.counts.new_fail} new fail · {n.counts.fixed} fixed · coverage {pct_text(n.coverage.pct)}%",
-        f"Top action: {n.actions[0] if n.actions else 'none'}",
+        f"Top action: {one_line(n.actions[0]) if n.actions else 'none'}",
         f"Article: {article}",
     ]
     by_skill = {r.skill: r for r in data.rows}
     lines += [
-        f"{skill}: {by_skill[skill].result.root_cause}"  # type: ignore[union-attr]
+        f"{skill}: {one_line(by_skill[skill].result.root_cause)}"  # type: ignore[union-attr]
         for skill in n.regressions[:3]
         if by_skill[skill].result is not None
     ]

@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from aeon_evals import jsonio
+from aeon_evals.errors import EvalsError
+from aeon_evals.fsio import read_confined
 from aeon_evals.model import CronState, SkillResult
 
 CRON_STATE = "memory/cron-state.json"
@@ -84,49 +87,69 @@ def parse_health(skill: str, data: object) -> tuple[Health | None, str | None]:
     ), None
 
 
+def _read_json(root: Path, rel: str) -> tuple[object, str | None]:
+    """(data, None) or (None, why it cannot be used); FileNotFoundError passes through.
+
+    The file is read confined to the root, only when regular and under the size cap; depth and
+    integer size are bounded (jsonio)."""
+    try:
+        raw = read_confined(root, rel)
+    except FileNotFoundError:
+        raise
+    except EvalsError as exc:
+        return None, exc.message
+    except IsADirectoryError:
+        return None, "is a folder, not a file"
+    except OSError as exc:
+        return None, f"cannot read: {exc.strerror}"
+    try:
+        loaded = jsonio.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON at line {exc.lineno}: {exc.msg}"
+    except jsonio.JSONTooDeep as exc:
+        return None, str(exc)
+    return loaded.data, (jsonio.huge_note(loaded.huge_ints) if loaded.huge_ints else "")
+
+
 def load_state(root: Path, skills: list[str]) -> StateSources:
     """cron-state for every skill, skill-health for the `skills` asked about."""
     warnings: list[str] = []
     cron: dict[str, CronState] = {}
     cron_status = "ok"
-    path = root / CRON_STATE
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data, problem = _read_json(root, CRON_STATE)
     except FileNotFoundError:
         cron_status = "none"
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        cron_status = "fail"
-        reason = (
-            f"invalid JSON at line {exc.lineno}: {exc.msg}"
-            if isinstance(exc, json.JSONDecodeError)
-            else str(exc)
-        )
-        warnings.append(f"{CRON_STATE}: {reason}; cron-state ignored")
     else:
-        cron, more = parse_cron_state(data)
-        if more and not cron and not isinstance(data, dict):
+        if data is None:
             cron_status = "fail"
-        warnings.extend(more)
+            warnings.append(f"{CRON_STATE}: {problem}; cron-state ignored")
+        else:
+            if problem:
+                warnings.append(f"{CRON_STATE}: {problem}")
+            cron, more = parse_cron_state(data)
+            if more and not cron and not isinstance(data, dict):
+                cron_status = "fail"
+            warnings.extend(more)
 
     health: dict[str, Health] = {}
-    health_dir = root / SKILL_HEALTH
     failed = 0
     for skill in skills:
-        file = health_dir / f"{skill}.json"
+        rel = f"{SKILL_HEALTH}/{skill}.json"
         try:
-            raw = file.read_bytes()
+            data, problem = _read_json(root, rel)
         except FileNotFoundError:
             continue
-        except OSError as exc:
+        if data is None:
             failed += 1
-            warnings.append(f"{SKILL_HEALTH}/{skill}.json: cannot read: {exc.strerror}")
+            invalid = problem and problem.startswith(("invalid JSON", "not UTF-8"))
+            warnings.append(f"{rel}: {'invalid JSON' if invalid else problem}; quality unknown")
             continue
-        try:
-            record, warning = parse_health(skill, json.loads(raw.decode("utf-8")))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            failed += 1
-            warnings.append(f"{SKILL_HEALTH}/{skill}.json: invalid JSON; quality unknown")
-            continue
+        if problem:
+            warnings.append(f"{rel}: {problem}")
+        record, warning = parse_health(skill, data)
         if warning:
             failed += 1
             warnings.append(warning)

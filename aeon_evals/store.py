@@ -22,7 +22,8 @@ from pathlib import Path
 from stat import S_ISREG
 
 from aeon_evals.cache import ArticleCache, content_key, counts_of
-from aeon_evals.errors import EvalsError
+from aeon_evals.errors import EvalsError, PathOutsideRoot
+from aeon_evals.fsio import inside
 from aeon_evals.gitrepo import run_git
 from aeon_evals.history import (
     BODY_MD,
@@ -32,12 +33,13 @@ from aeon_evals.history import (
     article_names,
     parse_article,
     parse_raw,
+    read_article_bytes,
     stands_for,
 )
 from aeon_evals.model import ParsedArticle
 
 FORK = hasattr(os, "fork")  # render new articles on a second core where the platform can fork
-_UNREADABLE = (ArticleParseError, OSError, UnicodeError)
+_UNREADABLE = (EvalsError, OSError, UnicodeError)  # ArticleParseError, PathOutsideRoot …
 
 
 def _failure(exc: Exception, path: Path) -> str:
@@ -140,7 +142,7 @@ class ArticleStore:
         known = self._memo.get(str(path))
         if known is not None and known[0] == stamp:
             return known[1]
-        raw = path.read_bytes()
+        raw = read_article_bytes(path, self.root)  # confined, regular, capped
         sha = content_key(raw)
         parsed = self._by_sha.get(sha)
         if parsed is None or not stands_for(parsed, path, self.root):
@@ -208,19 +210,34 @@ class ArticleStore:
 
     # -- every article, for the dashboard
 
-    def load(self, *, fork: bool = True) -> tuple[list[StoredArticle], list[str]]:
+    def load(
+        self, *, fork: bool = True, latest: date | None = None
+    ) -> tuple[list[StoredArticle], list[str]]:
         """Every readable article, oldest first, parsed once ever (cache hits read only the
-        summary); one warning per unreadable article. New articles' bodies are rendered by a
-        forked child when `fork` and the platform allow, else here from the same parse's tokens."""
+        summary); one warning per unreadable article, and per article dated after `latest` (left
+        out: a future-dated file is not the newest run). Articles are read confined to the root
+        and capped (history.read_article_bytes). New articles' bodies are rendered by a forked
+        child when `fork` and the platform allow, else here from the same parse's tokens."""
         found: list[tuple[Path, bytes, str]] = []
         warnings: list[str] = []
-        for _day, path in self.articles():
+        for day, path in self.articles():
+            if latest is not None and day > latest:
+                warnings.append(f"articles/{path.name}: dated after the run ({latest}); left out")
+                continue
             try:
                 stat = path.stat()
                 if not S_ISREG(stat.st_mode):
                     continue  # a folder or a device under an article's name
+                if not inside(self.root, path):
+                    raise PathOutsideRoot(
+                        "is a symlink leading outside the root; not read",
+                        path=f"articles/{path.name}",
+                    )
                 sha = self.cache.known_sha(path, stat)  # unchanged since last hashed: not read
-                raw = b"" if sha is not None else path.read_bytes()
+                raw = b"" if sha is not None else read_article_bytes(path, self.root)
+            except EvalsError as exc:
+                warnings.append(f"{exc.line()}; skipped")
+                continue
             except OSError as exc:
                 warnings.append(f"{path.name}: cannot read ({exc.strerror or exc}); skipped")
                 continue
@@ -239,8 +256,8 @@ class ArticleStore:
         for i, (path, raw, sha) in enumerate(found):
             if not fits(path, sha) or not self.cache.has_body(sha):
                 if not raw:  # known bytes, not read above: read them after all
-                    with contextlib.suppress(OSError):
-                        found[i] = (path, raw := path.read_bytes(), sha)
+                    with contextlib.suppress(OSError, EvalsError):
+                        found[i] = (path, raw := read_article_bytes(path, self.root), sha)
                 unrendered.append((sha, raw))
         forked = fork and self._render_in_child(unrendered)
         loaded: list[StoredArticle] = []
@@ -279,7 +296,8 @@ class ArticleStore:
         cached = self.cache.body(sha)
         if cached is not None:
             return cached
-        html: str = BODY_MD.render(source.read_bytes().decode("utf-8", errors="replace"))
+        raw = read_article_bytes(source, self.root)
+        html: str = BODY_MD.render(raw.decode("utf-8", errors="replace"))
         self.cache.put_body(sha, html)
         return html
 

@@ -8,10 +8,14 @@ docs/bad-input.md holds the same table: AEON_EVALS_UPDATE_GOLDEN=1 rewrites it f
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import re
-from collections.abc import Callable
+import signal
+import subprocess
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -157,6 +161,79 @@ def evals_folder(root: Path) -> None:
     (root / EVALS).mkdir()
 
 
+def fifo(rel: str) -> Callable[[Path], None]:
+    """A named pipe in place of `rel`: opening it for reading would block forever."""
+
+    def apply(root: Path) -> None:
+        (root / rel).unlink(missing_ok=True)
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(root / rel)
+
+    return apply
+
+
+def symlink(rel: str, target: str, content: str | None = None) -> Callable[[Path], None]:
+    """`rel` replaced by a symlink to `target` (relative to `rel`'s folder); `content`, when
+    given, is written to the target first (a file outside the instance)."""
+
+    def apply(root: Path) -> None:
+        link = root / rel
+        if content is not None:
+            outside = (link.parent / target).resolve()
+            outside.parent.mkdir(parents=True, exist_ok=True)
+            outside.write_text(content, encoding="utf-8")
+        link.unlink(missing_ok=True)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(target)
+
+    return apply
+
+
+def sparse(rel: str, size: int) -> Callable[[Path], None]:
+    """`rel` as a file of `size` bytes (sparse: no disk is used)."""
+
+    def apply(root: Path) -> None:
+        with open(root / rel, "ab") as fh:
+            fh.truncate(size)
+
+    return apply
+
+
+def chattr(flag: str, rel: str) -> Callable[[Path], None]:
+    """`chattr +i` makes a folder immutable even for root (the tests run as root, so chmod
+    would not stop a write); the case is skipped where the file system has no such flag."""
+
+    def apply(root: Path) -> None:
+        proc = subprocess.run(
+            ["chattr", flag, str(root / rel)], capture_output=True, text=True, check=False
+        )
+        if proc.returncode != 0 and flag.startswith("+"):
+            pytest.skip(f"chattr {flag} is not available here: {proc.stderr.strip()}")
+
+    return apply
+
+
+def alias_bomb() -> str:
+    """Nine levels of `&a [*a × 9]`: 387 million values once expanded."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    for level in range(1, 9):
+        lines.append(f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def edit_json(rel: str, change: Callable[[Any], None]) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        data = json.loads((root / rel).read_text(encoding="utf-8"))
+        change(data)
+        (root / rel).write_text(json.dumps(data), encoding="utf-8")
+
+    return apply
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -168,6 +245,8 @@ class Case:
     changes: tuple[str, ...] = ()  # files that existed and are meant to change (documented)
     new: tuple[str, ...] = ()  # files a non-zero exit is meant to create (the bootstrap)
     xfail: str | None = None
+    argv: tuple[str, ...] = ()  # options after the usual ones; `{root}` is the instance root
+    cleanup: Callable[[Path], None] | None = None  # undone after the run (chattr +i)
 
 
 W = "warning: skills/skill-evals/evals.json: "
@@ -626,15 +705,303 @@ CASES = [
         "warning: articles/skill-evals-2026-05-24.md: no Full Results table with Skill and Status columns; falling back to the next older article",
         0,
     ),
+    # hostile instances (issue 16): nothing blocks, nothing outside the root is read, one bad
+    # file is one warning
+    Case(
+        "aeon-yml-fifo",
+        "aeon.yml is a FIFO (named pipe)",
+        fifo("aeon.yml"),
+        A
+        + "is a FIFO (named pipe), not a regular file; not read; every skill counts as unregistered",
+        0,
+    ),
+    Case(
+        "aeon-yml-dev-zero",
+        "aeon.yml is a symlink to /dev/zero",
+        symlink("aeon.yml", "/dev/zero"),
+        A
+        + "leads outside the root through the symlink aeon.yml -> /dev/zero; not read; every skill counts as unregistered",
+        0,
+    ),
+    Case(
+        "aeon-yml-outside",
+        "aeon.yml is a symlink to a file outside the root",
+        symlink("aeon.yml", "../elsewhere/aeon.yml", AEON),
+        A
+        + "leads outside the root through the symlink aeon.yml -> ../elsewhere/aeon.yml; not read",
+        0,
+    ),
+    Case(
+        "aeon-yml-50mb",
+        "aeon.yml is 50 MB",
+        sparse("aeon.yml", 50 << 20),
+        A + "is 50.0 MB, over the 16.0 MB limit; not read; every skill counts as unregistered",
+        0,
+    ),
+    Case(
+        "aeon-yml-alias-bomb",
+        "aeon.yml holds a YAML alias bomb (nine levels of `&a [*a × 9]`)",
+        lambda root: _write(root, "aeon.yml", alias_bomb() + AEON),
+        A
+        + "not read as a whole: its aliases expand to more than 200,000 values (an alias bomb); entries read one by one",
+        0,
+    ),
+    Case(
+        "aeon-yml-deep",
+        "`deep: [[[…]]]` nested 100,000 levels in aeon.yml's skills block",
+        lambda root: _write(root, "aeon.yml", AEON + f"  deep: {nested(100_000)}\n"),
+        A
+        + "skills.deep (line 4): not valid YAML (nested more than 100 levels deep); read best-effort as disabled, no schedule",
+        0,
+    ),
+    Case(
+        "evals-fifo",
+        "evals.json is a FIFO (named pipe)",
+        fifo(EVALS),
+        "aeon-evals: skills/skill-evals/evals.json: is a FIFO (named pipe), not a regular file; not read",
+        2,
+    ),
+    Case(
+        "evals-outside",
+        "evals.json is a symlink to a file outside the root",
+        symlink(EVALS, "../../../elsewhere/evals.json", json.dumps({"skills": SPECS})),
+        "aeon-evals: skills/skill-evals/evals.json: leads outside the root through the symlink skills/skill-evals/evals.json -> ../../../elsewhere/evals.json; not read",
+        2,
+    ),
+    Case(
+        "evals-duplicate-key",
+        "a key written twice in evals.json",
+        replace_in(EVALS, '"min_words": 20,', '"min_words": 20, "min_words": 25,'),
+        W + "min_words: written twice in the same object; the last one wins",
+        0,
+    ),
+    Case(
+        "pattern-140kb",
+        "a 140 KB pattern",
+        spec("cost-report", required_patterns=["x" * 143_360]),
+        W
+        + "skills.cost-report.required_patterns[0]: pattern is 143,360 characters long; the limit is 4,096",
+        0,
+    ),
+    Case(
+        "cadence-infinity",
+        "`expected_cadence` is Infinity",
+        replace_in(EVALS, '"min_words": 20,', '"min_words": 20, "expected_cadence": Infinity,'),
+        W
+        + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got a number Infinity",
+        0,
+    ),
+    Case(
+        "cron-state-fifo",
+        "cron-state.json is a FIFO (named pipe)",
+        fifo("memory/cron-state.json"),
+        "warning: memory/cron-state.json: is a FIFO (named pipe), not a regular file; not read; cron-state ignored",
+        0,
+    ),
+    Case(
+        "cron-state-deep",
+        "cron-state.json nested 100,000 levels",
+        write("memory/cron-state.json", nested(100_000)),
+        "warning: memory/cron-state.json: nested too deeply (thousands of levels); cron-state ignored",
+        0,
+    ),
+    Case(
+        "cron-state-huge-int",
+        "a 5,000-digit integer in cron-state.json",
+        write(
+            "memory/cron-state.json", '{"heartbeat": {"consecutive_failures": ' + "9" * 5000 + "}}"
+        ),
+        "warning: memory/cron-state.json: an integer of more than 30 digits read as not a number",
+        0,
+    ),
+    Case(
+        "health-fifo",
+        "a skill-health file is a FIFO (named pipe)",
+        fifo("memory/skill-health/cost-report.json"),
+        "warning: memory/skill-health/cost-report.json: is a FIFO (named pipe), not a regular file; not read; quality unknown",
+        0,
+    ),
+    Case(
+        "health-deep",
+        "a skill-health file nested 100,000 levels",
+        write("memory/skill-health/cost-report.json", nested(100_000)),
+        "warning: memory/skill-health/cost-report.json: nested too deeply (thousands of levels); quality unknown",
+        0,
+    ),
+    Case(
+        "health-outside",
+        "a skill-health file is a symlink to a file outside the root",
+        symlink(
+            "memory/skill-health/cost-report.json", "../../../elsewhere/h.json", '{"avg_score": 1}'
+        ),
+        "warning: memory/skill-health/cost-report.json: leads outside the root through the symlink memory/skill-health/cost-report.json -> ../../../elsewhere/h.json; not read; quality unknown",
+        0,
+    ),
+    Case(
+        "skill-md-fifo",
+        "the SKILL.md of an enabled skill without a spec is a FIFO",
+        both(
+            replace_in(
+                "aeon.yml",
+                "skills:\n",
+                'skills:\n  digest: { enabled: true, schedule: "0 9 * * *" }\n',
+            ),
+            fifo("skills/digest/SKILL.md"),
+        ),
+        "warning: skills/digest/SKILL.md: is a FIFO (named pipe), not a regular file; not read; output pattern not inferred",
+        0,
+    ),
+    Case(
+        "output-future-dated",
+        "an output named `…-9999-12-31.md`",
+        write("articles/cost-report-9999-12-31.md", "Total cost $1 " + "word " * 40),
+        "warning: articles/cost-report-9999-12-31.md: dated after the run (2026-05-31); ignored",
+        0,
+    ),
+    Case(
+        "log-future-dated",
+        "a daily log dated after the run",
+        write("memory/logs/2026-06-03.md", "# 2026-06-03\n\n### heartbeat\nHEARTBEAT_OK later\n"),
+        "warning: memory/logs/2026-06-03.md: dated after the run (2026-05-31); ignored",
+        0,
+    ),
+    Case(
+        "output-wildcard-symlink",
+        "`reports/*/etc/host*` with `reports/rootfs` a symlink out of the root",
+        both(
+            spec("cost-report", output_pattern="reports/*/etc/host*", numeric_checks=[]),
+            symlink("reports/rootfs", "../../elsewhere", None),
+            write("../elsewhere/etc/hosts", "127.0.0.1 localhost Total cost $5\n"),
+        ),
+        "warning: reports/rootfs/etc/hosts is reached through the symlink reports/rootfs -> ../../elsewhere, leading outside the root; not read",
+        0,
+    ),
+    Case(
+        "previous-article-50mb",
+        "the previous article is 50 MB",
+        both(
+            write("articles/skill-evals-2026-05-24.md", ""),
+            sparse("articles/skill-evals-2026-05-24.md", 50 << 20),
+        ),
+        "warning: articles/skill-evals-2026-05-24.md: is 50.0 MB, over the 8.0 MB limit; not read; falling back to the next older article",
+        0,
+    ),
+    Case(
+        "previous-article-outside",
+        "the previous article is a symlink to a file outside the root",
+        symlink(
+            "articles/skill-evals-2026-05-24.md",
+            "../../elsewhere/skill-evals-2026-05-24.md",
+            "# Skill Evals\n\n## Full Results\n| Skill | Status |\n|---|---|\n| secret | PASS |\n",
+        ),
+        "warning: articles/skill-evals-2026-05-24.md: leads outside the root through the symlink articles/skill-evals-2026-05-24.md -> ../../elsewhere/skill-evals-2026-05-24.md; not read; falling back to the next older article",
+        0,
+    ),
+    Case(
+        "articles-immutable",
+        "articles/ cannot be written (`chattr +i`), and an issue to file",
+        both(FAIL_COST, chattr("+i", "articles")),
+        "aeon-evals: articles/skill-evals-2026-05-31.md: cannot write: operation not permitted",
+        2,
+        cleanup=chattr("-i", "articles"),
+    ),
+    # the command line: clear option errors, nothing written
+    Case(
+        "now-year-9999",
+        "`--now 9999-12-31T23:59:59Z`",
+        lambda root: None,
+        "aeon-evals: --now '9999-12-31T23:59:59Z' is out of range: the run's date must be between 1970-01-01 and 9998-12-31",
+        2,
+        argv=("--now", "9999-12-31T23:59:59Z"),
+    ),
+    Case(
+        "now-year-1",
+        "`--now 0001-01-01T00:00:00Z`",
+        lambda root: None,
+        "aeon-evals: --now '0001-01-01T00:00:00Z' is out of range: the run's date must be between 1970-01-01 and 9998-12-31",
+        2,
+        argv=("--now", "0001-01-01T00:00:00Z"),
+    ),
+    Case(
+        "today-year-1",
+        "`--today 0001-01-01`",
+        lambda root: None,
+        "aeon-evals: --today '0001-01-01' is out of range: the run's date must be between 1970-01-01 and 9998-12-31",
+        2,
+        argv=("--today", "0001-01-01"),
+    ),
+    Case(
+        "notify-timeout-nan",
+        "`--notify-timeout nan`",
+        lambda root: None,
+        "aeon-evals: --notify-timeout nan: expected a number of seconds above 0, at most 86400",
+        2,
+        argv=("--notify-timeout", "nan"),
+    ),
+    Case(
+        "notify-timeout-huge",
+        "`--notify-timeout 1e308`",
+        lambda root: None,
+        "aeon-evals: --notify-timeout 1e+308: expected a number of seconds above 0, at most 86400",
+        2,
+        argv=("--notify-timeout", "1e308"),
+    ),
+    Case(
+        "notify-timeout-negative",
+        "`--notify-timeout -1`",
+        lambda root: None,
+        "aeon-evals: --notify-timeout -1: expected a number of seconds above 0, at most 86400",
+        2,
+        argv=("--notify-timeout=-1",),
+    ),
+    Case(
+        "junit-a-folder",
+        "`--junit` names a folder",
+        lambda root: (root / "reports").mkdir(),
+        "/reports: is a folder; name the XML file to write",
+        2,
+        argv=("--junit", "{root}/reports"),
+    ),
+    Case(
+        "junit-missing-folder",
+        "`--junit` in a folder that does not exist (not created)",
+        lambda root: None,
+        "/no-such-folder does not exist",
+        2,
+        argv=("--junit", "{root}/no-such-folder/x.xml"),
+    ),
 ]
 
 
-def _snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
+def _snapshot(root: Path) -> dict[str, str]:
+    """The SHA-256 of every regular file inside the root (what a symlink leading out holds is
+    not the root's), hashed in blocks: the 50 MB cases must not swell the test process (a child
+    forked from it would report that memory as its own peak)."""
+    base = root.resolve()
+    found = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.resolve().is_relative_to(base):
+            with open(p, "rb") as fh:
+                found[p.relative_to(root).as_posix()] = hashlib.file_digest(
+                    fh, "sha256"
+                ).hexdigest()
+    return found
+
+
+@contextlib.contextmanager
+def watchdog(seconds: int) -> Iterator[None]:
+    """Raise TimeoutError in the test when the block runs longer than `seconds`."""
+
+    def expire(_signum: int, _frame: object) -> None:
+        raise TimeoutError(f"still running after {seconds}s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _params() -> list[Any]:
@@ -649,7 +1016,7 @@ def _params() -> list[Any]:
 
 
 def test_the_table_is_big_and_unique() -> None:
-    assert len(CASES) >= 30
+    assert len(CASES) >= 80
     assert len({c.id for c in CASES}) == len(CASES)
 
 
@@ -658,7 +1025,13 @@ def test_bad_input(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str
     root = make_instance(tmp_path / "instance")
     case.apply(root)
     before = _snapshot(root)
-    code = main(["run", "--root", str(root), *ARGV])
+    argv = [arg.replace("{root}", str(root)) for arg in case.argv]
+    try:
+        with watchdog(60):  # a FIFO or a bomb that blocks fails the case, not the whole suite
+            code = main(["run", "--root", str(root), *ARGV, *argv])
+    finally:
+        if case.cleanup is not None:
+            case.cleanup(root)
     out, err = capsys.readouterr()
     printed = out if case.stream == "out" else err
     assert any(case.line in line for line in printed.splitlines()), (

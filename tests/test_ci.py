@@ -247,6 +247,7 @@ def test_junit_file_matches_the_schema_and_the_statuses(
         },
     )
     junit = tmp_path / "reports" / "junit.xml"
+    junit.parent.mkdir()  # --junit never creates a folder (issue 16)
     assert run_cli(root, "--junit", str(junit)) == 0
     assert f"junit: {junit}" in capsys.readouterr().out
     text = junit.read_text(encoding="utf-8")

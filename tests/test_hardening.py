@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+import signal
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import frontmatter
+import pytest
 import yaml
 from conftest import Instance
+from test_bad_config import EVALS, make_instance
 from test_cli_run import WEEK1, WEEK2, fleet
 
 from aeon_evals.history import read_article
 from aeon_evals.issues import read_issues
+from aeon_evals.notify import MAX_BODY_BYTES, send
 
 Cli = Callable[..., tuple[int, str, str]]
 
@@ -306,3 +314,444 @@ def test_a_file_vanishing_between_listing_and_reading(instance: Instance) -> Non
         and result.head
         and "vanished between listing and reading" in result.head.detail
     )
+
+
+# --- hostile instances (issue 16) -----------------------------------------------------------------
+# Each test builds a real instance on disk (real FIFOs, symlinks, git clones, notifiers), runs the
+# real CLI in a subprocess under a watchdog (`timeout=`: a hang fails the test) and checks the
+# exit code, the line printed and the files left untouched.
+
+NOW = "2026-05-31T06:00:00Z"
+
+
+def _aeon(
+    root: Path, *args: str, timeout: float = 60, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "aeon_evals", "run", "--root", str(root), "--now", NOW, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **kwargs,
+    )
+
+
+def _failing(root: Path) -> Path:
+    """The small instance of test_bad_config with cost-report failing: a REGRESSED run that
+    files an issue and notifies."""
+    make_instance(root)
+    data = json.loads((root / EVALS).read_text())
+    data["skills"]["cost-report"]["min_words"] = 1000
+    (root / EVALS).write_text(json.dumps(data))
+    return root
+
+
+def _script(path: Path, body: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+def test_a_notifier_that_leaves_a_daemon_holding_its_pipe_does_not_hold_the_run(
+    tmp_path: Path,
+) -> None:
+    root = _failing(tmp_path / "inst")
+    _script(
+        root / "notify",
+        "setsid sh -c 'echo $$ > child.pid; exec sleep 45' &\n"
+        'printf "%s" "$1" > delivered.txt\n'
+        "exit 0\n",
+    )
+    try:
+        proc = _aeon(root, "--no-site", "--notify-timeout", "3", timeout=30)
+        # the child still sleeps, and the instance lock is free: it never inherited the lock
+        again = _aeon(root, "--no-site", "--no-notify", "--lock-timeout", "0", timeout=30)
+        assert (root / "child.pid").exists() and again.returncode == 0, again.stderr
+    finally:
+        with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError):
+            os.kill(int((root / "child.pid").read_text()), signal.SIGKILL)
+    assert proc.returncode == 0, proc.stderr
+    assert "notification: sent via" in proc.stdout  # it delivered: the ledger says so
+    assert (root / "delivered.txt").read_text().startswith("*Skill Evals — SKILL_EVALS_REGRESSED*")
+
+
+def test_a_notifier_printing_200_mb_costs_no_memory_and_its_last_line_is_kept(
+    tmp_path: Path,
+) -> None:
+    root = _failing(tmp_path / "inst")
+    _script(
+        root / "notify",
+        "head -c 100000000 /dev/zero\nhead -c 100000000 /dev/zero >&2\n"
+        "printf '\\nquota exceeded\\n' >&2\n"
+        "exit 1\n",
+    )
+    script = (
+        "import json, resource, sys\n"
+        "from aeon_evals.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print(json.dumps({'code': code, 'rss_kb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, "run", "--root", str(root), "--now", NOW, "--no-site"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    stats = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert stats["code"] == 0, proc.stderr
+    assert "notifier" in proc.stdout and "failed (exit 1): quota exceeded" in proc.stdout
+    assert stats["rss_kb"] < 150 * 1024, f"peak memory {stats['rss_kb'] // 1024} MB"
+
+
+def test_a_body_too_long_for_one_argument_is_cut_and_still_sent(tmp_path: Path) -> None:
+    got = tmp_path / "got.txt"
+    command = _script(tmp_path / "notify", f'printf "%s" "$1" > {got}\n')
+    result = send(command, "*Skill Evals*\x00\n" + "x" * 300_000, cwd=tmp_path, timeout=20)
+    assert result.sent, result.message
+    body = got.read_text()
+    assert body.startswith("*Skill Evals*\\x00\n") and "\x00" not in body
+    assert len(body.encode()) <= MAX_BODY_BYTES
+    assert body.endswith("more bytes; see the article)")
+
+
+def test_control_characters_and_newlines_never_reach_the_article_log_or_ping(
+    tmp_path: Path,
+) -> None:
+    root = make_instance(tmp_path / "inst")
+    data = json.loads((root / EVALS).read_text())
+    data["skills"]["cost-report"]["required_patterns"] = ["NOPE\n### heartbeat\nHEARTBEAT_OK"]
+    (root / EVALS).write_text(json.dumps(data))
+    (root / "memory/cron-state.json").write_text(
+        json.dumps(
+            {
+                skill: {"last_status": "failed", "last_error": "boom\x00\x1b[31m"}
+                for skill in ("heartbeat", "cost-report")
+            }
+        )
+    )
+    _script(root / "notify", 'printf "%s" "$1" >> pings.txt\n')
+    for _ in range(2):  # a rerun the same day must not add a heading either
+        proc = _aeon(root, "--no-site")
+        assert proc.returncode == 0, proc.stderr
+    article = (root / "articles/skill-evals-2026-05-31.md").read_text()
+    log = (root / "memory/logs/2026-05-31.md").read_text()
+    ping = (root / "pings.txt").read_text()
+    for text in (article, log, ping, (root / "memory/issues/ISS-001.md").read_text()):
+        assert not any(ch in text for ch in "\x00\x1b"), text
+    assert "boom\\\\x00\\\\x1b[31m" in article  # shown escaped in its table cell
+    assert [line for line in log.splitlines() if line.startswith("#")] == [
+        "# 2026-05-31",
+        "### skill-evals",
+    ]
+    assert "missing_pattern:NOPE\\n### heartbeat\\nHEARTBEAT_OK" in log
+    # next week the article is an article, not "binary": no false fallback two weeks back
+    later = _aeon(root, "--no-site", "--no-notify", "--json", "--now", "2026-06-07T06:00:00Z")
+    assert json.loads(later.stdout)["prior_article"] == "articles/skill-evals-2026-05-31.md"
+
+
+def _git(cwd: Path, *args: str, when: str | None = None) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
+    if when:
+        env |= {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def _undated_repo(src: Path, skills: int = 1) -> None:
+    """An instance in git whose undated outputs were last committed 424 days before NOW, and a
+    commit 1.25 days before NOW touching something else."""
+    make_instance(src)
+    data = json.loads((src / EVALS).read_text())
+    lines = (src / "aeon.yml").read_text()
+    for n in range(skills):
+        data["skills"][f"notes-{n}"] = {"output_pattern": f"memory/topics/notes-{n}.md"}
+        lines += f'  notes-{n}: {{ enabled: true, schedule: "0 6 * * 1" }}\n'
+        (src / f"memory/topics/notes-{n}.md").parent.mkdir(parents=True, exist_ok=True)
+        (src / f"memory/topics/notes-{n}.md").write_text("notes written long ago\n")
+    (src / EVALS).write_text(json.dumps(data))
+    (src / "aeon.yml").write_text(lines)
+    _git(src, "init", "-q")
+    _git(src, "add", "-A")
+    _git(src, "commit", "-qm", "old", when="2025-03-02T12:00:00Z")
+    (src / "README.md").write_text("later\n")
+    _git(src, "add", "-A")
+    _git(src, "commit", "-qm", "later", when="2026-05-30T00:00:00Z")
+
+
+def test_a_shallow_clone_says_so_and_never_makes_up_ages(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    _undated_repo(src)
+    full, shallow = tmp_path / "full", tmp_path / "shallow"
+    _git(tmp_path, "clone", "-q", str(src), str(full))
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{src}", str(shallow))
+
+    rows = {}
+    for name, clone in (("full", full), ("shallow", shallow)):
+        proc = _aeon(clone, "--no-site", "--no-notify", "--json")
+        assert proc.returncode == 0, proc.stderr
+        rows[name] = next(r for r in json.loads(proc.stdout)["skills"] if r["skill"] == "notes-0")
+    assert rows["full"]["output"]["age_source"] == "git"
+    assert rows["full"]["output"]["age_days"] == pytest.approx(454.75, abs=0.01)
+    assert [c["code"] for c in rows["full"]["root_causes"]] == ["stale_file"]
+    assert rows["shallow"]["output"]["age_source"] == "unknown (shallow clone)"
+    assert rows["shallow"]["output"]["age_days"] is None  # not the 1.25 days of the clone's commit
+    assert "stale_file" not in [c["code"] for c in rows["shallow"]["root_causes"]]
+    sources = (shallow / "articles/skill-evals-2026-05-31.md").read_text().split("## Sources")[1]
+    assert "history is shallow: ages of undated outputs are unknown" in sources
+
+
+def test_one_git_walk_for_every_undated_output(tmp_path: Path) -> None:
+    root = tmp_path / "inst"
+    _undated_repo(root, skills=30)
+    real = shutil.which("git")
+    assert real is not None
+    calls = tmp_path / "git-calls.txt"
+    _script(tmp_path / "bin/git", f'echo "$*" >> {calls}\nexec {real} "$@"\n')
+    env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    proc = _aeon(root, "--no-site", "--no-notify", "--json", env=env)
+    assert proc.returncode == 0, proc.stderr
+    rows = [r for r in json.loads(proc.stdout)["skills"] if r["skill"].startswith("notes-")]
+    assert len(rows) == 30 and {r["output"]["age_source"] for r in rows} == {"git"}
+    logs = [line for line in calls.read_text().splitlines() if " log " in f" {line} "]
+    assert len([line for line in logs if "--name-only" in line and "@" not in line]) == 1, logs
+    assert not [line for line in logs if " -1 " in f" {line} "], logs
+
+
+def test_new_files_get_the_permissions_the_umask_gives(tmp_path: Path) -> None:
+    root = make_instance(tmp_path / "inst")
+    proc = _aeon(root, "--no-notify", preexec_fn=lambda: os.umask(0o002))
+    assert proc.returncode == 0, proc.stderr
+    for rel in (
+        "articles/skill-evals-2026-05-31.md",
+        "memory/logs/2026-05-31.md",
+        "site/index.html",
+    ):
+        assert stat.S_IMODE((root / rel).stat().st_mode) == 0o664, rel
+
+
+def _in_mount_namespace(script: str, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `script` (sh, with $ROOT set) then the CLI in a private mount namespace: the mounts
+    vanish with the process, nothing is left mounted on the machine."""
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare (util-linux) is not installed")
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"no mount namespace here: {probe.stderr.decode().strip()}")
+    command = " ".join(
+        [sys.executable, "-m", "aeon_evals", "run", "--root", '"$ROOT"', "--now", NOW, *args]
+    )
+    return subprocess.run(
+        ["unshare", "-m", "sh", "-ec", f"{script}\nexec {command}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "ROOT": str(root)},
+    )
+
+
+def test_a_read_only_articles_folder_stops_the_run_before_any_issue_is_filed(
+    tmp_path: Path,
+) -> None:
+    root = _failing(tmp_path / "inst")
+    before = _files(root)
+    proc = _in_mount_namespace(
+        'mount --bind "$ROOT/articles" "$ROOT/articles"\nmount -o remount,bind,ro "$ROOT/articles"',
+        root,
+        "--no-notify",
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "aeon-evals: articles/skill-evals-2026-05-31.md: cannot write: read-only file system"
+    ]
+    assert _files(root) == before  # no ISS-001, INDEX.md, log or cache
+
+
+def test_a_full_disk_stops_the_run_before_any_issue_is_filed(tmp_path: Path) -> None:
+    root = _failing(tmp_path / "inst")
+    before = _files(root)
+    proc = _in_mount_namespace(
+        'cp -a "$ROOT/articles" "$ROOT/../saved"\n'
+        'mount -t tmpfs -o size=64k tmpfs "$ROOT/articles"\n'
+        'cp -a "$ROOT/../saved/." "$ROOT/articles/"\n'
+        'dd if=/dev/zero of="$ROOT/articles/.filler" bs=4k 2>/dev/null || true',
+        root,
+        "--no-notify",
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "aeon-evals: articles/skill-evals-2026-05-31.md: cannot write: no space left on the device"
+    ]
+    assert _files(root) == before
+
+
+def test_the_site_and_the_starter_spec_are_never_written_through_a_symlink_out(
+    tmp_path: Path,
+) -> None:
+    root = make_instance(tmp_path / "inst")
+    outside = tmp_path / "outside-runs"
+    outside.mkdir()
+    (outside / "skill-evals-2020-01-01.html").write_text("someone else's page\n")
+    (root / "site").mkdir()
+    (root / "site/runs").symlink_to("../../outside-runs")
+    proc = _aeon(root, "--no-notify")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "site/runs/index.html leads outside the root through the symlink site/runs -> ../../outside-runs; not written"
+        in proc.stdout
+    )
+    assert [p.name for p in outside.iterdir()] == ["skill-evals-2020-01-01.html"]
+
+    bare = tmp_path / "bare"
+    (bare / "skills").mkdir(parents=True)
+    (bare / "aeon.yml").write_text("skills:\n  x: { enabled: true }\n")
+    elsewhere = tmp_path / "elsewhere-evals"
+    elsewhere.mkdir()
+    (bare / "skills/skill-evals").symlink_to("../../elsewhere-evals")
+    proc = _aeon(bare, "--no-notify")
+    assert proc.returncode == 2
+    assert (
+        "leads outside the root through the symlink skills/skill-evals -> ../../elsewhere-evals"
+        in proc.stderr
+    )
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_notifier_symlinked_outside_the_root_is_not_run(tmp_path: Path) -> None:
+    root = _failing(tmp_path / "inst")
+    _script(tmp_path / "outside-notify", f"touch {tmp_path / 'ran'}\n")
+    (root / "notify").symlink_to("../outside-notify")
+    proc = _aeon(root, "--no-site")
+    assert proc.returncode == 0, proc.stderr
+    assert not (tmp_path / "ran").exists()
+    assert (
+        "notification: not sent: notify: is a symlink to ../outside-notify, outside the root; not run"
+        in proc.stdout
+    )
+
+
+def test_an_article_symlinked_outside_is_never_published(tmp_path: Path) -> None:
+    root = make_instance(tmp_path / "inst")
+    secret = tmp_path / "elsewhere/skill-evals-2026-05-24.md"
+    secret.parent.mkdir()
+    secret.write_text(
+        "# Skill Evals\n\n## Full Results\n| Skill | Status |\n|---|---|\n| secret-skill | PASS |\n"
+    )
+    (root / "articles/skill-evals-2026-05-24.md").symlink_to(
+        "../../elsewhere/skill-evals-2026-05-24.md"
+    )
+    proc = _aeon(root, "--no-notify")
+    assert proc.returncode == 0, proc.stderr
+    assert not (root / "site/runs/skill-evals-2026-05-24.html").exists()
+    for path in [*(root / "site").rglob("*"), *(root / ".aeon-evals").rglob("*")]:
+        if path.is_file():
+            assert b"secret-skill" not in path.read_bytes(), path
+
+
+def test_a_future_dated_article_is_not_the_newest_run_on_the_dashboard(tmp_path: Path) -> None:
+    root = make_instance(tmp_path / "inst")
+    assert _aeon(root, "--no-notify").returncode == 0
+    shutil.copy(
+        root / "articles/skill-evals-2026-05-31.md", root / "articles/skill-evals-2027-01-01.md"
+    )
+    proc = _aeon(root, "--no-notify", "--now", "2026-06-07T06:00:00Z")
+    assert proc.returncode == 0, proc.stderr
+    assert not (root / "site/runs/skill-evals-2027-01-01.html").exists()
+    index = (root / "site/index.html").read_text()
+    assert "runs/skill-evals-2027-01-01.html" not in index
+    assert "runs/skill-evals-2026-05-31.html" in index
+
+
+def test_the_daily_log_keeps_other_skills_bytes(tmp_path: Path) -> None:
+    root = make_instance(tmp_path / "inst")
+    theirs = b"# 2026-05-31\r\n\r\n### digest\r\ncaf\xe9 na\xefve\r\n"
+    (root / "memory/logs/2026-05-31.md").write_bytes(theirs)
+    assert _aeon(root, "--no-notify", "--no-site").returncode == 0
+    first = (root / "memory/logs/2026-05-31.md").read_bytes()
+    assert first.startswith(theirs + b"\n### skill-evals\n")
+    # a skill appends after our section; the rerun replaces only our section's bytes
+    late = b"\n### late\r\n\xff\xfe\r\n"
+    (root / "memory/logs/2026-05-31.md").write_bytes(first + late)
+    assert _aeon(root, "--no-notify", "--no-site").returncode == 0
+    assert (root / "memory/logs/2026-05-31.md").read_bytes() == first + late
+
+
+def test_a_wildcard_folder_part_never_reads_a_file_outside(instance: Instance, cli: Cli) -> None:
+    inst = instance
+    inst.aeon_yml({"hosts": (True, "0 7 * * *")})
+    inst.evals(
+        {
+            "hosts": {
+                "output_pattern": "reports/*/etc/host*",
+                "numeric_checks": [
+                    {"label": "n", "pattern": r"(\d+)\.0\.0\.1", "min": 0, "max": 1}
+                ],
+            }
+        }
+    )
+    outside = inst.root.parent / "rootfs/etc"
+    outside.mkdir(parents=True)
+    (outside / "hosts").write_text("127.0.0.1 localhost secret-host\n")
+    (inst.root / "reports").mkdir()
+    (inst.root / "reports/rootfs").symlink_to("../../rootfs")
+    code, out, err = cli(
+        "run", "--root", str(inst.root), "--now", NOW, "--json", "--no-site", "--no-notify"
+    )
+    assert code == 0, err
+    row = json.loads(out)["skills"][0]
+    assert row["status"] == "NO_OUTPUT" and row["output"] is None
+    assert (
+        "reached through the symlink reports/rootfs -> ../../rootfs"
+        in row["root_causes"][0]["detail"]
+    )
+    assert (
+        "secret-host" not in out
+        and "127" not in (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
+    )
+
+
+def test_a_cached_body_is_published_only_when_it_matches_its_source(tmp_path: Path) -> None:
+    root = make_instance(tmp_path / "inst")
+    assert _aeon(root, "--no-notify").returncode == 0
+    (root / "site/runs/skill-evals-2026-05-31.html").unlink()  # rendered again, from the cache
+    bodies = list((root / ".aeon-evals/cache").rglob("bodies/*.html"))
+    assert len(bodies) == 1
+    head, _, html = bodies[0].read_text().partition("\n")
+    bodies[0].write_text(f"{head}\n{html.replace('Full Results', 'Planted text')}")
+    assert _aeon(root, "--no-notify").returncode == 0
+    page = (root / "site/runs/skill-evals-2026-05-31.html").read_text()
+    assert "Planted text" not in page and "Full Results" in page
+
+
+def test_validate_warns_about_a_wildcard_folder_part_leading_out(
+    instance: Instance, cli: Cli
+) -> None:
+    inst = instance
+    inst.aeon_yml({"hosts": (True, "0 7 * * *")})
+    inst.evals({"hosts": {"output_pattern": "reports/*/etc/host*"}})
+    (inst.root.parent / "rootfs/etc").mkdir(parents=True)
+    (inst.root.parent / "rootfs/etc/hosts").write_text("127.0.0.1 localhost\n")
+    (inst.root / "reports").mkdir()
+    (inst.root / "reports/rootfs").symlink_to("../../rootfs")
+    code, out, err = cli("validate", "--root", str(inst.root))
+    assert code == 0, err  # a warning: the run goes on without that file
+    assert (
+        "skills.hosts.output_pattern: reports/rootfs/etc/hosts is reached through the symlink "
+        "reports/rootfs -> ../../rootfs, leading outside the root (refused); the run will not read it"
+    ) in out + err

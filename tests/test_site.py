@@ -369,12 +369,14 @@ def test_builds_over_every_real_article(tmp_path: Path) -> None:
 
 
 def test_unparseable_article_is_a_warning(instance: Path) -> None:
-    (instance / "articles" / "skill-evals-2026-08-23.md").write_text(
+    # dated before NOW: an article dated after it is left out for that reason (issue 16)
+    (instance / "articles" / "skill-evals-2026-08-12.md").write_text(
         "# nothing here\n", encoding="utf-8"
     )
     outcome = site.build_site(instance, instance / "site", now=NOW)
-    assert len(outcome.warnings) == 1 and "skill-evals-2026-08-23.md" in outcome.warnings[0]
-    assert not (instance / "site" / "runs" / "skill-evals-2026-08-23.html").exists()
+    assert len(outcome.warnings) == 1 and "skill-evals-2026-08-12.md" in outcome.warnings[0]
+    assert "no Full Results table" in outcome.warnings[0]
+    assert not (instance / "site" / "runs" / "skill-evals-2026-08-12.html").exists()
     html = (instance / "site" / "index.html").read_text(encoding="utf-8")
     assert "Skipped while building" in html and "SKILL_EVALS_RECOVERED" in html
 
@@ -401,7 +403,8 @@ def test_rebuild_writes_only_changed_pages(instance: Path) -> None:
 
     later = HISTORY["2026-08-16"].replace("2026-08-16", "2026-08-23")
     (instance / "articles" / "skill-evals-2026-08-23.md").write_text(later, encoding="utf-8")
-    third = site.build_site(instance, out, now=NOW)
+    week_later = datetime(2026, 8, 24, 6, 0, tzinfo=UTC)  # an article dated after `now` is left out
+    third = site.build_site(instance, out, now=week_later)
     # the dashboard, the new page and the old newest page (it gains a "next" link)
     assert third.written == (
         "index.html",
@@ -414,7 +417,7 @@ def test_rebuild_writes_only_changed_pages(instance: Path) -> None:
     )
 
     (instance / "articles" / "skill-evals-2026-08-23.md").unlink()
-    fourth = site.build_site(instance, out, now=NOW)
+    fourth = site.build_site(instance, out, now=week_later)
     assert fourth.removed == ("runs/skill-evals-2026-08-23.html",)
     assert fourth.written == ("index.html", "runs/skill-evals-2026-08-16.html")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -12,8 +13,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from aeon_evals import checks, ci, clock, layout, notify, pipeline
-from aeon_evals.errors import EvalsError, ExitCode
-from aeon_evals.fsio import atomic_write
+from aeon_evals.errors import EvalsError, ExitCode, UsageError, WriteFailed
+from aeon_evals.fsio import atomic_write, write_error
 from aeon_evals.manifest import EVALS_PATH
 from aeon_evals.model import ContractsMode
 
@@ -119,6 +120,27 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+MAX_SECONDS = 86_400.0  # a day: any longer wait is a typo (`1e308` would overflow a deadline)
+
+
+def _seconds(option: str, value: float, *, zero: bool = True) -> float:
+    """A number of seconds from the command line: finite, not negative, at most a day."""
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero) or value > MAX_SECONDS:
+        span = f"from 0 to {MAX_SECONDS:g}" if zero else f"above 0, at most {MAX_SECONDS:g}"
+        raise UsageError(f"{option} {value:g}: expected a number of seconds {span}")
+    return value
+
+
+def check_junit(path: Path | None) -> None:
+    """`--junit FILE` names a file in an existing folder (the folder is never created)."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise UsageError(f"--junit {path}: is a folder; name the XML file to write")
+    if not path.parent.is_dir():
+        raise UsageError(f"--junit {path}: folder {path.parent} does not exist")
+
+
 def add_layout_arguments(p: argparse.ArgumentParser, *, articles: bool = True) -> None:
     """`--config FILE` (and `--articles-dir DIR`): override what `layout.detect` finds."""
     p.add_argument(
@@ -137,6 +159,10 @@ def add_layout_arguments(p: argparse.ArgumentParser, *, articles: bool = True) -
 
 
 def options(args: argparse.Namespace) -> pipeline.RunOptions:
+    _seconds("--notify-timeout", args.notify_timeout, zero=False)
+    _seconds("--lock-timeout", args.lock_timeout)
+    _seconds("--retry-delay", args.retry_delay)
+    check_junit(getattr(args, "junit", None))
     today, now = clock.resolve(args.today, args.now)
     root = args.root.resolve()
     found = (
@@ -326,7 +352,10 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     for line in outcome.ledger():
         print(line, file=human)
     if args.junit is not None:
-        atomic_write(args.junit, ci.junit_xml(outcome))
+        try:
+            atomic_write(args.junit, ci.junit_xml(outcome))
+        except OSError as exc:
+            raise WriteFailed(write_error(exc, args.junit)) from None
         print(f"junit: {args.junit}", file=human)
     if code == ExitCode.NOTHING_EVALUATED:
         print("aeon-evals: nothing was evaluated: no skill in scope", file=sys.stderr)

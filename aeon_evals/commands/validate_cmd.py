@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import audit, layout
-from aeon_evals.errors import ConfigError, ExitCode
-from aeon_evals.fsio import inside
+from aeon_evals.errors import ConfigError, EvalsError, ExitCode
+from aeon_evals.fsio import inside, read_confined
 from aeon_evals.manifest import EVALS_PATH, Manifest, decode_json, duplicate_keys, parse_manifest
 from aeon_evals.model import Spec
+from aeon_evals.outputs import Outputs
 from aeon_evals.registry import Registry, llm_skill, load_registry, schedule_problems
 
 _GLOB_CHARS = "*?["
@@ -74,9 +75,8 @@ def _literal_dir(pattern: str) -> str:
 
 
 def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
-    path = root / EVALS_PATH
     try:
-        raw = path.read_bytes()
+        raw = read_confined(root, EVALS_PATH)
     except FileNotFoundError:
         return [
             Finding(
@@ -86,6 +86,10 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
                 "error",
             )
         ], None
+    except EvalsError as exc:
+        return [Finding(EVALS_PATH, "", exc.message, "error")], None
+    except IsADirectoryError:
+        return [Finding(EVALS_PATH, "", "is a folder, not a file", "error")], None
     except OSError as exc:
         return [Finding(EVALS_PATH, "", f"cannot read: {exc.strerror}", "error")], None
     try:
@@ -107,6 +111,7 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
                 "error",
             )
         )
+    outputs: Outputs | None = None
     for skill, spec in sorted(manifest.specs.items()):
         at = f"skills.{skill}.output_pattern"
         folder = _literal_dir(spec.output_pattern)
@@ -119,6 +124,20 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
                     "error",
                 )
             )
+        elif "/" in spec.output_pattern and any(
+            ch in spec.output_pattern.rpartition("/")[0] for ch in "*?["
+        ):
+            # A wildcard folder part may pass through a symlinked folder: ask what the run sees.
+            outputs = outputs or Outputs(root)
+            try:
+                skipped = outputs.matches(spec.output_pattern).skipped
+            except (EvalsError, OSError, ValueError):
+                skipped = ()
+            found += [
+                Finding(EVALS_PATH, at, f"{why}; the run will not read it", "warning")
+                for why in skipped
+                if "leading outside the root" in why
+            ]
         if whole_log(spec):
             found.append(
                 Finding(
@@ -207,8 +226,8 @@ def _registry_findings(registry: Registry) -> list[Finding]:
 def _llm_skill_findings(root: Path, config: str) -> list[Finding]:
     """A warning while the registry still enables the LLM-run skill-evals (two writers)."""
     try:
-        text = (root / config).read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+        text = read_confined(root, config).decode("utf-8", errors="replace")
+    except (OSError, EvalsError):
         return []
     found = llm_skill(text, path=config)
     if found is None:

@@ -30,7 +30,7 @@ from jinja2 import (
 from markupsafe import Markup
 
 from aeon_evals.errors import ConfigError
-from aeon_evals.fsio import write_if_changed
+from aeon_evals.fsio import check_writable, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.resources import templates_dir
 from aeon_evals.site.views import Assets, RunPage, dashboard_page, grid_window
@@ -183,7 +183,10 @@ def _build(
     store: ArticleStore,
     catalog: CatalogSummary | None = None,
 ) -> SiteOutcome:
-    loaded, warnings = store.load()
+    if out.is_relative_to(root):  # the site inside the instance: not through a symlink out of it
+        for rel in ("index.html", "runs/index.html"):
+            check_writable(root, out / rel, what="site")
+    loaded, warnings = store.load(latest=now.date())
     issues, issue_warnings = load_issues(root)
     warnings.extend(issue_warnings)
 
