@@ -538,8 +538,8 @@ def _see_also(result: SkillResult | None, ids: tuple[str, ...]) -> SkillResult |
 def _switchover(root: Path, layout: Layout) -> list[str]:
     """A warning while the registry still enables the LLM-run skill-evals (two writers)."""
     try:
-        text = (root / layout.config).read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+        text = read_confined(root, layout.config).decode("utf-8", errors="replace")
+    except (OSError, EvalsError):  # refused (a FIFO, /dev/zero, a link out): load_registry says so
         return []
     found = llm_skill(text, path=layout.config)
     return [found.warning()] if found else []

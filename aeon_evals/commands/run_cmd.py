@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from aeon_evals import checks, ci, clock, layout, notify, pipeline
 from aeon_evals.errors import EvalsError, ExitCode, UsageError, WriteFailed
-from aeon_evals.fsio import atomic_write, write_error
+from aeon_evals.fsio import atomic_write, read_confined, write_error
 from aeon_evals.manifest import EVALS_PATH
 from aeon_evals.model import ContractsMode
 
@@ -390,14 +390,10 @@ def _github_outputs(
 ) -> None:
     prefix = _repo_prefix(env, opts.root)
     if env.get("GITHUB_ACTIONS") == "true":
-        evals = opts.root / EVALS_PATH
         try:
-            lines = (
-                ci.spec_line_numbers(evals.read_text(encoding="utf-8", errors="replace"))
-                if evals.is_file()
-                else {}
-            )
-        except OSError:
+            raw = read_confined(opts.root, EVALS_PATH)
+            lines = ci.spec_line_numbers(raw.decode("utf-8", errors="replace"))
+        except (OSError, EvalsError):
             lines = {}
         for line in ci.annotation_lines(outcome, spec_file=prefix + EVALS_PATH, spec_lines=lines):
             print(line, file=stream)
