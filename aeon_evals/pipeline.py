@@ -21,7 +21,6 @@ from aeon_evals import scope as scope_stage
 from aeon_evals import state as state_stage
 from aeon_evals.artifacts import NOT_SENT, Artifact, Fate, failed, skipped
 from aeon_evals.catalog_summary import CatalogSummary, catalog_summary
-from aeon_evals.commands.validate_cmd import spec_patches
 from aeon_evals.controls import escape_controls, has_controls, one_line
 from aeon_evals.errors import (
     ArticleNotOurs,
@@ -69,6 +68,7 @@ from aeon_evals.model import (
     Verdict,
 )
 from aeon_evals.outputs import Outputs
+from aeon_evals.patches import spec_patches
 from aeon_evals.registry import Registry, llm_skill, load_registry
 from aeon_evals.scope import Scope, broken_line
 from aeon_evals.state import StateSources, load_state
@@ -303,7 +303,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     layout = _layout(opts)
     manifest = load_manifest(opts)
     registry = load_registry(root, layout.config)
-    switch = _switchover(root, layout)
+    switch = _switchover(root, layout, registry)
     if manifest is None:
         outcome = bootstrap(opts, registry)
         outcome.notices += switch
@@ -535,13 +535,13 @@ def _see_also(result: SkillResult | None, ids: tuple[str, ...]) -> SkillResult |
     return dataclasses.replace(result, notes=(*result.notes, f"see also {', '.join(ids)}"))
 
 
-def _switchover(root: Path, layout: Layout) -> list[str]:
+def _switchover(root: Path, layout: Layout, registry: Registry) -> list[str]:
     """A warning while the registry still enables the LLM-run skill-evals (two writers)."""
     try:
         text = read_confined(root, layout.config).decode("utf-8", errors="replace")
     except (OSError, EvalsError):  # refused (a FIFO, /dev/zero, a link out): load_registry says so
         return []
-    found = llm_skill(text, path=layout.config)
+    found = llm_skill(text, path=layout.config, registry=registry)
     return [found.warning()] if found else []
 
 

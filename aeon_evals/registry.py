@@ -539,11 +539,14 @@ def _code(line: str) -> str:
     return "" if code.lstrip().startswith("#") else code
 
 
-def llm_skill(text: str, *, path: str = AEON_YML) -> LlmSkill | None:
+def llm_skill(
+    text: str, *, path: str = AEON_YML, registry: Registry | None = None
+) -> LlmSkill | None:
     """Whether the registry text enables the LLM-run skill-evals, and the one-line edit that turns
     it off (`enabled: true` → `enabled: false` on the entry's line, or the line below it that
-    holds `enabled:` in a multi-line entry). None when it is not enabled."""
-    registry = parse_registry(text, path=path)
+    holds `enabled:` in a multi-line entry). None when it is not enabled. `registry`: the text
+    already parsed (a run has it), so a large aeon.yml is not parsed twice."""
+    registry = registry if registry is not None else parse_registry(text, path=path)
     reg = registry.skills.get(LLM_SKILL)
     line = registry.lines.get(LLM_SKILL)
     if reg is None or not reg.enabled or line is None:
