@@ -9,9 +9,10 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from aeon_evals import cadence
+from aeon_evals.clock import parse_stamp
 from aeon_evals.errors import PathOutsideRoot
 from aeon_evals.manifest import Problem
 from aeon_evals.model import (
@@ -417,16 +418,6 @@ def on_demand(spec: Spec, ctx: Context) -> bool:
     )
 
 
-def _stamp(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
-
-
 @dataclass(frozen=True)
 class _Run:
     """What shows that an on-demand skill ran inside the lookback."""
@@ -444,9 +435,9 @@ def _on_demand_run(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Co
     stamps = [
         t
         for t in (
-            _stamp(cron.last_dispatch if cron else None),
-            _stamp(cron.last_success if cron else None),
-            _stamp(cron.last_failed if cron else None),
+            parse_stamp(cron.last_dispatch if cron else None),
+            parse_stamp(cron.last_success if cron else None),
+            parse_stamp(cron.last_failed if cron else None),
         )
         if t is not None and t >= since
     ]
@@ -529,24 +520,14 @@ def _holds_entry(spec: Spec, body: Body, outputs: Outputs) -> bool:
     return all(any(rx.search(b) for b in _content(spec, body, outputs)) for rx in rxs)
 
 
-def _moment(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
-
-
 def run_due(
     schedule: str | None, cron: CronState | None, now: datetime, grace: timedelta
 ) -> tuple[datetime, str] | None:
     """When the skill's run is in progress (cron-state shows a dispatch after its last result,
     within IN_PROGRESS_LIMIT) or just due (its last scheduled fire is within `grace`): the moment
     to judge it at instead (just before that run started) and the row's note. Else None."""
-    if cron is not None and (dispatched := _moment(cron.last_dispatch)) is not None:
-        results = [t for t in (_moment(cron.last_success), _moment(cron.last_failed)) if t]
+    if cron is not None and (dispatched := parse_stamp(cron.last_dispatch)) is not None:
+        results = [t for t in (parse_stamp(cron.last_success), parse_stamp(cron.last_failed)) if t]
         if (
             dispatched <= now
             and now - dispatched <= IN_PROGRESS_LIMIT

@@ -13,6 +13,18 @@ LATEST = date(9998, 12, 31)
 _WINDOW = f"between {EARLIEST.isoformat()} and {LATEST.isoformat()}"
 
 
+def parse_stamp(text: str | None) -> datetime | None:
+    """A timestamp as state files write it (`2026-05-03T06:35:29Z`, an offset, or none meaning
+    UTC), in UTC; None when it is missing or unreadable."""
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
 def _in_window(option: str, text: str, day: date) -> None:
     if not EARLIEST <= day <= LATEST:
         raise UsageError(f"{option} {text!r} is out of range: the run's date must be {_WINDOW}")

@@ -7,10 +7,11 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from aeon_evals import jsonio
+from aeon_evals.clock import parse_stamp
 from aeon_evals.errors import EvalsError
 from aeon_evals.fsio import read_confined
 from aeon_evals.model import CronState, SkillResult
@@ -165,23 +166,13 @@ STALE_AFTER = timedelta(days=1)
 _DATED_SOURCES = ("filename", "git")
 
 
-def _stamp(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
 def cron_updated(cron: dict[str, CronState]) -> datetime | None:
     """The newest run cron-state records (any skill's last success or failure): when it was
     last brought up to date."""
     stamps = [
         s
         for row in cron.values()
-        for s in (_stamp(row.last_success), _stamp(row.last_failed))
+        for s in (parse_stamp(row.last_success), parse_stamp(row.last_failed))
         if s is not None
     ]
     return max(stamps, default=None)
