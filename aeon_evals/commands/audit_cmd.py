@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import audit, stubs
+from aeon_evals.commands import add_instance_options
 from aeon_evals.contracts import load_contracts
 from aeon_evals.manifest import parse_manifest, read_manifest_data
 from aeon_evals.registry import load_registry
@@ -26,15 +27,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
-    )
-    p.add_argument(
-        "--config",
-        metavar="FILE",
-        help="the skill registry, relative to the root (default: aeon.yml, else the one root "
-        "*.yml with a top-level skills: block)",
-    )
+    add_instance_options(p)
     p.add_argument(
         "--json",
         action="store_true",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import audit
+from aeon_evals.commands import add_instance_options
 from aeon_evals.contracts import Contract, ContractOutput, contract_to_json, load_contracts
 from aeon_evals.errors import ConfigError, UsageError
 from aeon_evals.manifest import EVALS_PATH, SKILL_NAME, parse_manifest, read_manifest_data
@@ -28,9 +29,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("skills", nargs="*", metavar="SKILL", help="only these skills")
-    p.add_argument(
-        "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
-    )
+    add_instance_options(p, config=False)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 

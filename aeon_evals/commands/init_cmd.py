@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import __version__, audit, layout, registry, resources, stubs
+from aeon_evals.commands import add_instance_options
 from aeon_evals.errors import ConfigError, UsageError
 from aeon_evals.fsio import atomic_write, confine, create_exclusive
 from aeon_evals.manifest import EVALS_PATH
@@ -33,15 +34,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
-    )
-    p.add_argument(
-        "--config",
-        metavar="FILE",
-        help="the skill registry, relative to the root (default: aeon.yml, else the one root "
-        "*.yml with a top-level skills: block)",
-    )
+    add_instance_options(p)
     p.add_argument(
         "--disable-llm-skill",
         action="store_true",

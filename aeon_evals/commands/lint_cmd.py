@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from aeon_evals.commands import add_instance_options
 from aeon_evals.errors import ConfigError, ExitCode, UsageError
 from aeon_evals.fsio import atomic_write
 
@@ -42,9 +43,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         metavar="SKILL",
         help="only these skills (a name, skills/<name> or skills/<name>/SKILL.md); default: all",
     )
-    p.add_argument(
-        "--root", type=Path, default=Path("."), help="instance root (default: current directory)"
-    )
+    add_instance_options(p, config=False)
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.add_argument("--junit", type=Path, metavar="FILE", help="also write a JUnit XML report")
     p.add_argument(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from aeon_evals import checks, ci, clock, layout, notify, pipeline
+from aeon_evals.commands import CONFIG_HELP
 from aeon_evals.errors import EvalsError, ExitCode, UsageError, WriteFailed
 from aeon_evals.fsio import atomic_write, read_confined, write_error
 from aeon_evals.manifest import EVALS_PATH
@@ -146,8 +147,7 @@ def add_layout_arguments(p: argparse.ArgumentParser, *, articles: bool = True) -
     p.add_argument(
         "--config",
         metavar="FILE",
-        help="the skill registry, relative to the root (default: aeon.yml, else the one root "
-        "*.yml with a top-level skills: block, e.g. claw.yml)",
+        help=CONFIG_HELP,
     )
     if articles:
         p.add_argument(
