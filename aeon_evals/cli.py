@@ -6,39 +6,33 @@ import argparse
 import errno
 import gc
 import sys
-import traceback
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Collection, Sequence
+from importlib import import_module
 
 from aeon_evals import __version__
-from aeon_evals.commands import (
-    audit_cmd,
-    contracts_cmd,
-    demo_cmd,
-    init_cmd,
-    lint_cmd,
-    run_cmd,
-    site_cmd,
-    validate_cmd,
-)
+from aeon_evals.commands import COMMANDS
 from aeon_evals.errors import EvalsError, ExitCode, exit_codes_help
-from aeon_evals.fsio import write_error
 
-COMMANDS = (
-    run_cmd,
-    demo_cmd,
-    audit_cmd,
-    contracts_cmd,
-    site_cmd,
-    init_cmd,
-    validate_cmd,
-    lint_cmd,
-)
+TYPE_CHECKING = False  # typing itself is not imported: `aeon-evals --version` does without it
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import NoReturn
 
 EPILOG = exit_codes_help()
+_NAMES = tuple(name for name, _, _ in COMMANDS)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(name: str) -> ModuleType:
+    """The module of command `name` (`aeon_evals.commands.<name>_cmd`), imported on demand: a
+    command's stages (Jinja2, markdown-it, the pipeline) load only when that command runs."""
+    module = {name: module for name, module, _ in COMMANDS}[name]
+    return import_module(f"aeon_evals.commands.{module}")
+
+
+def build_parser(commands: Collection[str] = _NAMES) -> argparse.ArgumentParser:
+    """The whole command line. The commands in `commands` get their full sub-parser (which imports
+    their module); the others are listed by name and help line only, enough for `--help`, for
+    argparse's "invalid choice" and for dispatch, which builds the parser again for its command."""
     parser = argparse.ArgumentParser(
         prog="aeon-evals",
         description="Evaluate every skill of an Aeon instance: checks, diff against the previous run, issues, article, dashboard.",
@@ -47,14 +41,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"aeon-evals {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(sub, epilog=EPILOG)
+    for name, _, summary in COMMANDS:
+        if name in commands:
+            command_module(name).add_parser(sub, epilog=EPILOG)
+        else:
+            sub.add_parser(name, help=summary)
     return parser
+
+
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command `argv` names, if any: its first word that is not an option. The top-level
+    options (`--help`, `--version`) take no value, so that word is the command or a typo."""
+    for arg in argv:
+        if arg == "--" or not arg.startswith("-"):
+            return arg if arg in _NAMES else None
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `aeon-evals`; returns the exit code."""
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    command = chosen_command(argv)
+    parser = build_parser(() if command is None else (command,))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
@@ -76,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.errno not in _ENVIRONMENT:
             return _internal()
         # The machine, not the tool: a full disk, a read-only folder, a permission.
+        from aeon_evals.fsio import write_error
+
         shown = exc.filename if exc.filename is not None else "a file"
         reason = write_error(exc, "").split(": cannot write: ")[-1]
         print(f"aeon-evals: {shown}: {reason} ({exc.strerror})", file=sys.stderr)
@@ -99,6 +110,8 @@ _ENVIRONMENT = {
 
 
 def _internal() -> int:
+    import traceback
+
     traceback.print_exc()
     print(
         "aeon-evals: internal error (a bug): please report it with the traceback above",

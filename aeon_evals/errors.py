@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import enum
-from pathlib import Path
+
+TYPE_CHECKING = False  # not from typing, which `aeon-evals --version` does without
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class ExitCode(enum.IntEnum):

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import audit, stubs
-from aeon_evals.commands import add_instance_options
+from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import load_contracts
 from aeon_evals.manifest import parse_manifest, read_manifest_data
 from aeon_evals.registry import load_registry
@@ -20,7 +20,7 @@ _NAME_WIDTH = 30
 def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "audit",
-        help="coverage audit: enabled skills without an evals.json entry",
+        help=summary("audit"),
         description="Skills are the folders under skills/; covered = has an evals.json entry; enabled from aeon.yml. "
         "Coverage = enabled skills with a spec / enabled skills. Also lists orphan specs (an evals.json "
         "entry with no skills/<name>/ folder and no aeon.yml entry) with the closest real skill name.",

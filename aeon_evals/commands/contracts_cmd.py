@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import audit
-from aeon_evals.commands import add_instance_options
+from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import Contract, ContractOutput, contract_to_json, load_contracts
 from aeon_evals.errors import ConfigError, UsageError
 from aeon_evals.manifest import EVALS_PATH, SKILL_NAME, parse_manifest, read_manifest_data
@@ -19,7 +19,7 @@ from aeon_evals.registry import load_registry
 def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "contracts",
-        help="show the output contract inferred from each skill's SKILL.md, with its evidence",
+        help=summary("contracts"),
         description="For each skill (default: every folder under skills/): the outputs its SKILL.md "
         "says it writes (and under which branch), the log heading, the template's required "
         "headings, the word floor and the forbidden placeholders, each with the SKILL.md line it "

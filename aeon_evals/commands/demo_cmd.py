@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import clock, demo, pipeline
+from aeon_evals.commands import summary
 from aeon_evals.commands.run_cmd import to_json
 from aeon_evals.errors import UsageError
 
@@ -14,7 +15,7 @@ from aeon_evals.errors import UsageError
 def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "demo",
-        help="copy a small bundled Aeon instance to DIR and run the full pipeline on it",
+        help=summary("demo"),
         description="Copies the bundled instance to DIR (default: ./aeon-evals-demo), shifts its dates so they are "
         "recent, and runs the nightly job on it: article, issues, log, dashboard.",
         epilog=epilog,

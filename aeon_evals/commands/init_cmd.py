@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import __version__, audit, layout, registry, resources, stubs
-from aeon_evals.commands import add_instance_options
+from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, UsageError
 from aeon_evals.fsio import atomic_write, confine, create_exclusive
 from aeon_evals.manifest import EVALS_PATH
@@ -27,7 +27,7 @@ _PACKAGE_LINE = re.compile(r"^(?P<indent>[ \t]*)AEON_EVALS_PACKAGE:.*$", re.MULT
 def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "init",
-        help="add a starter evals.json and a scheduled GitHub Actions workflow; never overwrites a file",
+        help=summary("init"),
         description=f"Adds what an Aeon repository needs for scheduled runs: {EVALS_PATH} (starter specs from the "
         f"coverage audit) when there is none, and {WORKFLOW_PATH}. An existing file is never overwritten: "
         "it is reported as skipped. See docs/scheduling.md.",

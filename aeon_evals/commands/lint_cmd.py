@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from aeon_evals.commands import add_instance_options
+from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, ExitCode, UsageError
 from aeon_evals.fsio import atomic_write
 
@@ -28,7 +28,7 @@ exit codes:
 def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "lint",
-        help="check every SKILL.md: frontmatter, colliding descriptions, trigger routing",
+        help=summary("lint"),
         description="Check skills/*/SKILL.md: frontmatter (name, description, keys, size), the "
         "config (aeon.yml), an output a contract can be inferred from; every pair of skills whose "
         "name and description are similar enough to confuse a router (≥ 0.5 warning, ≥ 0.75 error); "

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from aeon_evals import checks, ci, clock, layout, notify, pipeline
-from aeon_evals.commands import CONFIG_HELP
+from aeon_evals.commands import CONFIG_HELP, summary
 from aeon_evals.errors import EvalsError, ExitCode, UsageError, WriteFailed
 from aeon_evals.fsio import atomic_write, read_confined, write_error
 from aeon_evals.manifest import EVALS_PATH
@@ -29,7 +29,7 @@ NO_NOTIFIER = (
 def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "run",
-        help="evaluate every skill, diff against the previous article, write the dated article",
+        help=summary("run"),
         description="Evaluate an Aeon instance: checks a–g per skill, diff against the newest earlier "
         "articles/skill-evals-*.md, file/close issues, write the article, the log section and the dashboard, "
         "and notify when something changed.",

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aeon_evals import clock, layout
+from aeon_evals.commands import summary
 
 if TYPE_CHECKING:
     from aeon_evals.catalog_summary import CatalogSummary
@@ -17,7 +18,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     """Register `aeon-evals site` and its options."""
     p = sub.add_parser(
         "site",
-        help="rebuild the static HTML dashboard (default: <root>/site)",
+        help=summary("site"),
         description=(
             "Render index.html and one page per skill-evals article; opens from file://, "
             "no network."

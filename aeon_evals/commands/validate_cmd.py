@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import audit, layout
-from aeon_evals.commands import add_instance_options
+from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, EvalsError, ExitCode
 from aeon_evals.fsio import inside, read_confined
 from aeon_evals.manifest import EVALS_PATH, Manifest, decode_json, duplicate_keys, parse_manifest
@@ -39,7 +39,7 @@ class Finding:
 def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "validate",
-        help="check evals.json and aeon.yml; report every problem with its location",
+        help=summary("validate"),
         description="Check skills/skill-evals/evals.json against the schema (types, ranges, min ≤ max, every "
         "pattern compiled with the engine the run uses, globs inside the root, unknown keys warned) and "
         "aeon.yml's schedules (5-field cron, workflow_dispatch or reactive). Every problem is reported at "
