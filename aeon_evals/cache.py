@@ -16,7 +16,8 @@ The status file, `index.json`, as coverage.py's `IncrementalChecker` keeps its o
         "version": <VERSION>,            # the format of these files
         "globals": "<16 hex digits>",    # a hash of every global input (`fingerprint()`)
         "articles": {                    # per content hash: what the dashboard needs of a run
-            "<sha256>": {"parsed": {path, day, verdict, coverage, …}, "counts": [failing, skills, apart]}
+            "<sha256>": {"parsed": {path, day, verdict, coverage, …},
+                         "counts": [failing, skills, apart]}
         },
         "files": {                       # per article file: what it held when last hashed
             "skill-evals-2026-05-31.md": [inode, size, mtime_ns, "<sha256>"]
@@ -53,7 +54,10 @@ VERSION = 5  # 2: failing-since dates and issues in each rows file; 3: "globals"
 # file; 4: counts are [failing enabled and unmuted, skills, disabled/unregistered/muted]
 # 5: the rows of the Inferred contracts table, apart from Full Results
 _STATUS = {s.value: s for s in Status}  # a dict lookup, not an Enum call, for 100,000s of rows
-_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# aeon-evals article cache; see https://bford.info/cachedir/\n"
+_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n# aeon-evals article cache; see "
+    "https://bford.info/cachedir/\n"
+)
 
 
 def fingerprint() -> str:
@@ -152,7 +156,7 @@ def with_detail(summary: ParsedArticle, detail: dict[str, Any]) -> ParsedArticle
 def article_from_json(
     summary: dict[str, Any], detail: dict[str, Any] | None = None
 ) -> ParsedArticle:
-    """The article from its summary, with its rows and failing-since facts when `detail` is given."""
+    """The article from its summary, with its rows and failing-since facts given `detail`."""
     coverage = summary["coverage"]
     article = ParsedArticle(
         path=str(summary["path"]),

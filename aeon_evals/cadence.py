@@ -24,7 +24,8 @@ def _fields(expr: str) -> tuple[list[int], list[int], set[int], set[int], set[in
     parts = expr.split()
     if len(parts) != 5:
         raise CronError(
-            f"{expr!r} has {len(parts)} fields; a cron schedule has 5 (minute hour day month weekday)"
+            f"{expr!r} has {len(parts)} fields; "
+            "a cron schedule has 5 (minute hour day month weekday)"
         )
     dom, dow = parts[2], parts[4]
     if re.search(r"[LW?#]", dom) or re.search(r"#|\?|(^|,)\d*L($|,)", dow):
@@ -120,7 +121,7 @@ def previous_fire(expr: str, now: datetime) -> datetime | None:
 
 
 def parse_cadence(value: object) -> float | None:
-    """An `expected_cadence` value → days: a number of days, `"7d"`, `"12h"`, `daily`, `weekly`, or a cron."""
+    """An `expected_cadence` value → days: days, `"7d"`, `"12h"`, `daily`, `weekly`, or a cron."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):  # Infinity is refused as NaN is

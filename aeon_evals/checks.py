@@ -1,4 +1,4 @@
-"""Checks a–g of SPEC §4 for one skill: latest output, empty/stale, words, patterns, numbers, quality."""
+"""Checks a–g of SPEC §4 for one skill: latest output, empty/stale, words, patterns, numbers."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ class HeadingIndex:
         self.titles = [key for key, _ in self.by_title]
 
     def spans(self, want_level: int | None, want: object) -> list[tuple[int, int]]:
-        """(start, end) of each section `want` heads, in order, exactly as extract_sections walks them."""
+        """(start, end) of each section `want` heads, in order, as extract_sections walks them."""
         if want_level is None:  # a pattern: every heading line must be tried
             hits = [
                 i
@@ -175,9 +175,9 @@ def extract_sections(
 ) -> Iterator[bytes]:
     """Only the lines of the sections headed by `section` (a heading like `### token-alert`, matched
     by its title at any heading level, case-insensitively and with `-`, `_` and space alike, or a
-    pattern matched against heading lines), each from its heading to the next heading of the same or a higher level. With
-    `keep=False`, everything except those sections. `index` is the HeadingIndex of the one
-    block, when the caller already has it."""
+    pattern matched against heading lines), each from its heading to the next heading of the
+    same or a higher level. With `keep=False`, everything except those sections. `index` is the
+    HeadingIndex of the one block, when the caller already has it."""
     want_level, want = _section_matcher(section)
     if index is not None:
         for block in blocks:
@@ -207,7 +207,8 @@ def extract_sections(
             yield block[pos:]
 
 
-OWN_SECTION = "### skill-evals"  # what this tool appends to the daily log: never graded as another skill's output
+# What this tool appends to the daily log: never graded as another skill's output.
+OWN_SECTION = "### skill-evals"
 
 
 def _parse_number(text: str) -> float | None:
@@ -387,7 +388,8 @@ def _pick_log(
         return newest, None
     return (
         rel,
-        f"used {rel}: the newest log has no entry yet (last expected run {fired:%Y-%m-%d %H:%M} UTC)",
+        f"used {rel}: the newest log has no entry yet "
+        f"(last expected run {fired:%Y-%m-%d %H:%M} UTC)",
     )
 
 
@@ -624,7 +626,8 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         cron = ctx.cron
         if cron and cron.last_status == "success":
             notes.append(
-                f"cron-state says the last run succeeded ({cron.last_success or 'time unknown'}) but there is no output"
+                f"cron-state says the last run succeeded ({cron.last_success or 'time unknown'}) "
+                "but there is no output"
             )
         causes: tuple[Cause, ...] = (Cause(Status.NO_OUTPUT, "no_file_match", detail),)
         return _finish(

@@ -46,7 +46,7 @@ REGRESSED_VERDICTS = frozenset({Verdict.REGRESSED, Verdict.QUALITY_DROP})
 
 
 def _kept_counts(row: ArticleRow) -> bool:
-    """A row kept from today's earlier article counts unless it was disabled, unregistered or muted."""
+    """A row kept from today's earlier article counts unless disabled, unregistered or muted."""
     return not any(f.startswith(("disabled", "unregistered", "muted")) for f in row.flags)
 
 
@@ -83,7 +83,7 @@ def fail_reason(outcome: RunOutcome, mode: FailOn) -> str | None:
 
 
 def exit_code(outcome: RunOutcome, mode: FailOn) -> ExitCode:
-    """The exit code of a completed run: 3 bootstrap, 5 nothing evaluated, 1 --fail-on tripped, else 0."""
+    """The exit code of a completed run: 3 bootstrap, 5 nothing evaluated, 1 --fail-on, else 0."""
     if outcome.verdict is Verdict.BOOTSTRAP:
         return ExitCode.BOOTSTRAP
     if not outcome.results:
@@ -124,7 +124,10 @@ def _result_lines(row: Row, result: SkillResult) -> list[str]:
 def _skip_reason(result: SkillResult) -> str | None:
     if result.muted is not None:
         reason = f": {result.muted.reason}" if result.muted.reason else ""
-        return f"muted until {result.muted.until.isoformat()}{reason} (status {result.status.value}, {result.root_cause})"
+        return (
+            f"muted until {result.muted.until.isoformat()}{reason} (status {result.status.value}, "
+            f"{result.root_cause})"
+        )
     if result.status is Status.NOT_RUN:
         return (
             f"on demand, not run ({result.root_cause}: {result.head.detail if result.head else ''})"
@@ -449,7 +452,8 @@ def job_summary(
             f" ({len(n.failing_apart)} disabled or muted, not counted)" if n.failing_apart else ""
         )
         out += [
-            f"**Coverage:** {coverage_line(n.coverage, n.previous_pct, n.legacy_pct, data.contracts)}  ",
+            "**Coverage:** "
+            f"{coverage_line(n.coverage, n.previous_pct, n.legacy_pct, data.contracts)}  ",
             f"**Diff:** {n.counts.summary()}  ",
             f"**Failing now:** {len(n.failing)} of {n.evaluated}{apart}  ",
         ]

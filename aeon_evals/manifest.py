@@ -45,7 +45,7 @@ SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with the configuration, located like `skills.cost-report.numeric_checks[0].max`."""
+    """One thing wrong with the configuration, located like `skills.x.numeric_checks[0].max`."""
 
     where: str
     message: str
@@ -265,7 +265,8 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
     if not SKILL_NAME.match(skill):
         out.error(
             at,
-            f"{_show(skill)} is not a skill name (letters, digits, '-', '_', '.'; it names the skills/<name>/ folder)",
+            f"{_show(skill)} is not a skill name (letters, digits, '-', '_', '.'; it names the "
+            "skills/<name>/ folder)",
         )
     if not isinstance(raw, dict):
         out.error(at, f"expected an object with at least output_pattern, got {_got(raw)}")
@@ -301,7 +302,8 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
         if cadence_days is None:
             out.error(
                 f"{at}.expected_cadence",
-                f"expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got {_got(raw['expected_cadence'])}",
+                "expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got "
+                f"{_got(raw['expected_cadence'])}",
             )
     section = raw.get("section")
     if section is not None and (not isinstance(section, str) or not section.strip()):

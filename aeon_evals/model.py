@@ -1,4 +1,4 @@
-"""Plain typed data shared by every pipeline stage: statuses, diff labels, verdicts, specs, results."""
+"""Plain typed data shared by every pipeline stage: statuses, diff labels, verdicts, specs."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ class Status(enum.StrEnum):
     STALE = "STALE"
     QUALITY_DEGRADED = "QUALITY_DEGRADED"
     WARN = "WARN"
-    ERROR = "ERROR"  # the spec itself is broken (bad pattern, path outside the root): not the skill's fault
+    # The spec itself is broken (bad pattern, path outside the root): not the skill's fault.
+    ERROR = "ERROR"
     NOT_RUN = "NOT_RUN"  # an on-demand skill nobody dispatched lately: nothing to judge
     PASS = "PASS"
 
@@ -41,7 +42,7 @@ def worst(statuses: list[Status]) -> Status:
 
 
 class DiffLabel(enum.StrEnum):
-    """How a skill's status moved since the previous run: exactly one per (previous, current) pair."""
+    """How a skill's status moved since the previous run: one per (previous, current) pair."""
 
     NEW_FAIL = "NEW_FAIL"
     NEW_QUALITY_DEGRADED = "NEW_QUALITY_DEGRADED"
@@ -56,7 +57,7 @@ class DiffLabel(enum.StrEnum):
 
 
 class ContractsMode(enum.StrEnum):
-    """How much weight contracts inferred from SKILL.md carry (evals.json `contracts`, `--contracts`)."""
+    """How much weight contracts inferred from SKILL.md carry (`contracts`, `--contracts`)."""
 
     REPORT = "report"  # shown apart: no issues, no verdict
     ENFORCE = "enforce"  # full citizens, like evals.json specs

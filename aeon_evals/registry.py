@@ -19,13 +19,16 @@ _SKILLS_LINE = re.compile(r"^skills\s*:\s*(#.*)?$")
 _TOP_KEY = re.compile(r"^[A-Za-z_][\w.-]*\s*:")
 # An entry line inside the block: indentation (spaces, or tabs that YAML refuses), a name, a colon.
 _ENTRY = re.compile(r"^([ \t]+)([A-Za-z0-9_][\w.:-]*?)\s*:(?:\s|$)(.*)$")
-# Best-effort reading of an entry that is not YAML (`heartbeat: { enabled: true, schedule: "0 8 * * *"`).
+# Best-effort reading of an entry that is not YAML
+# (`heartbeat: { enabled: true, schedule: "0 8 * * *"`).
 _LOOSE_ENABLED = re.compile(r"\benabled\s*:\s*[\"']?(true|false|yes|no|on|off)\b", re.IGNORECASE)
 _LOOSE_SCHEDULE = re.compile(r"\bschedule\s*:\s*(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^,}\n#]+))")
 
 
 def _loader(base: Any) -> Any:
-    """`base` with YAML 1.1's surprise removed: `on`, `off`, `yes`, `no` stay strings (a skill may be named `off`)."""
+    """`base` with YAML 1.1's surprise removed: `on`, `off`, `yes`, `no` stay strings.
+
+    A skill may be named `off`."""
     loader: Any = type(f"_{base.__name__}", (base,), {})
     loader.yaml_implicit_resolvers = {
         key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
@@ -264,13 +267,15 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
             issues.append(
                 (
                     "skills",
-                    f"expected a mapping of skill names, got {kind}; every skill counts as unregistered",
+                    f"expected a mapping of skill names, got {kind}; every skill counts as "
+                    "unregistered",
                 )
             )
             return _registry(path, {}, issues, line_of)
         return _registry(path, {str(k): v for k, v in skills.items()}, issues, line_of)
 
-    # The file as a whole is not YAML (real files hold chains written as `- skill: a, consume: [...]`):
+    # The file as a whole is not YAML (real files hold chains written as
+    # `- skill: a, consume: [...]`):
     # read the `skills:` block alone, and if that fails too, each entry on its own.
     if start is None:
         try:  # the message is shown: let the pure-Python parser word it
@@ -280,7 +285,8 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
         issues.append(
             (
                 "",
-                f"not valid YAML ({yaml_error}) and no top-level 'skills:' block; every skill counts as unregistered",
+                f"not valid YAML ({yaml_error}) and no top-level 'skills:' block; every skill "
+                "counts as unregistered",
             )
         )
         return _registry(path, {}, issues, line_of, yaml_error)
@@ -302,7 +308,8 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
             issues.append(
                 (
                     where,
-                    f"not valid YAML ({_first_line(exc).split(' at line ')[0]}); read best-effort as {_describe(value)}",
+                    f"not valid YAML ({_first_line(exc).split(' at line ')[0]}); read best-effort "
+                    f"as {_describe(value)}",
                 )
             )
             raw[name] = value
@@ -385,7 +392,8 @@ def load_registry(root: Path, config: str | None = None) -> Registry:
     except UnicodeDecodeError as exc:
         text = raw.decode("utf-8", errors="replace")
         note = (
-            f"{name}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); undecodable bytes replaced",
+            f"{name}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+            "undecodable bytes replaced",
         )
     found = parse_registry(text, path=name)
     if note:
@@ -420,7 +428,8 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
             found.append(
                 (
                     at,
-                    f'expected a mapping such as {{ enabled: true, schedule: "0 7 * * *" }}, got {value!r}; read as disabled',
+                    f'expected a mapping such as {{ enabled: true, schedule: "0 7 * * *" }}, got '
+                    f"{value!r}; read as disabled",
                     "warning",
                 )
             )
@@ -443,7 +452,8 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
                 found.append(
                     (
                         f"skills.{name}.schedule{suffix}",
-                        f"enabled but no schedule; the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies",
+                        f"enabled but no schedule; the {cadence.FALLBACK_DAYS:g}-day fallback "
+                        "cadence applies",
                         "warning",
                     )
                 )
@@ -460,7 +470,10 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
         expr = schedule.strip()
         if expr in _NOT_CRON:
             continue
-        fallback = f"GitHub Actions only takes 5-field cron, so the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies"
+        fallback = (
+            f"GitHub Actions only takes 5-field cron, so the {cadence.FALLBACK_DAYS:g}-day "
+            "fallback cadence applies"
+        )
         if expr.startswith("@"):
             found.append(
                 (
@@ -484,7 +497,8 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
             found.append(
                 (
                     f"skills.{name}.schedule{suffix}",
-                    f"{exc}; Aeon would never schedule it as written, and the {cadence.FALLBACK_DAYS:g}-day fallback cadence applies",
+                    f"{exc}; Aeon would never schedule it as written, and the "
+                    f"{cadence.FALLBACK_DAYS:g}-day fallback cadence applies",
                     "error" if on else "warning",
                 )
             )

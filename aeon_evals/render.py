@@ -85,7 +85,10 @@ def coverage_line(
     if contracts:
         now += f" by evals.json, {contracts}"
     if legacy_pct is not None:
-        return f"{now} (prior article counted coverage another way: {pct_text(legacy_pct)}%; not compared)"
+        return (
+            f"{now} (prior article counted coverage another way: {pct_text(legacy_pct)}%; "
+            "not compared)"
+        )
     if previous_pct is None:
         return f"{now} (first run)"
     delta = coverage.pct - previous_pct
@@ -207,11 +210,12 @@ def _article_lines(
 ) -> tuple[list[str], tuple[Span, Span], tuple[list[list[str]], list[list[str]]]]:
     """The article's lines, where the Full Results and Inferred contracts rows are among them,
     and those rows' cells."""
+    coverage = coverage_line(data.coverage, data.previous_pct, data.legacy_pct, data.contracts)
     out = [
         f"# Skill Evals — {data.day.isoformat()}",
         "",
         f"**Verdict:** {data.verdict.value}",
-        f"**Coverage:** {coverage_line(data.coverage, data.previous_pct, data.legacy_pct, data.contracts)}",
+        f"**Coverage:** {coverage}",
         f"**Diff:** {data.counts.summary()}",
     ]
     if data.catalog is not None:
@@ -318,16 +322,18 @@ def _article_lines(
 
 def log_section(data: ArticleData, *, article: str, filed: list[str], closed: list[str]) -> str:
     """The `### skill-evals` section appended to memory/logs/DATE.md."""
+    coverage = coverage_line(data.coverage, data.previous_pct, data.legacy_pct, data.contracts)
     return (
         "\n".join(
             [
                 "### skill-evals",
                 f"- Verdict: {data.verdict.value}",
                 f"- Diff: {data.counts.summary()}",
-                f"- Coverage: {coverage_line(data.coverage, data.previous_pct, data.legacy_pct, data.contracts)}",
+                f"- Coverage: {coverage}",
                 f"- Issues filed: {', '.join(filed) or 'none'}",
                 f"- Issues closed: {', '.join(closed) or 'none'}",
-                f"- Action queue head: {one_line(data.actions[0]) if data.actions else 'none — all green'}",
+                "- Action queue head: "
+                f"{one_line(data.actions[0]) if data.actions else 'none — all green'}",
                 f"- Article: {article}",
             ]
         )
@@ -341,7 +347,8 @@ def notify_body(data: ArticleData, *, article: str) -> str:
     n = data.numbers
     lines = [
         f"*Skill Evals — {n.verdict.value}*",
-        f"{n.counts.new_fail} new fail · {n.counts.fixed} fixed · coverage {pct_text(n.coverage.pct)}%",
+        f"{n.counts.new_fail} new fail · {n.counts.fixed} fixed · coverage "
+        f"{pct_text(n.coverage.pct)}%",
         f"Top action: {one_line(n.actions[0]) if n.actions else 'none'}",
         f"Article: {article}",
     ]

@@ -283,7 +283,7 @@ class AddSpec:
 
 
 def rank_adds(adds: list[AddSpec]) -> list[AddSpec]:
-    """Most frequently scheduled first (a skill that runs hourly rots fastest unseen), then by name."""
+    """Most frequently scheduled first (a skill run hourly rots fastest unseen), then by name."""
     return sorted(adds, key=lambda a: (a.cadence_days, a.skill))
 
 
@@ -337,7 +337,8 @@ def action_queue(
     add = [gap.action() for gap in gaps[:MAX_ADD_ACTIONS]]
     if len(gaps) > MAX_ADD_ACTIONS:
         add.append(
-            f"+{len(gaps) - MAX_ADD_ACTIONS} more skills without an evals.json entry — see Coverage Gaps"
+            f"+{len(gaps) - MAX_ADD_ACTIONS} more skills without an evals.json entry — see "
+            "Coverage Gaps"
         )
     items = [*patch, *investigate, *dispatch, *fixes]
     room = MAX_ACTIONS - len(items)

@@ -164,7 +164,7 @@ class ArticleStore:
         return None
 
     def recent(self, before: date, count: int) -> list[ParsedArticle]:
-        """The readable ones among the `count` newest articles dated before `before`, oldest first."""
+        """The readable ones of the `count` newest articles dated before `before`, oldest first."""
         parsed: list[ParsedArticle] = []
         for _day, path in reversed(list(itertools.islice(self.newest_before(before), count))):
             with contextlib.suppress(*_UNREADABLE):
@@ -347,7 +347,7 @@ class ArticleStore:
         self.cache.save_pages(out, pages)
 
     def folder(self, name: str) -> Path | None:
-        """A folder of the cache for other derived files (compiled templates); None when read-only."""
+        """A folder of the cache for other derived files (compiled templates); None if read-only."""
         return self.cache.folder(name)
 
     def save(self) -> None:

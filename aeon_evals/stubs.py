@@ -84,6 +84,7 @@ def starter_manifest(root: Path, found: AuditReport) -> dict[str, Any]:
     del root
     return {
         "version": "1",
-        "description": "Per-skill output assertions for aeon-evals. Starter specs drafted from each skill's SKILL.md (`_from` names the line): review before trusting them.",
+        "description": "Per-skill output assertions for aeon-evals. Starter specs drafted from "
+        "each skill's SKILL.md (`_from` names the line): review before trusting them.",
         "skills": stubs(found),
     }

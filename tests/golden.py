@@ -1,4 +1,4 @@
-"""Golden files: compare rendered output with tests/golden/NAME; AEON_EVALS_UPDATE_GOLDEN=1 rewrites them."""
+"""Golden files: rendered output against tests/golden/NAME; AEON_EVALS_UPDATE_GOLDEN=1 rewrites."""
 
 from __future__ import annotations
 
@@ -25,5 +25,6 @@ def assert_golden(name: str, actual: str) -> None:
             )
         )
         raise AssertionError(
-            f"{name} differs from its golden file (saved {actual_path}; accept with AEON_EVALS_UPDATE_GOLDEN=1):\n{diff}"
+            f"{name} differs from its golden file (saved {actual_path}; accept with "
+            f"AEON_EVALS_UPDATE_GOLDEN=1):\n{diff}"
         )

@@ -34,7 +34,8 @@ def _run(tmp_path: Path, cli: Cli, *extra: str) -> dict[str, dict[str, object]]:
 
 def test_enabled_skills_match_the_real_article(tmp_path: Path, cli: Cli) -> None:
     rows = _run(tmp_path, cli)
-    # The real article: cost-report, token-alert, skill-health FIXED (from NO_OUTPUT); heartbeat PASS.
+    # The real article: cost-report, token-alert, skill-health FIXED (from NO_OUTPUT);
+    # heartbeat PASS.
     assert (rows["cost-report"]["status"], rows["cost-report"]["diff"]) == ("PASS", "FIXED")
     assert (rows["token-alert"]["status"], rows["token-alert"]["diff"]) == ("PASS", "FIXED")
     assert (rows["skill-health"]["status"], rows["skill-health"]["diff"]) == ("PASS", "FIXED")
@@ -73,7 +74,8 @@ def test_a_06_00_run_does_not_fail_skills_that_run_later(tmp_path: Path, cli: Cl
         assert rows[skill]["status"] == "PASS", rows[skill]
         assert rows[skill]["output"]["path"] == "memory/logs/2026-05-30.md"
         assert rows[skill]["notes"] == [
-            f"used memory/logs/2026-05-30.md: the newest log has no entry yet (last expected run 2026-05-30 {hour} UTC)"
+            "used memory/logs/2026-05-30.md: the newest log has no entry yet (last expected run "
+            f"2026-05-30 {hour} UTC)"
         ]
 
 

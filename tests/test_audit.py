@@ -1,5 +1,5 @@
 """Coverage audit (issue #4): the old scripts/eval-audit's numbers on real snapshots, where and why
-ours differ, inferred patterns, orphan specs, starter stubs, the wrapper script and the bootstrap."""
+ours differ, inferred patterns, orphan specs, starter stubs, the wrapper script, the bootstrap."""
 
 from __future__ import annotations
 
@@ -285,22 +285,27 @@ SKILL_MD = [
     ),
     (
         "technical-explainer",
-        "Read the last 3 days of `memory/logs/` to find topics.\n1. The newest file in `articles/` from the last 3 days.\n\n"
-        "## Save\n1. Save the explainer to `articles/explainer-${today}.md`:\n2. Log to `memory/logs/${today}.md` always.\n"
+        "Read the last 3 days of `memory/logs/` to find topics.\n1. The newest file in `articles/` "
+        "from the last 3 days.\n\n"
+        "## Save\n1. Save the explainer to `articles/explainer-${today}.md`:\n2. Log to "
+        "`memory/logs/${today}.md` always.\n"
         "   - **File:** articles/explainer-${today}.md\n",
         "articles/explainer-*.md",
     ),
     (
         "fleet-control",
-        "Scan the last ~3 days of `memory/logs/` for recent activity. If gh is missing, log `NO_AUTH` to `memory/logs/${today}.md`.\n"
+        "Scan the last ~3 days of `memory/logs/` for recent activity. If gh is missing, log "
+        "`NO_AUTH` to `memory/logs/${today}.md`.\n"
         "Compare against the most recent prior `output/articles/fleet-status-*.md`.\n"
         "Write to `output/articles/fleet-status-${var}-${today}.md`:\n"
-        "Publish the scorecard to `memory/scorecard.md` and append a row to `memory/scorecard-history.csv`.\n",
+        "Publish the scorecard to `memory/scorecard.md` and append a row to "
+        "`memory/scorecard-history.csv`.\n",
         "output/articles/fleet-status-*.md",
     ),
     (
         "skill-security-scan",
-        "Compare with last week's audit in articles/workflow-security-audit-2026-04-11-${today}.md.\n"
+        "Compare with last week's audit in "
+        "articles/workflow-security-audit-2026-04-11-${today}.md.\n"
         "Write the findings to articles/skill-security-scan-$(date +%Y-%m-%d).md.",
         "articles/skill-security-scan-*.md",
     ),
@@ -618,7 +623,8 @@ def test_bootstrap_writes_a_starter_spec_notifies_and_exits_3(instance: Instance
     assert "verdict: SKILL_EVALS_BOOTSTRAP" in out
     (body,) = inst.notifications()
     assert body == [
-        "*Skill Evals — SKILL_EVALS_BOOTSTRAP*\nwrote skills/skill-evals/evals.json with 2 starter specs: review it and commit it"
+        "*Skill Evals — SKILL_EVALS_BOOTSTRAP*\nwrote skills/skill-evals/evals.json with 2 starter "
+        "specs: review it and commit it"
     ]
     assert not (inst.root / "articles/skill-evals-2026-05-31.md").exists()
     # the starter is a usable evals.json: the next run evaluates it
@@ -669,8 +675,8 @@ def test_the_article_coverage_parts_come_from_the_audit(instance: Instance, cli:
     ] and gaps[10:] == ["+2 more"]
     assert "Add evals.json entry for skill-00 — pattern: articles/skill-00-*.md" in article
     assert (
-        "Patch evals.json:hn-digest — no skills/hn-digest/ folder or aeon.yml entry; did you mean hacker-news-digest?"
-        in article
+        "Patch evals.json:hn-digest — no skills/hn-digest/ folder or aeon.yml entry; did you mean "
+        "hacker-news-digest?" in article
     )
 
 

@@ -44,7 +44,10 @@ SPECS: dict[str, Any] = {
         "required_patterns": ["HEARTBEAT_OK"],
     },
 }
-AEON = 'skills:\n  cost-report: { enabled: true, schedule: "0 7 * * 1" }\n  heartbeat: { enabled: true, schedule: "0 8 * * *" }\n'
+AEON = (
+    'skills:\n  cost-report: { enabled: true, schedule: "0 7 * * 1" }\n  heartbeat: { enabled: '
+    'true, schedule: "0 8 * * *" }\n'
+)
 
 
 def _write(root: Path, rel: str, data: str | bytes) -> None:
@@ -259,35 +262,40 @@ CASES = [
         "truncated-json",
         "evals.json cut off mid-file",
         lambda root: _write(root, EVALS, (root / EVALS).read_bytes()[:200]),
-        "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 10 column 7: Unterminated string starting at (also after a retry 0s later)",
+        "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 10 column 7: "
+        "Unterminated string starting at (also after a retry 0s later)",
         2,
     ),
     Case(
         "empty-evals",
         "evals.json is an empty file",
         evals_bytes(b""),
-        "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 1 column 1: Expecting value (also after a retry 0s later)",
+        "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 1 column 1: Expecting "
+        "value (also after a retry 0s later)",
         2,
     ),
     Case(
         "evals-not-utf8",
         "evals.json is not UTF-8 (Latin-1 é)",
         evals_bytes(b'{"version": "1", "skills": {"caf\xe9": {}}}'),
-        "aeon-evals: skills/skill-evals/evals.json: not UTF-8 text (byte 0xe9 at offset 32) (also after a retry 0s later)",
+        "aeon-evals: skills/skill-evals/evals.json: not UTF-8 text (byte 0xe9 at offset 32) (also "
+        "after a retry 0s later)",
         2,
     ),
     Case(
         "evals-a-list",
         "evals.json is a list",
         evals_json([SPECS]),
-        "aeon-evals: skills/skill-evals/evals.json: expected a JSON object with a 'skills' key, got a list",
+        "aeon-evals: skills/skill-evals/evals.json: expected a JSON object with a 'skills' key, "
+        "got a list",
         2,
     ),
     Case(
         "skills-a-list",
         "`skills` is a list",
         evals_json({"skills": [SPECS]}),
-        "aeon-evals: skills/skill-evals/evals.json: skills: expected an object of skill specs, got a list",
+        "aeon-evals: skills/skill-evals/evals.json: skills: expected an object of skill specs, "
+        "got a list",
         2,
     ),
     Case(
@@ -320,8 +328,8 @@ CASES = [
         "spec-a-string",
         "a spec that is a string",
         whole_spec("heartbeat", "memory/logs/*.md"),
-        W
-        + 'skills.heartbeat: expected an object with at least output_pattern, got a string "memory/logs/*.md"',
+        W + "skills.heartbeat: expected an object with at least output_pattern, got a string "
+        '"memory/logs/*.md"',
         0,
     ),
     Case(
@@ -364,24 +372,24 @@ CASES = [
         "numeric-no-pattern",
         "numeric check without `pattern`",
         numeric(pattern=None),
-        W
-        + "skills.cost-report.numeric_checks[0].pattern: is required (a regex whose group 1 is the number)",
+        W + "skills.cost-report.numeric_checks[0].pattern: is required (a regex whose group 1 is "
+        "the number)",
         0,
     ),
     Case(
         "lookbehind",
         "regex `(?<=a)b` (RE2 has no lookbehind)",
         spec("cost-report", required_patterns=["(?<=a)b"]),
-        W
-        + "skills.cost-report.required_patterns[0]: pattern `(?<=a)b` does not compile: invalid perl operator: (?<=",
+        W + "skills.cost-report.required_patterns[0]: pattern `(?<=a)b` does not compile: invalid "
+        "perl operator: (?<=",
         0,
     ),
     Case(
         "backreference",
         "regex `(a)\\1` (RE2 has no backreferences)",
         spec("cost-report", forbidden_patterns=["(a)\\1"]),
-        W
-        + "skills.cost-report.forbidden_patterns[0]: pattern `(a)\\1` does not compile: invalid escape sequence: \\1",
+        W + "skills.cost-report.forbidden_patterns[0]: pattern `(a)\\1` does not compile: invalid "
+        "escape sequence: \\1",
         0,
     ),
     Case(
@@ -395,16 +403,16 @@ CASES = [
         "pattern-dotdot",
         "`output_pattern` with `..`",
         spec("cost-report", output_pattern="../articles/*.md"),
-        W
-        + "skills.cost-report.output_pattern: '../articles/*.md' contains '..'; patterns must stay inside the instance root",
+        W + "skills.cost-report.output_pattern: '../articles/*.md' contains '..'; patterns must "
+        "stay inside the instance root",
         0,
     ),
     Case(
         "pattern-absolute",
         "absolute `output_pattern`",
         spec("cost-report", output_pattern="/etc/passwd"),
-        W
-        + "skills.cost-report.output_pattern: '/etc/passwd' is an absolute path; patterns are relative to the instance root",
+        W + "skills.cost-report.output_pattern: '/etc/passwd' is an absolute path; patterns are "
+        "relative to the instance root",
         0,
     ),
     Case(
@@ -432,8 +440,8 @@ CASES = [
         "cadence-bogus",
         "`expected_cadence` is not a cadence",
         spec("cost-report", expected_cadence="fortnightly"),
-        W
-        + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got a string \"fortnightly\"",
+        W + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a "
+        '5-field cron, got a string "fortnightly"',
         0,
     ),
     Case(
@@ -448,8 +456,8 @@ CASES = [
         "section-bad-regex",
         "`section` neither a heading nor a valid pattern",
         spec("heartbeat", section="(?<=x)"),
-        W
-        + "skills.heartbeat.section: not a heading such as '### heartbeat', and as a pattern: pattern `(?<=x)` does not compile",
+        W + "skills.heartbeat.section: not a heading such as '### heartbeat', and as a pattern: "
+        "pattern `(?<=x)` does not compile",
         0,
     ),
     Case(
@@ -508,32 +516,32 @@ CASES = [
         "aeon-yml-broken-flow-map",
         "aeon.yml flow map without its closing brace",
         replace_in("aeon.yml", '"0 8 * * *" }', '"0 8 * * *"'),
-        A
-        + "skills.heartbeat (line 3): not valid YAML (expected ',' or '}', but got '<stream end>'); read best-effort as enabled, schedule '0 8 * * *'",
+        A + "skills.heartbeat (line 3): not valid YAML (expected ',' or '}', but got '<stream "
+        "end>'); read best-effort as enabled, schedule '0 8 * * *'",
         0,
     ),
     Case(
         "cron-6-fields",
         "cron with 6 fields",
         replace_in("aeon.yml", '"0 8 * * *"', '"0 0 8 * * *"'),
-        A
-        + "skills.heartbeat.schedule (line 3): '0 0 8 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+        A + "skills.heartbeat.schedule (line 3): '0 0 8 * * *' has 6 fields; GitHub Actions only "
+        "takes 5-field cron, so the 14-day fallback cadence applies",
         0,
     ),
     Case(
         "cron-at-daily",
         "schedule `@daily`",
         replace_in("aeon.yml", '"0 8 * * *"', '"@daily"'),
-        A
-        + "skills.heartbeat.schedule (line 3): '@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+        A + "skills.heartbeat.schedule (line 3): '@daily' is not a 5-field cron; GitHub Actions "
+        "only takes 5-field cron, so the 14-day fallback cadence applies",
         0,
     ),
     Case(
         "cron-invalid",
         "cron hour 25",
         replace_in("aeon.yml", '"0 8 * * *"', '"0 25 * * *"'),
-        A
-        + "skills.heartbeat.schedule (line 3): '0 25 * * *' is not a valid cron expression; Aeon would never schedule it as written, and the 14-day fallback cadence applies",
+        A + "skills.heartbeat.schedule (line 3): '0 25 * * *' is not a valid cron expression; Aeon "
+        "would never schedule it as written, and the 14-day fallback cadence applies",
         0,
     ),
     Case(
@@ -561,8 +569,8 @@ CASES = [
         "aeon-yml-skills-list",
         "aeon.yml `skills:` is a list",
         write("aeon.yml", "skills:\n  - cost-report\n  - heartbeat\n"),
-        A
-        + "skills: expected a mapping of skill names, got a list; every skill counts as unregistered",
+        A + "skills: expected a mapping of skill names, got a list; every skill counts as "
+        "unregistered",
         0,
     ),
     Case(
@@ -577,14 +585,16 @@ CASES = [
         "cron-state-a-list",
         "cron-state.json is a list",
         write("memory/cron-state.json", '[{"heartbeat": {}}]'),
-        "warning: memory/cron-state.json: expected an object of skills, got a list; cron-state ignored",
+        "warning: memory/cron-state.json: expected an object of skills, got a list; cron-state "
+        "ignored",
         0,
     ),
     Case(
         "cron-state-truncated",
         "cron-state.json cut off",
         write("memory/cron-state.json", '{"heartbeat": {'),
-        "warning: memory/cron-state.json: invalid JSON at line 1: Expecting property name enclosed in double quotes; cron-state ignored",
+        "warning: memory/cron-state.json: invalid JSON at line 1: Expecting property name "
+        "enclosed in double quotes; cron-state ignored",
         0,
     ),
     Case(
@@ -598,7 +608,8 @@ CASES = [
         "health-string-score",
         "skill-health `avg_score` is a string",
         write("memory/skill-health/cost-report.json", '{"avg_score": "4.2"}'),
-        "warning: memory/skill-health/cost-report.json: avg_score: expected a number, got '4.2'; quality unknown",
+        "warning: memory/skill-health/cost-report.json: avg_score: expected a number, got '4.2'; "
+        "quality unknown",
         0,
     ),
     Case(
@@ -644,11 +655,13 @@ CASES = [
         "an ISS file with a YAML alias bomb (nine levels of `&a [*a × 9]`) in its title",
         write(
             "memory/issues/ISS-001.md",
-            "---\nid: ISS-001\nstatus: open\ntitle: [&l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"
+            "---\nid: ISS-001\nstatus: open\ntitle: [&l0 [lol, lol, lol, lol, lol, lol, lol, lol, "
+            "lol]"
             + "".join(f", &l{n} [" + ", ".join([f"*l{n - 1}"] * 9) + "]" for n in range(1, 9))
             + "]\n---\n",
         ),
-        "warning: memory/issues/ISS-001.md: YAML aliases expand past 10,000 values; read key by key, 'title' ignored",
+        "warning: memory/issues/ISS-001.md: YAML aliases expand past 10,000 values; read key by "
+        "key, 'title' ignored",
         0,
     ),
     Case(
@@ -664,12 +677,14 @@ CASES = [
         "iss-id-mismatch",
         "an ISS file whose frontmatter id names another issue",
         write("memory/issues/ISS-001.md", "---\nid: ISS-007\nstatus: open\ntitle: x\n---\n"),
-        "warning: memory/issues/ISS-001.md: frontmatter id 'ISS-007' disagrees with the file name; read as ISS-001",
+        "warning: memory/issues/ISS-001.md: frontmatter id 'ISS-007' disagrees with the file "
+        "name; read as ISS-001",
         0,
     ),
     Case(
         "index-sections-in-code",
-        "INDEX.md with `## Open` in a fenced block and an HTML comment, its real sections `### Open` "
+        "INDEX.md with `## Open` in a fenced block and an HTML comment, its real sections `### "
+        "Open` "
         "and `### Resolved`, and an issue to file (the row goes to `### Open`)",
         both(
             write(
@@ -688,21 +703,24 @@ CASES = [
         "previous-article-empty",
         "the previous article is empty",
         write("articles/skill-evals-2026-05-24.md", ""),
-        "warning: articles/skill-evals-2026-05-24.md: empty file; falling back to the next older article",
+        "warning: articles/skill-evals-2026-05-24.md: empty file; falling back to the next older "
+        "article",
         0,
     ),
     Case(
         "previous-article-binary",
         "the previous article is binary",
         write("articles/skill-evals-2026-05-24.md", b"\x00\x01\x02\xff\xfe" * 50),
-        "warning: articles/skill-evals-2026-05-24.md: binary content, not a skill-evals article; falling back to the next older article",
+        "warning: articles/skill-evals-2026-05-24.md: binary content, not a skill-evals article; "
+        "falling back to the next older article",
         0,
     ),
     Case(
         "previous-article-no-table",
         "the previous article has no Full Results table",
         write("articles/skill-evals-2026-05-24.md", "# Notes\n\nno tables\n"),
-        "warning: articles/skill-evals-2026-05-24.md: no Full Results table with Skill and Status columns; falling back to the next older article",
+        "warning: articles/skill-evals-2026-05-24.md: no Full Results table with Skill and Status "
+        "columns; falling back to the next older article",
         0,
     ),
     # hostile instances (issue 16): nothing blocks, nothing outside the root is read, one bad
@@ -711,16 +729,16 @@ CASES = [
         "aeon-yml-fifo",
         "aeon.yml is a FIFO (named pipe)",
         fifo("aeon.yml"),
-        A
-        + "is a FIFO (named pipe), not a regular file; not read; every skill counts as unregistered",
+        A + "is a FIFO (named pipe), not a regular file; not read; every skill counts as "
+        "unregistered",
         0,
     ),
     Case(
         "aeon-yml-dev-zero",
         "aeon.yml is a symlink to /dev/zero",
         symlink("aeon.yml", "/dev/zero"),
-        A
-        + "leads outside the root through the symlink aeon.yml -> /dev/zero; not read; every skill counts as unregistered",
+        A + "leads outside the root through the symlink aeon.yml -> /dev/zero; not read; every "
+        "skill counts as unregistered",
         0,
     ),
     Case(
@@ -742,30 +760,32 @@ CASES = [
         "aeon-yml-alias-bomb",
         "aeon.yml holds a YAML alias bomb (nine levels of `&a [*a × 9]`)",
         lambda root: _write(root, "aeon.yml", alias_bomb() + AEON),
-        A
-        + "not read as a whole: its aliases expand to more than 200,000 values (an alias bomb); entries read one by one",
+        A + "not read as a whole: its aliases expand to more than 200,000 values (an alias bomb); "
+        "entries read one by one",
         0,
     ),
     Case(
         "aeon-yml-deep",
         "`deep: [[[…]]]` nested 100,000 levels in aeon.yml's skills block",
         lambda root: _write(root, "aeon.yml", AEON + f"  deep: {nested(100_000)}\n"),
-        A
-        + "skills.deep (line 4): not valid YAML (nested more than 100 levels deep); read best-effort as disabled, no schedule",
+        A + "skills.deep (line 4): not valid YAML (nested more than 100 levels deep); read "
+        "best-effort as disabled, no schedule",
         0,
     ),
     Case(
         "evals-fifo",
         "evals.json is a FIFO (named pipe)",
         fifo(EVALS),
-        "aeon-evals: skills/skill-evals/evals.json: is a FIFO (named pipe), not a regular file; not read",
+        "aeon-evals: skills/skill-evals/evals.json: is a FIFO (named pipe), not a regular file; "
+        "not read",
         2,
     ),
     Case(
         "evals-outside",
         "evals.json is a symlink to a file outside the root",
         symlink(EVALS, "../../../elsewhere/evals.json", json.dumps({"skills": SPECS})),
-        "aeon-evals: skills/skill-evals/evals.json: leads outside the root through the symlink skills/skill-evals/evals.json -> ../../../elsewhere/evals.json; not read",
+        "aeon-evals: skills/skill-evals/evals.json: leads outside the root through the symlink "
+        "skills/skill-evals/evals.json -> ../../../elsewhere/evals.json; not read",
         2,
     ),
     Case(
@@ -780,29 +800,32 @@ CASES = [
         "a 140 KB pattern",
         spec("cost-report", required_patterns=["x" * 143_360]),
         W
-        + "skills.cost-report.required_patterns[0]: pattern is 143,360 characters long; the limit is 4,096",
+        + "skills.cost-report.required_patterns[0]: pattern is 143,360 characters long; the limit "
+        "is 4,096",
         0,
     ),
     Case(
         "cadence-infinity",
         "`expected_cadence` is Infinity",
         replace_in(EVALS, '"min_words": 20,', '"min_words": 20, "expected_cadence": Infinity,'),
-        W
-        + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got a number Infinity",
+        W + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a "
+        "5-field cron, got a number Infinity",
         0,
     ),
     Case(
         "cron-state-fifo",
         "cron-state.json is a FIFO (named pipe)",
         fifo("memory/cron-state.json"),
-        "warning: memory/cron-state.json: is a FIFO (named pipe), not a regular file; not read; cron-state ignored",
+        "warning: memory/cron-state.json: is a FIFO (named pipe), not a regular file; not read; "
+        "cron-state ignored",
         0,
     ),
     Case(
         "cron-state-deep",
         "cron-state.json nested 100,000 levels",
         write("memory/cron-state.json", nested(100_000)),
-        "warning: memory/cron-state.json: nested too deeply (thousands of levels); cron-state ignored",
+        "warning: memory/cron-state.json: nested too deeply (thousands of levels); cron-state "
+        "ignored",
         0,
     ),
     Case(
@@ -818,14 +841,16 @@ CASES = [
         "health-fifo",
         "a skill-health file is a FIFO (named pipe)",
         fifo("memory/skill-health/cost-report.json"),
-        "warning: memory/skill-health/cost-report.json: is a FIFO (named pipe), not a regular file; not read; quality unknown",
+        "warning: memory/skill-health/cost-report.json: is a FIFO (named pipe), not a regular "
+        "file; not read; quality unknown",
         0,
     ),
     Case(
         "health-deep",
         "a skill-health file nested 100,000 levels",
         write("memory/skill-health/cost-report.json", nested(100_000)),
-        "warning: memory/skill-health/cost-report.json: nested too deeply (thousands of levels); quality unknown",
+        "warning: memory/skill-health/cost-report.json: nested too deeply (thousands of levels); "
+        "quality unknown",
         0,
     ),
     Case(
@@ -834,7 +859,9 @@ CASES = [
         symlink(
             "memory/skill-health/cost-report.json", "../../../elsewhere/h.json", '{"avg_score": 1}'
         ),
-        "warning: memory/skill-health/cost-report.json: leads outside the root through the symlink memory/skill-health/cost-report.json -> ../../../elsewhere/h.json; not read; quality unknown",
+        "warning: memory/skill-health/cost-report.json: leads outside the root through the "
+        "symlink memory/skill-health/cost-report.json -> ../../../elsewhere/h.json; not read; "
+        "quality unknown",
         0,
     ),
     Case(
@@ -874,7 +901,8 @@ CASES = [
             symlink("reports/rootfs", "../../elsewhere", None),
             write("../elsewhere/etc/hosts", "127.0.0.1 localhost Total cost $5\n"),
         ),
-        "warning: reports/rootfs/etc/hosts is reached through the symlink reports/rootfs -> ../../elsewhere, leading outside the root; not read",
+        "warning: reports/rootfs/etc/hosts is reached through the symlink reports/rootfs -> "
+        "../../elsewhere, leading outside the root; not read",
         0,
     ),
     Case(
@@ -884,7 +912,8 @@ CASES = [
             write("articles/skill-evals-2026-05-24.md", ""),
             sparse("articles/skill-evals-2026-05-24.md", 50 << 20),
         ),
-        "warning: articles/skill-evals-2026-05-24.md: is 50.0 MB, over the 8.0 MB limit; not read; falling back to the next older article",
+        "warning: articles/skill-evals-2026-05-24.md: is 50.0 MB, over the 8.0 MB limit; not "
+        "read; falling back to the next older article",
         0,
     ),
     Case(
@@ -895,7 +924,9 @@ CASES = [
             "../../elsewhere/skill-evals-2026-05-24.md",
             "# Skill Evals\n\n## Full Results\n| Skill | Status |\n|---|---|\n| secret | PASS |\n",
         ),
-        "warning: articles/skill-evals-2026-05-24.md: leads outside the root through the symlink articles/skill-evals-2026-05-24.md -> ../../elsewhere/skill-evals-2026-05-24.md; not read; falling back to the next older article",
+        "warning: articles/skill-evals-2026-05-24.md: leads outside the root through the symlink "
+        "articles/skill-evals-2026-05-24.md -> ../../elsewhere/skill-evals-2026-05-24.md; not "
+        "read; falling back to the next older article",
         0,
     ),
     Case(
@@ -911,7 +942,8 @@ CASES = [
         "now-year-9999",
         "`--now 9999-12-31T23:59:59Z`",
         lambda root: None,
-        "aeon-evals: --now '9999-12-31T23:59:59Z' is out of range: the run's date must be between 1970-01-01 and 9998-12-31",
+        "aeon-evals: --now '9999-12-31T23:59:59Z' is out of range: the run's date must be between "
+        "1970-01-01 and 9998-12-31",
         2,
         argv=("--now", "9999-12-31T23:59:59Z"),
     ),
@@ -919,7 +951,8 @@ CASES = [
         "now-year-1",
         "`--now 0001-01-01T00:00:00Z`",
         lambda root: None,
-        "aeon-evals: --now '0001-01-01T00:00:00Z' is out of range: the run's date must be between 1970-01-01 and 9998-12-31",
+        "aeon-evals: --now '0001-01-01T00:00:00Z' is out of range: the run's date must be between "
+        "1970-01-01 and 9998-12-31",
         2,
         argv=("--now", "0001-01-01T00:00:00Z"),
     ),
@@ -927,7 +960,8 @@ CASES = [
         "today-year-1",
         "`--today 0001-01-01`",
         lambda root: None,
-        "aeon-evals: --today '0001-01-01' is out of range: the run's date must be between 1970-01-01 and 9998-12-31",
+        "aeon-evals: --today '0001-01-01' is out of range: the run's date must be between "
+        "1970-01-01 and 9998-12-31",
         2,
         argv=("--today", "0001-01-01"),
     ),

@@ -89,7 +89,10 @@ def test_edited_bytes_are_parsed_again(tmp_path: Path) -> None:
 
 def test_the_same_bytes_under_another_date_are_not_taken_from_the_cache(tmp_path: Path) -> None:
     """failing_since defaults to the article's own day, so the day is part of what was parsed."""
-    text = "## Full Results\n\n| Skill | Status |\n|---|---|\n| a | FAIL |\n\n## Regressions\n\n| Skill | Issue |\n|---|---|\n| a | ISS-001 |\n"
+    text = (
+        "## Full Results\n\n| Skill | Status |\n|---|---|\n| a | FAIL |\n\n## Regressions\n\n| "
+        "Skill | Issue |\n|---|---|\n| a | ISS-001 |\n"
+    )
     articles = ArticleStore(tmp_path)
     days = {}
     for day in ("2026-05-17", "2026-05-24"):
@@ -251,7 +254,7 @@ def test_a_dead_renderer_costs_time_not_pages(
 def test_an_article_replaced_by_bytes_of_the_same_size_is_read_again(
     instance: Instance, cli: Cli
 ) -> None:
-    """Unchanged articles are not even read (inode, size and mtime as recorded); any replacement is."""
+    """Unchanged articles are not even read (inode, size, mtime as recorded); a replacement is."""
     inst = fleet(instance)
     for now in (WEEK1, WEEK2):
         cli("run", "--root", str(inst.root), "--now", now, "--no-notify")

@@ -178,7 +178,10 @@ def test_catastrophic_patterns_finish_on_a_megabyte(
 
 
 def test_sections_of_a_shared_log() -> None:
-    log = b"# 2026-05-02\n### token-alert\nTOKEN_ALERT one\n## Token Pick\nother\n### heartbeat (08:00)\nok\n### token-alert (2nd run)\nTOKEN_ALERT two\n### token-alerts-v2\nnot ours\n"
+    log = (
+        b"# 2026-05-02\n### token-alert\nTOKEN_ALERT one\n## Token Pick\nother\n### heartbeat "
+        b"(08:00)\nok\n### token-alert (2nd run)\nTOKEN_ALERT two\n### token-alerts-v2\nnot ours\n"
+    )
     assert (
         b"".join(extract_sections([log], "### token-alert"))
         == b"### token-alert\nTOKEN_ALERT one\n### token-alert (2nd run)\nTOKEN_ALERT two\n"
@@ -189,7 +192,8 @@ def test_sections_of_a_shared_log() -> None:
     )  # any level
     assert (
         b"".join(extract_sections([log], r"^#+ Token Pick"))
-        == b"## Token Pick\nother\n### heartbeat (08:00)\nok\n### token-alert (2nd run)\nTOKEN_ALERT two\n### token-alerts-v2\nnot ours\n"
+        == b"## Token Pick\nother\n### heartbeat (08:00)\nok\n### token-alert (2nd "
+        b"run)\nTOKEN_ALERT two\n### token-alerts-v2\nnot ours\n"
     )
 
 
@@ -416,7 +420,8 @@ def test_required_headings_match_at_any_level_case_and_separator() -> None:
 
 
 def test_newest_output_is_chosen_by_the_date_in_its_name(tmp_path: Path) -> None:
-    """A slug before the date must not decide: `insider-trading-…-04-27` sorts after `ceasefire-…-05-02`."""
+    """A slug before the date must not decide: `insider-trading-…-04-27` sorts after
+    `ceasefire-…-05-02`."""
     inst = Instance(tmp_path)
     inst.write("articles/research-brief-ceasefire-2026-05-02.md", "new " * 50)
     inst.write("articles/research-brief-insider-trading-2026-04-27.md", "old " * 50)

@@ -501,7 +501,8 @@ def test_annotations_escape_skill_data_and_point_at_the_spec() -> None:
         "weird,name:1: FAIL: missing_pattern:a|b — 50% of\nthe text (ISS-007). See articles/"
     )
     assert warning.startswith(
-        "::warning file=skills/skill-evals/evals.json,line=7,title=STALE old::old: stale_file — 9 days old."
+        "::warning file=skills/skill-evals/evals.json,line=7,title=STALE old::old: stale_file — 9 "
+        "days old."
     )
 
 
@@ -510,7 +511,8 @@ def test_annotations_are_capped_at_githubs_per_step_limit() -> None:
     assert len(lines) == ci.MAX_ANNOTATIONS_PER_LEVEL
     assert (
         lines[-1]
-        == "::error file=e.json,title=16 more new failures::+16 more new failures — see the job summary and the article"
+        == "::error file=e.json,title=16 more new failures::+16 more new failures — see the job "
+        "summary and the article"
     )
 
 

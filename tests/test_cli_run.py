@@ -311,7 +311,8 @@ def test_unreadable_evals_json_is_retried_then_an_error(instance: Instance, cli:
     assert code == 2
     assert (
         err.strip()
-        == "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 1 column 18: Expecting value (also after a retry 0s later)"
+        == "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 1 column 18: Expecting "
+        "value (also after a retry 0s later)"
     )
     assert inst.snapshot() == before
 

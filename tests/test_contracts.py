@@ -103,9 +103,10 @@ REAL = [
     (FUN, "evening-recap", "memory/logs/*.md", "## Evening Recap", ()),
     (FUN, "monitor-runners", "memory/logs/*.md", "## Monitor Runners", ()),
     (FUN, "github-monitor", "memory/logs/*.md", "### github-monitor", ()),
+    # "Path: …" under "Write the report"
     (FUN, "cost-report", "articles/cost-report-*.md", None,
      ("## Anomalies", "## Burn forecast", "## Optimization opportunities", "## Cost by Skill",
-      "## Cost by Model", "## Composition", "## Week-over-week")),  # "Path: …" under "Write the report"
+      "## Cost by Model", "## Composition", "## Week-over-week")),
     (FUN, "article", "articles/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md", None, ()),
     (FUN, "paper-digest", "articles/paper-digest-*.md", None, ()),
     (FUN, "deep-research", "articles/deep-research-*.md", None, ()),
@@ -215,7 +216,8 @@ def test_writing_outside_the_root_gives_a_warning_and_no_contract(target: str) -
 
 def test_scratch_files_in_tmp_are_not_outputs_nor_outside() -> None:
     c = _contract(
-        "Write the digest to `/tmp/s-report.md` and send it.\nAppend to `memory/logs/${today}.md`.\n"
+        "Write the digest to `/tmp/s-report.md` and send it.\nAppend to "
+        "`memory/logs/${today}.md`.\n"
     )
     assert [o.spec.output_pattern for o in c.outputs] == ["memory/logs/*.md"]
 
@@ -314,7 +316,8 @@ def test_skeleton_placeholders_are_forbidden_as_written_and_compile() -> None:
         "Tags: **[BREAKOUT]** means a sustained move.\n\n"
         "Save to `articles/s-${today}.md`:\n\n```markdown\n# S — ${today}\n\n"
         "**Verdict:** [LABEL] — [≤18 words, citing the numbers]\n\n## Summary\n"
-        "{one_line_most_important_change}\n- [item]\n- X [BREAKOUT] [ok|fail]\n- [link](url) [ ] [1]\n```\n"
+        "{one_line_most_important_change}\n- [item]\n- X [BREAKOUT] [ok|fail]\n- [link](url) [ ] "
+        "[1]\n```\n"
     )
     out = _contract(text).outputs[0]
     forbidden = dict(
@@ -332,7 +335,10 @@ def test_skeleton_placeholders_are_forbidden_as_written_and_compile() -> None:
         ]
     )
     assert out.spec.required_headings == ("## Summary",)
-    legit = b"# S - 2026-05-02\n**Verdict:** BREAKOUT [BREAKOUT] ok\n## Summary\n- [x] done [1] `${today}`\n"
+    legit = (
+        b"# S - 2026-05-02\n**Verdict:** BREAKOUT [BREAKOUT] ok\n## Summary\n- [x] done [1] "
+        b"`${today}`\n"
+    )
     for pattern in out.spec.forbidden_patterns:
         assert compile_pattern(pattern).search(legit) is None, pattern
     for placeholder in forbidden.values():
@@ -346,7 +352,7 @@ def test_skeleton_placeholders_are_forbidden_as_written_and_compile() -> None:
 
 
 def _copy_instance(name: str, dest: Path) -> Path:
-    """A real instance copied (SKILL.md files, aeon.yml, evals.json only: what these commands read)."""
+    """A real instance copied (SKILL.md files, aeon.yml, evals.json: what these commands read)."""
     src = _root(name)
     dest.mkdir(parents=True)
     shutil.copyfile(src / "aeon.yml", dest / "aeon.yml")

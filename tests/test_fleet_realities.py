@@ -1,4 +1,4 @@
-"""What made the old weekly evals noisy and wrong: disabled skills, mutes, flakiness, lost history."""
+"""What made the old weekly evals noisy and wrong: disabled skills, mutes, flakes, lost history."""
 
 from __future__ import annotations
 
@@ -216,8 +216,10 @@ def test_coverage_cliff_only_against_articles_counted_the_same_way(
     notes = (" Notes |", "---|", " — |") if notes_column else ("", "", "")
     inst.write(
         "articles/skill-evals-2026-05-24.md",
-        "# Skill Evals — 2026-05-24\n\n**Verdict:** SKILL_EVALS_OK\n**Coverage:** 4/4 (100%)\n\n## Full Results\n"
-        f"| Skill | Status | Diff | Root cause |{notes[0]}\n|---|---|---|---|{notes[1]}\n| a | PASS | STABLE | — |{notes[2]}\n",
+        "# Skill Evals — 2026-05-24\n\n**Verdict:** SKILL_EVALS_OK\n**Coverage:** 4/4 (100%)\n\n## "
+        "Full Results\n"
+        f"| Skill | Status | Diff | Root cause |{notes[0]}\n|---|---|---|---|{notes[1]}\n| a | "
+        f"PASS | STABLE | — |{notes[2]}\n",
     )
     data = _json(cli, inst.root, "2026-05-31T06:00:00Z")
     assert data["verdict"] == verdict

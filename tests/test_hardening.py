@@ -260,7 +260,8 @@ def test_a_200_mb_output_is_streamed_in_bounded_memory(instance: Instance) -> No
         "import json, resource, sys\n"
         "from aeon_evals.cli import main\n"
         "code = main(sys.argv[1:])\n"
-        "print(json.dumps({'code': code, 'rss_kb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}), file=sys.stderr)\n"
+        "print(json.dumps({'code': code, 'rss_kb': "
+        "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}), file=sys.stderr)\n"
     )
     proc = subprocess.run(
         [
@@ -399,7 +400,8 @@ def test_a_notifier_printing_200_mb_costs_no_memory_and_its_last_line_is_kept(
         "import json, resource, sys\n"
         "from aeon_evals.cli import main\n"
         "code = main(sys.argv[1:])\n"
-        "print(json.dumps({'code': code, 'rss_kb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}), file=sys.stderr)\n"
+        "print(json.dumps({'code': code, 'rss_kb': "
+        "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}), file=sys.stderr)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", script, "run", "--root", str(root), "--now", NOW, "--no-site"],
@@ -613,8 +615,8 @@ def test_the_site_and_the_starter_spec_are_never_written_through_a_symlink_out(
     proc = _aeon(root, "--no-notify")
     assert proc.returncode == 0, proc.stderr
     assert (
-        "site/runs/index.html leads outside the root through the symlink site/runs -> ../../outside-runs; not written"
-        in proc.stdout
+        "site/runs/index.html leads outside the root through the symlink site/runs -> "
+        "../../outside-runs; not written" in proc.stdout
     )
     assert [p.name for p in outside.iterdir()] == ["skill-evals-2020-01-01.html"]
 
@@ -641,8 +643,8 @@ def test_a_notifier_symlinked_outside_the_root_is_not_run(tmp_path: Path) -> Non
     assert proc.returncode == 0, proc.stderr
     assert not (tmp_path / "ran").exists()
     assert (
-        "notification: not sent: notify: is a symlink to ../outside-notify, outside the root; not run"
-        in proc.stdout
+        "notification: not sent: notify: is a symlink to ../outside-notify, outside the root; not "
+        "run" in proc.stdout
     )
 
 
@@ -753,5 +755,6 @@ def test_validate_warns_about_a_wildcard_folder_part_leading_out(
     assert code == 0, err  # a warning: the run goes on without that file
     assert (
         "skills.hosts.output_pattern: reports/rootfs/etc/hosts is reached through the symlink "
-        "reports/rootfs -> ../../rootfs, leading outside the root (refused); the run will not read it"
+        "reports/rootfs -> ../../rootfs, leading outside the root (refused); the run will not read "
+        "it"
     ) in out + err

@@ -162,7 +162,8 @@ def test_prior_falls_back_past_an_unreadable_article(tmp_path: Path) -> None:
     prior, warnings = ArticleStore(tmp_path).prior(date(2026, 5, 31))
     assert prior is not None and prior.day == date(2026, 5, 24)
     assert warnings == [
-        "articles/skill-evals-2026-05-30.md: binary content, not a skill-evals article; falling back to the next older article"
+        "articles/skill-evals-2026-05-30.md: binary content, not a skill-evals article; falling "
+        "back to the next older article"
     ]
 
 

@@ -1,4 +1,4 @@
-"""`aeon-evals init` and the workflow it writes (issue #9): never overwrite, a workflow that lints."""
+"""`aeon-evals init` and the workflow it writes (#9): never overwrite, a workflow that lints."""
 
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ _PINNED = re.compile(r"^[\w.-]+/[\w./-]+@(v\d+(\.\d+){0,2}|[0-9a-f]{40})$")
 
 
 def workflow_problems(text: str) -> list[str]:
-    """The structural rules the workflow must keep (a subset of what actionlint checks, plus ours)."""
+    """The structural rules the workflow must keep (some of what actionlint checks, plus ours)."""
     problems: list[str] = []
     wf = load_workflow(text)
     on = wf.get("on")

@@ -77,8 +77,10 @@ def issue_text(
     status: str = "open",
 ) -> str:
     return (
-        f"---\nid: {iid}\ntitle: {title!r}\nstatus: {status}\nseverity: high\ncategory: prompt-bug\n"
-        f"detected_by: {detected_by}\ndetected_at: 2026-05-01\nresolved_at:\naffected_skills: {skills}\n"
+        f"---\nid: {iid}\ntitle: {title!r}\nstatus: {status}\nseverity: high\ncategory: "
+        "prompt-bug\n"
+        f"detected_by: {detected_by}\ndetected_at: 2026-05-01\nresolved_at:\naffected_skills: "
+        f"{skills}\n"
         f"root_cause: 'missing_pattern:x'\n---\n\nBody of {iid}.\n"
     )
 
@@ -244,7 +246,8 @@ def test_closing_reproduces_the_real_resolution(tmp_path: Path) -> None:
     _, resolved_rows = table(text, "Resolved")
     assert not any("ISS-004" in r for r in open_rows)
     assert resolved_rows == [
-        "| [ISS-004](ISS-004.md) | push-recap: no_file_match — articles/push-recap-*.md absent | high | — | 2026-05-03 |"
+        "| [ISS-004](ISS-004.md) | push-recap: no_file_match — articles/push-recap-*.md absent | "
+        "high | — | 2026-05-03 |"
     ]
     old = before["memory/issues/INDEX.md"]
     assert isinstance(old, bytes)
@@ -302,10 +305,12 @@ def test_closing_leaves_other_detectors_alone(tmp_path: Path) -> None:
     ]
     # ISS-008 was not listed in this INDEX version: its Resolved row is built from the file.
     assert resolved_rows[-1] == (
-        "| [ISS-008](ISS-008.md) | rss-digest: no_file_match — articles/rss-digest-*.md absent | high | — | 2026-05-31 |"
+        "| [ISS-008](ISS-008.md) | rss-digest: no_file_match — articles/rss-digest-*.md absent | "
+        "high | — | 2026-05-31 |"
     )
     assert resolved_rows[-2] == (
-        "| [ISS-018](ISS-018.md) | heartbeat: forbidden_pattern:${var} in memory/logs/*.md | high | — | 2026-05-31 |"
+        "| [ISS-018](ISS-018.md) | heartbeat: forbidden_pattern:${var} in memory/logs/*.md | high "
+        "| — | 2026-05-31 |"
     )
     reread, _ = read_issues(root / "memory/issues", root=root)
     states = {i.id: i.status for i in reread}
@@ -348,7 +353,8 @@ def test_invalid_yaml_real_files_are_read(tmp_path: Path) -> None:
     assert not b.valid_yaml
     assert (
         b.title
-        == "heartbeat: missing_pattern (timing — skill-evals dispatched before 08:00 UTC morning tick)"
+        == "heartbeat: missing_pattern (timing — skill-evals dispatched before 08:00 UTC morning "
+        "tick)"
     )
     assert b.fix_pr is None
     assert by_id["ISS-025"].valid_yaml and by_id["ISS-025"].detected_by == "skill-health"
@@ -501,7 +507,7 @@ def test_only_iss_names_count(tmp_path: Path) -> None:
 
 
 def test_taken_names_are_skipped_never_overwritten(tmp_path: Path) -> None:
-    """Names the listing does not count (a directory, a dangling link) make create_exclusive fail."""
+    """Names the listing does not count (a directory, a dangling link) fail create_exclusive."""
     root = make_root(tmp_path)
     d = root / "memory/issues"
     write_issue(root, "ISS-030.md", issue_text("ISS-030", title="x", skills="[other]"))
@@ -560,7 +566,8 @@ def test_missing_index_is_created_canonical(tmp_path: Path) -> None:
         "# Issues\n\n## Open\n\n"
         "| ID | Title | Severity | Category | Detected | Affected Skills |\n"
         "|----|-------|----------|----------|----------|-----------------|\n"
-        "| [ISS-001](ISS-001.md) | brand-new-skill: missing_pattern:a\\|b | high | prompt-bug | 2026-05-31 "
+        "| [ISS-001](ISS-001.md) | brand-new-skill: missing_pattern:a\\|b | high | prompt-bug | "
+        "2026-05-31 "
         "| brand-new-skill |\n"
         "\n## Resolved\n\n"
         "| ID | Title | Severity | Fix PR | Resolved |\n"
@@ -582,7 +589,10 @@ def test_nothing_to_do_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_placeholders_are_replaced_by_tables(tmp_path: Path) -> None:
-    index = "---\ntype: Index\n---\n\n# Issues\n\nPreamble.\n\n## Open\n\n_None_\n\n## Resolved\n\n(none)\n\n## Notes\n\nkeep me\n"
+    index = (
+        "---\ntype: Index\n---\n\n# Issues\n\nPreamble.\n\n## Open\n\n_None_\n\n## "
+        "Resolved\n\n(none)\n\n## Notes\n\nkeep me\n"
+    )
     root = make_root(tmp_path, index)
     write_issue(
         root, "ISS-003.md", issue_text("ISS-003", title="old-skill: x", skills="[old-skill]")
@@ -592,7 +602,8 @@ def test_placeholders_are_replaced_by_tables(tmp_path: Path) -> None:
         "---\ntype: Index\n---\n\n# Issues\n\nPreamble.\n\n## Open\n\n"
         "| ID | Title | Severity | Category | Detected | Affected Skills |\n"
         "|----|-------|----------|----------|----------|-----------------|\n"
-        "| [ISS-004](ISS-004.md) | brand-new-skill: word_count | high | quality-regression | 2026-05-31 | brand-new-skill |\n"
+        "| [ISS-004](ISS-004.md) | brand-new-skill: word_count | high | quality-regression | "
+        "2026-05-31 | brand-new-skill |\n"
         "\n## Resolved\n\n"
         "| ID | Title | Severity | Fix PR | Resolved |\n"
         "|----|-------|----------|--------|----------|\n"
@@ -608,16 +619,24 @@ def test_index_without_tables_gets_sections_at_the_end(tmp_path: Path) -> None:
     text = (root / "memory/issues/INDEX.md").read_text(encoding="utf-8")
     assert text.startswith(prose + "\n\n## Open\n\n| ID | Title |")
     assert text.endswith(
-        "## Resolved\n\n| ID | Title | Severity | Fix PR | Resolved |\n|----|-------|----------|--------|----------|\n"
+        "## Resolved\n\n| ID | Title | Severity | Fix PR | Resolved "
+        "|\n|----|-------|----------|--------|----------|\n"
     )
 
 
 def test_missing_open_section_goes_before_resolved(tmp_path: Path) -> None:
-    index = "# Issues\n\n## Resolved\n\n| ID | Title | Severity | Fix PR | Resolved |\n|----|-------|----------|--------|----------|\n| ISS-001 | a | high | #1 | 2026-01-01 |\n"
+    index = (
+        "# Issues\n\n## Resolved\n\n| ID | Title | Severity | Fix PR | Resolved "
+        "|\n|----|-------|----------|--------|----------|\n| ISS-001 | a | high | #1 | 2026-01-01 "
+        "|\n"
+    )
     root = make_root(tmp_path, index)
     keep(root, [request()], [])
     text = (root / "memory/issues/INDEX.md").read_text(encoding="utf-8")
-    new_row = "| ISS-002 | brand-new-skill: word_count | high | quality-regression | 2026-05-31 | brand-new-skill |\n"
+    new_row = (
+        "| ISS-002 | brand-new-skill: word_count | high | quality-regression | 2026-05-31 | "
+        "brand-new-skill |\n"
+    )
     assert text == index.replace(
         "## Resolved",
         "## Open\n\n| ID | Title | Severity | Category | Detected | Affected Skills |\n"
@@ -628,7 +647,10 @@ def test_missing_open_section_goes_before_resolved(tmp_path: Path) -> None:
 
 
 def test_missing_resolved_section_is_added_after_open(tmp_path: Path) -> None:
-    index = "# Issues\n\n## Open\n\n| ID | Title | Status |\n|---|---|---|\n| ISS-001 | gone-skill broke | open |\n\n## Notes\n\nx\n"
+    index = (
+        "# Issues\n\n## Open\n\n| ID | Title | Status |\n|---|---|---|\n| ISS-001 | gone-skill "
+        "broke | open |\n\n## Notes\n\nx\n"
+    )
     root = make_root(tmp_path, index)
     write_issue(
         root, "ISS-001.md", issue_text("ISS-001", title="gone-skill broke", skills="[gone-skill]")
@@ -645,8 +667,10 @@ def test_missing_resolved_section_is_added_after_open(tmp_path: Path) -> None:
 
 def test_columns_are_filled_by_name(tmp_path: Path) -> None:
     index = (
-        "# Issues\n\n## Open\n\n| ID | Title | Status | Owner | Detected by | Detected |\n|--|--|--|--|--|--|\n"
-        "\n## Resolved\n\n| ID | Title | Status | Detected | Resolved | Fix PR |\n|--|--|--|--|--|--|\n"
+        "# Issues\n\n## Open\n\n| ID | Title | Status | Owner | Detected by | Detected "
+        "|\n|--|--|--|--|--|--|\n"
+        "\n## Resolved\n\n| ID | Title | Status | Detected | Resolved | Fix PR "
+        "|\n|--|--|--|--|--|--|\n"
     )
     root = make_root(tmp_path, index)
     write_issue(
@@ -682,8 +706,10 @@ def test_close_keeps_body_extra_keys_and_order(tmp_path: Path) -> None:
     root = make_root(tmp_path)
     original = (
         "---\nid: ISS-002\ntitle: a-skill: broke: badly\nstatus: open\nescalated_at: 2026-05-02\n"
-        "detected_by: skill-evals\ndetected_at: 2026-05-01\naffected_skills:\n  - a-skill\n  - b-skill\n"
-        "related: ISS-001\nfix_pr: https://example.org/pr/3\n---\n\n# Body\n\nstatus: open (this line is body)\n"
+        "detected_by: skill-evals\ndetected_at: 2026-05-01\naffected_skills:\n  - a-skill\n  - "
+        "b-skill\n"
+        "related: ISS-001\nfix_pr: https://example.org/pr/3\n---\n\n# Body\n\nstatus: open (this "
+        "line is body)\n"
     )
     path = write_issue(root, "ISS-002.md", original)
     outcome = keep(root, [], ["b-skill"])
@@ -696,8 +722,8 @@ def test_close_keeps_body_extra_keys_and_order(tmp_path: Path) -> None:
     )
     text = (root / "memory/issues/INDEX.md").read_text(encoding="utf-8")
     assert (
-        "| [ISS-002](ISS-002.md) | a-skill: broke: badly | — | https://example.org/pr/3 | 2026-05-31 |"
-        in text
+        "| [ISS-002](ISS-002.md) | a-skill: broke: badly | — | https://example.org/pr/3 | "
+        "2026-05-31 |" in text
     )
 
 
@@ -772,7 +798,8 @@ def test_invalid_yaml_block_scalar_still_read(tmp_path: Path) -> None:
     write_issue(
         root,
         "ISS-001.md",
-        "---\nid: ISS-001\ntitle: s: bad: yaml\nstatus: open\naffected_skills:\n  - s\nroot_cause: |\n  one\n  two\n---\n",
+        "---\nid: ISS-001\ntitle: s: bad: yaml\nstatus: open\naffected_skills:\n  - "
+        "s\nroot_cause: |\n  one\n  two\n---\n",
     )
     [issue], _ = read_issues(root / "memory/issues", root=root)
     assert (issue.valid_yaml, issue.title, issue.affected_skills, issue.root_cause) == (

@@ -1,4 +1,4 @@
-"""Round trips that must hold for any text: issue frontmatter is strict YAML, INDEX rows keep their shape."""
+"""Round trips for any text: issue frontmatter is strict YAML, INDEX rows keep their shape."""
 
 from __future__ import annotations
 

@@ -20,7 +20,8 @@ def skill_md(name: str, description: str, *, body: str | None = None, extra: str
     """An Agent Skills SKILL.md whose body states an output a contract can be inferred from."""
     body = body if body is not None else f"Save to `articles/{name}-${{today}}.md`:\n"
     return (
-        f"---\nname: {name}\ndescription: {description}\n{extra}metadata:\n  category: basics\n---\n"
+        f"---\nname: {name}\ndescription: {description}\n{extra}metadata:\n  category: "
+        "basics\n---\n"
         f"{body}"
     )
 
@@ -278,10 +279,13 @@ def test_invalid_trigger_values_are_errors_on_their_line(instance: Instance, cli
     assert out.splitlines()[:-1] == [
         "skills/paper-pick/evals/trigger.json:1: error: invalid JSON at line 1 column 2: "
         "Expecting property name enclosed in double quotes",
-        "skills/rss-feed/evals/trigger.json:1: error: trigger.positive[1]: expected a prompt or an object, got '42'",
+        "skills/rss-feed/evals/trigger.json:1: error: trigger.positive[1]: expected a prompt or "
+        "an object, got '42'",
         "skills/rss-feed/evals/trigger.json:1: error: trigger: unknown key 'extra'",
-        "skills/rss-feed/evals/trigger.json:3: error: trigger.positive[0].top_k: expected an integer ≥ 1, got '0'",
-        "skills/rss-feed/evals/trigger.json:7: error: trigger case for rss-feed: nobody has no skills/nobody/SKILL.md a router can read",
+        "skills/rss-feed/evals/trigger.json:3: error: trigger.positive[0].top_k: expected an "
+        "integer ≥ 1, got '0'",
+        "skills/rss-feed/evals/trigger.json:7: error: trigger case for rss-feed: nobody has no "
+        "skills/nobody/SKILL.md a router can read",
     ]
 
 
@@ -390,7 +394,8 @@ def test_lint_never_reads_a_trigger_file_outside_the_root(
     code, out, _ = cli("lint", "--root", str(root))
     assert code == 1
     assert out.splitlines()[0] == (
-        "skills/rss-feed/evals/trigger.json:1: error: leads outside the instance root through a symlink; not read"
+        "skills/rss-feed/evals/trigger.json:1: error: leads outside the instance root through a "
+        "symlink; not read"
     )
 
 

@@ -70,7 +70,10 @@ def test_multiline_entries_and_keys_without_value() -> None:
 
 
 def test_invalid_yaml_file_still_reads_each_entry_it_can() -> None:
-    text = "skills:\n  good: { enabled: true, schedule: '0 7 * * *' }\n  bad: { enabled: true, schedule: \"0 8 * * *\"\n  after: { enabled: true }\nchains:\n  - skill: a, consume: [b]\n"
+    text = (
+        "skills:\n  good: { enabled: true, schedule: '0 7 * * *' }\n  bad: { enabled: true, "
+        'schedule: "0 8 * * *"\n  after: { enabled: true }\nchains:\n  - skill: a, consume: [b]\n'
+    )
     reg = parse_registry(text)
     assert reg.skills["good"].enabled and reg.skills["after"].enabled
 

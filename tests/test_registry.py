@@ -65,7 +65,10 @@ def test_multi_line_entries_of_the_0444176_file_are_enabled() -> None:
 
 
 def test_a_tab_indented_entry_is_read_and_named() -> None:
-    text = 'skills:\n  a: { enabled: true, schedule: "0 7 * * *" }\n\tb: { enabled: true, schedule: "0 8 * * *" }\n'
+    text = (
+        'skills:\n  a: { enabled: true, schedule: "0 7 * * *" }\n\tb: { enabled: true, schedule: '
+        '"0 8 * * *" }\n'
+    )
     registry = parse_registry(text)
     assert registry.skills["b"].enabled and registry.skills["b"].schedule == "0 8 * * *"
     assert registry.warnings == (
@@ -74,7 +77,10 @@ def test_a_tab_indented_entry_is_read_and_named() -> None:
 
 
 def test_a_broken_flow_map_is_read_best_effort_and_named() -> None:
-    text = 'skills:\n  a: { enabled: true, schedule: "0 7 * * *" }\n  b: { enabled: true, schedule: "0 8 * * 1"\n  c: { enabled: false }\n'
+    text = (
+        'skills:\n  a: { enabled: true, schedule: "0 7 * * *" }\n  b: { enabled: true, schedule: '
+        '"0 8 * * 1"\n  c: { enabled: false }\n'
+    )
     registry = parse_registry(text)
     assert registry.skills["b"].enabled and registry.skills["b"].schedule == "0 8 * * 1"
     assert registry.skills["a"].enabled and not registry.skills["c"].enabled
@@ -102,11 +108,13 @@ def test_a_skill_defined_twice_is_warned() -> None:
         ),
         (
             "skills:\n  - a\n  - b\n",
-            "aeon.yml: skills: expected a mapping of skill names, got a list; every skill counts as unregistered",
+            "aeon.yml: skills: expected a mapping of skill names, got a list; every skill counts "
+            "as unregistered",
         ),
         (
             "chains: [\n",
-            "aeon.yml: not valid YAML (expected the node content, but found '<stream end>' at line 2) and no top-level 'skills:' block; every skill counts as unregistered",
+            "aeon.yml: not valid YAML (expected the node content, but found '<stream end>' at "
+            "line 2) and no top-level 'skills:' block; every skill counts as unregistered",
         ),
     ],
 )
@@ -145,7 +153,8 @@ SCHEDULES = [
         '{ enabled: true, schedule: "0 0 7 * * *" }',
         (
             "skills.s.schedule (line 2)",
-            "'0 0 7 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+            "'0 0 7 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day "
+            "fallback cadence applies",
             "warning",
         ),
     ),
@@ -153,7 +162,8 @@ SCHEDULES = [
         '{ enabled: true, schedule: "@daily" }',
         (
             "skills.s.schedule (line 2)",
-            "'@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+            "'@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the "
+            "14-day fallback cadence applies",
             "warning",
         ),
     ),
@@ -161,7 +171,8 @@ SCHEDULES = [
         '{ enabled: true, schedule: "0 25 * * *" }',
         (
             "skills.s.schedule (line 2)",
-            "'0 25 * * *' is not a valid cron expression; Aeon would never schedule it as written, and the 14-day fallback cadence applies",
+            "'0 25 * * *' is not a valid cron expression; Aeon would never schedule it as "
+            "written, and the 14-day fallback cadence applies",
             "error",
         ),
     ),
@@ -169,7 +180,8 @@ SCHEDULES = [
         '{ enabled: false, schedule: "0 7 * *" }',
         (
             "skills.s.schedule (line 2)",
-            "'0 7 * *' has 4 fields; a cron schedule has 5 (minute hour day month weekday); Aeon would never schedule it as written, and the 14-day fallback cadence applies",
+            "'0 7 * *' has 4 fields; a cron schedule has 5 (minute hour day month weekday); Aeon "
+            "would never schedule it as written, and the 14-day fallback cadence applies",
             "warning",
         ),
     ),

@@ -157,7 +157,8 @@ def test_every_surface_shows_the_same_numbers(
     ] == pytest.approx(a["delta"], abs=0.05)
     diff = j["diff"]
     assert a["diff"].startswith(
-        f"{diff['new_fail']} new fail · {diff['fixed']} fixed · {diff['still_failing']} still failing"
+        f"{diff['new_fail']} new fail · {diff['fixed']} fixed · {diff['still_failing']} still "
+        "failing"
         f" · {diff['stable']} stable · {diff['ignored']} disabled or muted"
     )
     assert j["action_queue"] == a["queue"]

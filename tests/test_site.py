@@ -1,4 +1,4 @@
-"""The static dashboard (issue #5): golden pages, escaping, real articles, cheap rebuilds, CLI glue."""
+"""The static dashboard (issue #5): golden pages, escaping, real articles, cheap rebuilds, CLI."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ HISTORY = {
 
 ## Sources
 - evals.json=ok · cron-state=ok · skill-health=ok · eval-audit=ok · prior-article=ok
-""",
+""",  # noqa: E501
     "2026-08-16": """\
 # Skill Evals — 2026-08-16
 
@@ -144,7 +144,7 @@ root_cause: word_count
 ---
 
 `articles/digest-2026-08-01.md` had 88 words, minimum 300. Article: articles/skill-evals-2026-08-02.md
-""",
+""",  # noqa: E501
     "ISS-002": """\
 ---
 id: ISS-002

@@ -1,4 +1,4 @@
-"""The stray-write guard itself: a write outside the test's temporary folder is refused and reported."""
+"""The stray-write guard: a write outside the test's temporary folder is refused and reported."""
 
 from __future__ import annotations
 

@@ -27,7 +27,10 @@ SPECS: dict[str, Any] = {
     },
     "heartbeat": {"output_pattern": "memory/logs/*.md", "section": "### heartbeat", "min_words": 3},
 }
-AEON = 'skills:\n  cost-report: { enabled: true, schedule: "0 7 * * 1" }\n  heartbeat: { enabled: true, schedule: "0 8 * * *" }\n'
+AEON = (
+    'skills:\n  cost-report: { enabled: true, schedule: "0 7 * * 1" }\n  heartbeat: { enabled: '
+    'true, schedule: "0 8 * * *" }\n'
+)
 
 
 def valid(inst: Instance, specs: dict[str, Any] | None = None, **top: Any) -> Instance:
@@ -80,7 +83,8 @@ FIELDS = [
         "numeric_checks.0.pattern",
         DROP,
         "error",
-        f"{E}.cost-report.numeric_checks[0].pattern: is required (a regex whose group 1 is the number)",
+        f"{E}.cost-report.numeric_checks[0].pattern: is required (a regex whose group 1 is the "
+        "number)",
     ),
     (
         "numeric-bad-regex",
@@ -88,7 +92,8 @@ FIELDS = [
         "numeric_checks.0.pattern",
         "(?<=\\$)\\d+",
         "error",
-        f"{E}.cost-report.numeric_checks[0].pattern: pattern `(?<=\\$)\\d+` does not compile: invalid perl operator: (?<=",
+        f"{E}.cost-report.numeric_checks[0].pattern: pattern `(?<=\\$)\\d+` does not compile: "
+        "invalid perl operator: (?<=",
     ),
     (
         "numeric-label-int",
@@ -104,7 +109,8 @@ FIELDS = [
         "numeric_checks.0.skip_if_not_found",
         "yes",
         "error",
-        f'{E}.cost-report.numeric_checks[0].skip_if_not_found: expected true or false, got a string "yes"',
+        f"{E}.cost-report.numeric_checks[0].skip_if_not_found: expected true or false, got a "
+        'string "yes"',
     ),
     (
         "numeric-not-object",
@@ -112,7 +118,8 @@ FIELDS = [
         "numeric_checks.0",
         "total",
         "error",
-        f'{E}.cost-report.numeric_checks[0]: expected an object with label, pattern, min, max, got a string "total"',
+        f"{E}.cost-report.numeric_checks[0]: expected an object with label, pattern, min, max, "
+        'got a string "total"',
     ),
     (
         "numeric-unknown-key",
@@ -160,7 +167,8 @@ FIELDS = [
         "required_patterns",
         ["ok", "(?<=a)b"],
         "error",
-        f"{E}.cost-report.required_patterns[1]: pattern `(?<=a)b` does not compile: invalid perl operator: (?<=",
+        f"{E}.cost-report.required_patterns[1]: pattern `(?<=a)b` does not compile: invalid perl "
+        "operator: (?<=",
     ),
     (
         "forbidden-backref",
@@ -168,7 +176,8 @@ FIELDS = [
         "forbidden_patterns",
         ["(a)\\1"],
         "error",
-        f"{E}.cost-report.forbidden_patterns[0]: pattern `(a)\\1` does not compile: invalid escape sequence: \\1",
+        f"{E}.cost-report.forbidden_patterns[0]: pattern `(a)\\1` does not compile: invalid "
+        "escape sequence: \\1",
     ),
     (
         "required-not-a-list",
@@ -192,7 +201,8 @@ FIELDS = [
         "required_patterns",
         "Total",
         "warning",
-        f"{E}.cost-report.required_patterns: expected a list of patterns; the single string was read as a list of one",
+        f"{E}.cost-report.required_patterns: expected a list of patterns; the single string was "
+        "read as a list of one",
     ),
     (
         "required-empty",
@@ -216,7 +226,8 @@ FIELDS = [
         "output_pattern",
         "articles/../../x/*.md",
         "error",
-        f"{E}.cost-report.output_pattern: 'articles/../../x/*.md' contains '..'; patterns must stay inside the instance root",
+        f"{E}.cost-report.output_pattern: 'articles/../../x/*.md' contains '..'; patterns must "
+        "stay inside the instance root",
     ),
     (
         "pattern-absolute",
@@ -224,7 +235,8 @@ FIELDS = [
         "output_pattern",
         "/etc/*.conf",
         "error",
-        f"{E}.cost-report.output_pattern: '/etc/*.conf' is an absolute path; patterns are relative to the instance root",
+        f"{E}.cost-report.output_pattern: '/etc/*.conf' is an absolute path; patterns are "
+        "relative to the instance root",
     ),
     (
         "pattern-bracket",
@@ -248,7 +260,8 @@ FIELDS = [
         "expected_cadence",
         "fortnightly",
         "error",
-        f"{E}.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got a string \"fortnightly\"",
+        f"{E}.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a "
+        '5-field cron, got a string "fortnightly"',
     ),
     (
         "section-empty",
@@ -264,7 +277,8 @@ FIELDS = [
         "section",
         DROP,
         "warning",
-        f'{E}.heartbeat.output_pattern: checks apply to the whole shared daily log; add "section": "### heartbeat" to check only this skill\'s part',
+        f"{E}.heartbeat.output_pattern: checks apply to the whole shared daily log; add "
+        '"section": "### heartbeat" to check only this skill\'s part',
     ),
     (
         "mute-bad-date",
@@ -288,7 +302,8 @@ FIELDS = [
         "mute",
         "2026-06-01",
         "error",
-        f'{E}.cost-report.mute: expected {{"until": "YYYY-MM-DD", "reason": "…"}}, got a string "2026-06-01"',
+        f'{E}.cost-report.mute: expected {{"until": "YYYY-MM-DD", "reason": "…"}}, got a string '
+        '"2026-06-01"',
     ),
     (
         "mute-unknown-key",
@@ -304,7 +319,8 @@ FIELDS = [
         "required_headings",
         "## Summary",
         "error",
-        f'{E}.cost-report.required_headings: expected a list of headings such as ["## Summary"], got a string "## Summary"',
+        f'{E}.cost-report.required_headings: expected a list of headings such as ["## Summary"], '
+        'got a string "## Summary"',
     ),
     (
         "heading-empty",
@@ -312,7 +328,8 @@ FIELDS = [
         "required_headings",
         ["## Summary", "##"],
         "error",
-        f"{E}.cost-report.required_headings[1]: expected a heading such as '## Summary', got a string \"##\"",
+        f"{E}.cost-report.required_headings[1]: expected a heading such as '## Summary', got a "
+        'string "##"',
     ),
     (
         "heading-not-text",
@@ -320,7 +337,8 @@ FIELDS = [
         "required_headings",
         [3],
         "error",
-        f"{E}.cost-report.required_headings[0]: expected a heading such as '## Summary', got an integer 3",
+        f"{E}.cost-report.required_headings[0]: expected a heading such as '## Summary', got an "
+        "integer 3",
     ),
     (
         "unknown-key",
@@ -374,14 +392,20 @@ def test_every_problem_is_reported_at_once(instance: Instance, cli: Cli) -> None
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 2
     assert out.splitlines() == [
-        f"error: {E}.bad name/x: \"bad name/x\" is not a skill name (letters, digits, '-', '_', '.'; it names the skills/<name>/ folder)",
-        f'error: {E}.bad name/x: expected an object with at least output_pattern, got a string "a string"',
+        f"error: {E}.bad name/x: \"bad name/x\" is not a skill name (letters, digits, '-', '_', "
+        "'.'; it names the skills/<name>/ folder)",
+        f'error: {E}.bad name/x: expected an object with at least output_pattern, got a string "a '
+        'string"',
         f"error: {E}.cost-report.min_words: must be 0 or more, got -5",
         f"error: {E}.cost-report.numeric_checks[0].max: max -1 is below min 0",
-        f"error: {E}.heartbeat.required_patterns[0]: pattern `(a)\\1` does not compile: invalid escape sequence: \\1",
-        "error: aeon.yml: skills.heartbeat.schedule (line 3): '0 8 * *' has 4 fields; a cron schedule has 5 (minute hour day month weekday); Aeon would never schedule it as written, and the 14-day fallback cadence applies",
+        f"error: {E}.heartbeat.required_patterns[0]: pattern `(a)\\1` does not compile: invalid "
+        "escape sequence: \\1",
+        "error: aeon.yml: skills.heartbeat.schedule (line 3): '0 8 * *' has 4 fields; a cron "
+        "schedule has 5 (minute hour day month weekday); Aeon would never schedule it as written, "
+        "and the 14-day fallback cadence applies",
         f"warning: {EVALS}: extra: unknown key (ignored)",
-        f"warning: {E}.bad name/x: no skills/bad name/x/ folder and no aeon.yml entry (orphan spec)",
+        f"warning: {E}.bad name/x: no skills/bad name/x/ folder and no aeon.yml entry (orphan "
+        "spec)",
         "invalid: 6 errors, 2 warnings",
     ]
 
@@ -391,7 +415,8 @@ def test_every_problem_is_reported_at_once(instance: Instance, cli: Cli) -> None
     [
         (
             b'{"skills": {"a": {',
-            f"{EVALS}: invalid JSON at line 1 column 19: Expecting property name enclosed in double quotes",
+            f"{EVALS}: invalid JSON at line 1 column 19: Expecting property name enclosed in "
+            "double quotes",
         ),
         (b"", f"{EVALS}: invalid JSON at line 1 column 1: Expecting value"),
         (b'{"skills": {"caf\xe9": {}}}', f"{EVALS}: not UTF-8 text (byte 0xe9 at offset 16)"),
@@ -399,11 +424,13 @@ def test_every_problem_is_reported_at_once(instance: Instance, cli: Cli) -> None
         (b'{"skills": [1]}', f"{EVALS}: skills: expected an object of skill specs, got a list"),
         (
             b'{"skills": {}}',
-            f"{EVALS}: skills: no skill specs; `aeon-evals run` would stop with SKILL_EVALS_BOOTSTRAP (exit 3)",
+            f"{EVALS}: skills: no skill specs; `aeon-evals run` would stop with "
+            "SKILL_EVALS_BOOTSTRAP (exit 3)",
         ),
         (
             b'{"version": "1"}',
-            f"{EVALS}: skills: no skill specs; `aeon-evals run` would stop with SKILL_EVALS_BOOTSTRAP (exit 3)",
+            f"{EVALS}: skills: no skill specs; `aeon-evals run` would stop with "
+            "SKILL_EVALS_BOOTSTRAP (exit 3)",
         ),
     ],
 )
@@ -423,7 +450,8 @@ def test_missing_evals_json_is_an_error(instance: Instance, cli: Cli) -> None:
     assert code == 2
     assert (
         out.splitlines()[0]
-        == f"error: {EVALS}: not found; `aeon-evals run` would write a starter spec and stop (exit 3); `aeon-evals audit --stubs` drafts one"
+        == f"error: {EVALS}: not found; `aeon-evals run` would write a starter spec and stop (exit "
+        "3); `aeon-evals audit --stubs` drafts one"
     )
 
 
@@ -453,17 +481,20 @@ def test_duplicate_keys_unknown_version_and_a_bom_are_warnings(
         (
             "0 0 8 * * *",
             "warning",
-            "'0 0 8 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+            "'0 0 8 * * *' has 6 fields; GitHub Actions only takes 5-field cron, so the 14-day "
+            "fallback cadence applies",
         ),
         (
             "@daily",
             "warning",
-            "'@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the 14-day fallback cadence applies",
+            "'@daily' is not a 5-field cron; GitHub Actions only takes 5-field cron, so the "
+            "14-day fallback cadence applies",
         ),
         (
             "0 25 * * *",
             "error",
-            "'0 25 * * *' is not a valid cron expression; Aeon would never schedule it as written, and the 14-day fallback cadence applies",
+            "'0 25 * * *' is not a valid cron expression; Aeon would never schedule it as "
+            "written, and the 14-day fallback cadence applies",
         ),
     ],
 )
@@ -490,14 +521,16 @@ def test_aeon_yml_read_best_effort_and_missing_are_warnings(instance: Instance, 
     assert code == 0
     assert (
         out.splitlines()[0]
-        == "warning: aeon.yml: skills.heartbeat (line 3): indented with a tab (YAML allows only spaces); read anyway"
+        == "warning: aeon.yml: skills.heartbeat (line 3): indented with a tab (YAML allows only "
+        "spaces); read anyway"
     )
     (inst.root / "aeon.yml").unlink()
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0
     assert (
         out.splitlines()[0]
-        == "warning: aeon.yml: not found; every skill counts as unregistered; expected cadences fall back to 14 days"
+        == "warning: aeon.yml: not found; every skill counts as unregistered; expected cadences "
+        "fall back to 14 days"
     )
 
 
@@ -509,8 +542,8 @@ def test_orphan_specs_are_warned_with_the_closest_skill(instance: Instance, cli:
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0
     assert (
-        f"warning: {E}.hn-digest: no skills/hn-digest/ folder and no aeon.yml entry (orphan spec); did you mean hacker-news-digest?"
-        in out.splitlines()
+        f"warning: {E}.hn-digest: no skills/hn-digest/ folder and no aeon.yml entry (orphan spec); "
+        "did you mean hacker-news-digest?" in out.splitlines()
     )
 
 
@@ -525,7 +558,8 @@ def test_a_glob_through_a_symlink_out_of_the_root_is_an_error(
     assert code == 2
     assert (
         out.splitlines()[0]
-        == f"error: {E}.cost-report.output_pattern: 'reports/cost-*.md' leads outside the instance root through the symlink 'reports'"
+        == f"error: {E}.cost-report.output_pattern: 'reports/cost-*.md' leads outside the instance "
+        "root through the symlink 'reports'"
     )
 
 

@@ -21,9 +21,10 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "audit",
         help=summary("audit"),
-        description="Skills are the folders under skills/; covered = has an evals.json entry; enabled from aeon.yml. "
-        "Coverage = enabled skills with a spec / enabled skills. Also lists orphan specs (an evals.json "
-        "entry with no skills/<name>/ folder and no aeon.yml entry) with the closest real skill name.",
+        description="Skills are the folders under skills/; covered = has an evals.json entry; "
+        "enabled from aeon.yml. Coverage = enabled skills with a spec / enabled skills. Also lists "
+        "orphan specs (an evals.json entry with no skills/<name>/ folder and no aeon.yml entry) "
+        "with the closest real skill name.",
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -122,8 +123,10 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
     cov = found.coverage
     lines = [
         f"Coverage: {cov.covered}/{cov.enabled} enabled skills have a spec ({found.coverage_pct}%)",
-        f"Skills: {found.total_skills} · enabled {found.enabled_total} · with a spec {len(found.covered)}"
-        f" · disabled without a spec {len(found.uncovered_disabled)} · not in aeon.yml {len(found.uncovered_unregistered)}",
+        f"Skills: {found.total_skills} · enabled {found.enabled_total} · "
+        f"with a spec {len(found.covered)} · "
+        f"disabled without a spec {len(found.uncovered_disabled)} · "
+        f"not in aeon.yml {len(found.uncovered_unregistered)}",
     ]
     rows = contract_rows(found)
     if rows:
@@ -137,7 +140,8 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
     if found.uncovered_enabled:
         lines += [
             "",
-            f"Uncovered enabled ({len(found.uncovered_enabled)}) — add an evals.json entry (`aeon-evals audit --stubs` drafts them):",
+            f"Uncovered enabled ({len(found.uncovered_enabled)}) — add an evals.json entry "
+            "(`aeon-evals audit --stubs` drafts them):",
         ]
         for gap in found.uncovered_enabled:
             contract = found.contracts.get(gap.skill)
@@ -145,12 +149,14 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
             if contract is not None and not contract.scorable:
                 where += "  (scorable: false)"
             lines.append(
-                f"  ✗ {gap.skill:<{_NAME_WIDTH}} {gap.inferred_pattern or '(no output path found in SKILL.md)'}{where}"
+                f"  ✗ {gap.skill:<{_NAME_WIDTH}} "
+                f"{gap.inferred_pattern or '(no output path found in SKILL.md)'}{where}"
             )
     if found.orphans:
         lines += [
             "",
-            f"Orphan specs ({len(found.orphans)}) — evals.json entries with no skills/<name>/ folder and no aeon.yml entry:",
+            f"Orphan specs ({len(found.orphans)}) — evals.json entries with no skills/<name>/ "
+            "folder and no aeon.yml entry:",
         ]
         for orphan in found.orphans:
             hint = f"did you mean {orphan.closest}?" if orphan.closest else "no similar skill"
@@ -174,7 +180,8 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
     elif found.uncovered_disabled or found.uncovered_unregistered:
         lines += [
             "",
-            f"(--all also lists the {len(found.covered)} covered, {len(found.uncovered_disabled)} disabled and {len(found.uncovered_unregistered)} unregistered skills)",
+            f"(--all also lists the {len(found.covered)} covered, {len(found.uncovered_disabled)} "
+            f"disabled and {len(found.uncovered_unregistered)} unregistered skills)",
         ]
     return lines
 

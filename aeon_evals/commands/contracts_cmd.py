@@ -20,11 +20,11 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "contracts",
         help=summary("contracts"),
-        description="For each skill (default: every folder under skills/): the outputs its SKILL.md "
-        "says it writes (and under which branch), the log heading, the template's required "
-        "headings, the word floor and the forbidden placeholders, each with the SKILL.md line it "
-        f"comes from. A skill with an entry in {EVALS_PATH} is evaluated on that entry instead "
-        "(the contract is shown, marked as overridden). See docs/contracts.md.",
+        description="For each skill (default: every folder under skills/): the outputs its "
+        "SKILL.md says it writes (and under which branch), the log heading, the template's "
+        "required headings, the word floor and the forbidden placeholders, each with the SKILL.md "
+        f"line it comes from. A skill with an entry in {EVALS_PATH} is evaluated on that entry "
+        "instead (the contract is shown, marked as overridden). See docs/contracts.md.",
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -16,8 +16,9 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "demo",
         help=summary("demo"),
-        description="Copies the bundled instance to DIR (default: ./aeon-evals-demo), shifts its dates so they are "
-        "recent, and runs the nightly job on it: article, issues, log, dashboard.",
+        description="Copies the bundled instance to DIR (default: ./aeon-evals-demo), shifts its "
+        "dates so they are recent, and runs the nightly job on it: article, issues, log, "
+        "dashboard.",
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

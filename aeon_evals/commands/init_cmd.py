@@ -1,4 +1,4 @@
-"""`aeon-evals init`: add a starter evals.json and the scheduled GitHub Actions workflow to an Aeon repository."""
+"""`aeon-evals init`: add a starter evals.json and the scheduled GitHub Actions workflow."""
 
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "init",
         help=summary("init"),
-        description=f"Adds what an Aeon repository needs for scheduled runs: {EVALS_PATH} (starter specs from the "
-        f"coverage audit) when there is none, and {WORKFLOW_PATH}. An existing file is never overwritten: "
-        "it is reported as skipped. See docs/scheduling.md.",
+        description=f"Adds what an Aeon repository needs for scheduled runs: {EVALS_PATH} "
+        f"(starter specs from the coverage audit) when there is none, and {WORKFLOW_PATH}. "
+        "An existing file is never overwritten: it is reported as skipped. "
+        "See docs/scheduling.md.",
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -73,7 +74,7 @@ def starter_text(root: Path, config: str | None = None) -> tuple[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Create each missing file (exclusively: a file that appears meanwhile is kept); one line per file."""
+    """Create each missing file (exclusively: one that appears meanwhile is kept); a line each."""
     root = args.root.resolve()
     if not root.is_dir():
         raise ConfigError("instance root does not exist or is not a folder", path=root)
@@ -91,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         text, count = starter_text(root, config)
         if create_exclusive(evals, text):
             print(
-                f"wrote {EVALS_PATH} ({count} starter spec{'s' if count != 1 else ''} from the coverage audit: review before trusting them)"
+                f"wrote {EVALS_PATH} ({count} starter spec{'s' if count != 1 else ''} from the "
+                "coverage audit: review before trusting them)"
             )
         else:
             print(f"skipped {EVALS_PATH} (appeared meanwhile; never overwritten)")

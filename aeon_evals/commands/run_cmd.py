@@ -30,9 +30,9 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "run",
         help=summary("run"),
-        description="Evaluate an Aeon instance: checks a–g per skill, diff against the newest earlier "
-        "articles/skill-evals-*.md, file/close issues, write the article, the log section and the dashboard, "
-        "and notify when something changed.",
+        description="Evaluate an Aeon instance: checks a–g per skill, diff against the newest "
+        "earlier articles/skill-evals-*.md, file/close issues, write the article, the log section "
+        "and the dashboard, and notify when something changed.",
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -110,8 +110,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         "--fail-on",
         choices=[m.value for m in ci.FailOn],
         default=ci.FailOn.NEVER.value,
-        help="exit 1 when the verdict is REGRESSED/QUALITY_DROP (regressed) or any enabled, unmuted skill "
-        "is FAIL/QUALITY_DEGRADED/NO_OUTPUT (failing); default never",
+        help="exit 1 when the verdict is REGRESSED/QUALITY_DROP (regressed) or any enabled, "
+        "unmuted skill is FAIL/QUALITY_DEGRADED/NO_OUTPUT (failing); default never",
     )
     p.add_argument(
         "--junit",
@@ -367,7 +367,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
 
 
 def _repo_prefix(env: Mapping[str, str], root: Path) -> str:
-    """The instance root relative to the checkout (`$GITHUB_WORKSPACE`): "" when they are the same."""
+    """The instance root relative to the checkout (`$GITHUB_WORKSPACE`): "" when the same."""
     workspace = env.get("GITHUB_WORKSPACE")
     if not workspace:
         return ""

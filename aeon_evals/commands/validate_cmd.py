@@ -1,4 +1,4 @@
-"""`aeon-evals validate`: every problem in evals.json and aeon.yml at once, each with its location."""
+"""`aeon-evals validate`: every problem in evals.json and aeon.yml at once, each located."""
 
 from __future__ import annotations
 
@@ -40,10 +40,11 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     p = sub.add_parser(
         "validate",
         help=summary("validate"),
-        description="Check skills/skill-evals/evals.json against the schema (types, ranges, min ≤ max, every "
-        "pattern compiled with the engine the run uses, globs inside the root, unknown keys warned) and "
-        "aeon.yml's schedules (5-field cron, workflow_dispatch or reactive). Every problem is reported at "
-        "once. Exit 0 when valid (warnings allowed), 2 when not.",
+        description="Check skills/skill-evals/evals.json against the schema (types, ranges, "
+        "min ≤ max, every pattern compiled with the engine the run uses, globs inside the root, "
+        "unknown keys warned) and aeon.yml's schedules (5-field cron, workflow_dispatch or "
+        "reactive). Every problem is reported at once. Exit 0 when valid (warnings allowed), "
+        "2 when not.",
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -75,7 +76,8 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
             Finding(
                 EVALS_PATH,
                 "",
-                "not found; `aeon-evals run` would write a starter spec and stop (exit 3); `aeon-evals audit --stubs` drafts one",
+                "not found; `aeon-evals run` would write a starter spec and stop (exit 3); "
+                "`aeon-evals audit --stubs` drafts one",
                 "error",
             )
         ], None
@@ -113,7 +115,8 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
                 Finding(
                     EVALS_PATH,
                     at,
-                    f"{spec.output_pattern!r} leads outside the instance root through the symlink {folder!r}",
+                    f"{spec.output_pattern!r} leads outside the instance root through the symlink "
+                    f"{folder!r}",
                     "error",
                 )
             )
@@ -136,7 +139,8 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
                 Finding(
                     EVALS_PATH,
                     at,
-                    f'checks apply to the whole shared daily log; add "section": "### {skill}" to check only this skill\'s part',
+                    f'checks apply to the whole shared daily log; add "section": "### {skill}" to '
+                    "check only this skill's part",
                     "warning",
                 )
             )
@@ -156,7 +160,8 @@ def _registry_findings(registry: Registry) -> list[Finding]:
             Finding(
                 name,
                 "",
-                f"not valid YAML as a whole ({registry.yaml_error}); the skills: block was read on its own",
+                f"not valid YAML as a whole ({registry.yaml_error}); the skills: block was read "
+                "on its own",
                 "warning",
             )
         )
@@ -236,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {finding.line()}")
         verdict = "invalid" if errors else "valid"
         print(
-            f"{verdict}: {len(errors)} error{'s' * (len(errors) != 1)}, {len(warnings)} warning{'s' * (len(warnings) != 1)}"
+            f"{verdict}: {len(errors)} error{'s' * (len(errors) != 1)}, {len(warnings)} "
+            f"warning{'s' * (len(warnings) != 1)}"
         )
     return ExitCode.ERROR if errors else ExitCode.OK

@@ -1,4 +1,6 @@
-"""Issue keeping (SPEC §6): file ISS-NNN issues for new failures, resolve them on recovery, keep INDEX.md in step.
+"""Issue keeping (SPEC §6): file ISS-NNN issues for new failures, resolve them on recovery.
+
+INDEX.md is kept in step.
 
 `read_state` → `plan_issues` (pure) → `apply_plan` (the writes); `keep_issues` does all three.
 """

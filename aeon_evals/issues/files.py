@@ -1,4 +1,4 @@
-"""memory/issues/ISS-NNN.md files: read tolerantly (the real, messy ones), composed and written strictly."""
+"""memory/issues/ISS-NNN.md files: read tolerantly (the real, messy ones), written strictly."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ class IssueFile:
         return self.detected_by.lower() == DETECTOR
 
     def names(self, skill: str) -> bool:
-        """True when this issue names `skill`: in affected_skills, or as a whole word of the title."""
+        """True when this issue names `skill`: in affected_skills or as a word of the title."""
         return bool(skill) and (skill in self.affected_skills or names_in(self.title, skill))
 
     def covers(self, skill: str) -> bool:
@@ -245,7 +245,7 @@ def utc(now: datetime) -> str:
 
 
 def one_line(text: str) -> str:
-    """Whitespace runs to one space; other control characters dropped (a NUL makes a file binary)."""
+    """Whitespace runs to one space; other control characters dropped (a NUL makes it binary)."""
     return "".join(ch for ch in " ".join(text.split()) if unicodedata.category(ch) != "Cc")
 
 

@@ -1,4 +1,4 @@
-"""Issue frontmatter: read tolerantly (bounded alias expansion), written as strict YAML, edited line by line."""
+"""Issue frontmatter: read tolerantly (bounded aliases), written as strict YAML, edited by line."""
 
 from __future__ import annotations
 
