@@ -17,9 +17,9 @@ from urllib.parse import quote
 from aeon_evals.errors import ExitCode
 from aeon_evals.history import escape_cell
 from aeon_evals.model import ArticleRow, DiffLabel, SkillResult, Status, Verdict
-from aeon_evals.pipeline import RunOutcome
 from aeon_evals.render import cause_text, coverage_line
 from aeon_evals.report import Row
+from aeon_evals.run_model import RunOutcome
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET

@@ -794,7 +794,7 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
     """Wrap the stage functions (module attributes, not files) with exclusive timers."""
     import functools
 
-    from aeon_evals import audit, cadence, checks, pipeline, render, report, site
+    from aeon_evals import audit, cadence, checks, issue_stage, pipeline, render, report, site
     from aeon_evals.outputs import Outputs
     from aeon_evals.store import ArticleStore
 
@@ -837,9 +837,9 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
         (pipeline, "_history", "diff"),
         (report, "build_rows", "diff"),
         (audit, "audit", "audit"),
-        (pipeline, "read_state", "issues"),
-        (pipeline, "plan_issues", "issues"),
-        (pipeline, "apply_plan", "issues"),
+        (issue_stage, "read_state", "issues"),
+        (issue_stage, "plan_issues", "issues"),
+        (issue_stage, "apply_plan", "issues"),
         (render, "render_article", "render"),
         (render, "log_section", "render"),
         (site, "build_site", "site"),

@@ -21,9 +21,9 @@ from aeon_evals.model import (
     Status,
     Verdict,
 )
-from aeon_evals.pipeline import RunOutcome
 from aeon_evals.render import ArticleData
 from aeon_evals.report import Row, count
+from aeon_evals.run_model import RunOutcome
 
 SCHEMA = Path(__file__).parent / "fixtures" / "junit" / "junit.xsd"
 DAY1 = "2026-05-31"

@@ -10,6 +10,7 @@ from aeon_evals import clock, demo, pipeline
 from aeon_evals.commands import summary
 from aeon_evals.commands.run_cmd import to_json
 from aeon_evals.errors import UsageError
+from aeon_evals.run_model import RunOptions
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     target = args.dir or demo.free_folder(Path.cwd() / "aeon-evals-demo")
     demo.make_demo(target, today)
     root = target.resolve()
-    outcome = pipeline.run(pipeline.RunOptions(root=root, today=today, now=now))
+    outcome = pipeline.run(RunOptions(root=root, today=today, now=now))
     if args.json:
         import json
 

@@ -18,6 +18,7 @@ from aeon_evals.errors import EvalsError, ExitCode, UsageError, WriteFailed
 from aeon_evals.fsio import atomic_write, read_confined, write_error
 from aeon_evals.manifest import EVALS_PATH
 from aeon_evals.model import ContractsMode
+from aeon_evals.run_model import RunOptions, RunOutcome
 
 NO_NOTIFIER = (
     "no notifier: no executable ./notify at the instance root, so this run can alert no one "
@@ -158,7 +159,7 @@ def add_layout_arguments(p: argparse.ArgumentParser, *, articles: bool = True) -
         )
 
 
-def options(args: argparse.Namespace) -> pipeline.RunOptions:
+def options(args: argparse.Namespace) -> RunOptions:
     _seconds("--notify-timeout", args.notify_timeout, zero=False)
     _seconds("--lock-timeout", args.lock_timeout)
     _seconds("--retry-delay", args.retry_delay)
@@ -170,7 +171,7 @@ def options(args: argparse.Namespace) -> pipeline.RunOptions:
         if root.is_dir()
         else None
     )
-    return pipeline.RunOptions(
+    return RunOptions(
         root=args.root.resolve(),
         today=today,
         now=now,
@@ -204,7 +205,7 @@ def parse_grace(text: str) -> timedelta:
     return timedelta(minutes=value)
 
 
-def to_json(outcome: pipeline.RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[str, Any]:
+def to_json(outcome: RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[str, Any]:
     """The machine-readable result: enough evidence to check a run later.
 
     With `fail_on`, a "fail_on" key says whether that gate tripped, why, and the exit code.
@@ -380,8 +381,8 @@ def _repo_prefix(env: Mapping[str, str], root: Path) -> str:
 
 def _github_outputs(
     env: Mapping[str, str],
-    outcome: pipeline.RunOutcome,
-    opts: pipeline.RunOptions,
+    outcome: RunOutcome,
+    opts: RunOptions,
     fail_on: ci.FailOn,
     code: int,
     *,

@@ -1,0 +1,124 @@
+"""What the article says besides the rows: the coverage audit, action items, its sources."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from aeon_evals import audit as audit_stage
+from aeon_evals import cadence, report
+from aeon_evals.contracts import Contract
+from aeon_evals.issues import IssueRef
+from aeon_evals.manifest import Manifest
+from aeon_evals.model import ParsedArticle
+from aeon_evals.patches import spec_patches
+from aeon_evals.registry import Registry
+from aeon_evals.scope import Scope
+from aeon_evals.state import StateSources
+
+
+def coverage_audit(
+    root: Path,
+    covered: set[str],
+    registry: Registry,
+    contracts: Mapping[str, Contract] | None,
+    warnings: list[str],
+) -> tuple[audit_stage.AuditReport | None, str]:
+    """The coverage audit and its Sources entry (`eval-audit=ok`, or why it failed); its
+    warnings go to `warnings`. A failing audit never stops the run (SPEC §7)."""
+    try:
+        found = audit_stage.audit(root, covered, registry, contracts=contracts)
+    except Exception as exc:  # a failing audit never stops the run (SPEC §7)
+        return None, f"eval-audit=fail ({type(exc).__name__}: {exc})"
+    warnings += list(found.warnings)
+    return found, "eval-audit=ok" + (
+        f" ({len(found.warnings)} warning(s))" if found.warnings else ""
+    )
+
+
+def spec_problems(
+    found: audit_stage.AuditReport | None, manifest: Manifest, skill: str | None
+) -> list[tuple[str, str]]:
+    """The Fix Spec items: orphan specs (with the closest real skill) and validate's warnings
+    about specs; only `skill`'s with --skill."""
+    problems = [
+        (
+            o.skill,
+            f"no skills/{o.skill}/ folder or aeon.yml entry"
+            + (f"; did you mean {o.closest}?" if o.closest else ""),
+        )
+        for o in (found.orphans if found else ())
+    ]
+    problems += spec_patches(manifest)  # validate's warnings about specs, as Patch items
+    return [p for p in problems if skill in (None, p[0])]
+
+
+def unscored(scope: Scope) -> list[tuple[str, str]]:
+    """The skills evaluated on nothing, with the reason: no usable contract, or not scorable."""
+    return [
+        *scope.without,
+        *(
+            (skill, "scorable: false in its SKILL.md: listed, not scored")
+            for skill in scope.unscored
+        ),
+    ]
+
+
+def add_specs(found: audit_stage.AuditReport, registry: Registry) -> list[report.AddSpec]:
+    """The Coverage Gaps as "Add" items: log-based ones with their section (from the skill's
+    contract, else `### <skill>`), most frequently scheduled first."""
+    adds = []
+    for gap in found.uncovered_enabled:
+        section = None
+        if gap.inferred_pattern.startswith("memory/logs/"):
+            contract = found.contracts.get(gap.skill)
+            section = next(
+                (
+                    o.spec.section
+                    for o in (contract.outputs if contract else ())
+                    if o.spec.section and o.spec.output_pattern == gap.inferred_pattern
+                ),
+                f"### {gap.skill}",
+            )
+        reg = registry.skills.get(gap.skill)
+        days, _how = cadence.expected_cadence_days(reg.schedule if reg else None, None)
+        adds.append(report.AddSpec(gap.skill, gap.inferred_pattern, section, days))
+    return report.rank_adds(adds)
+
+
+def sources(
+    manifest: Manifest,
+    state: StateSources,
+    audit_source: str,
+    prior: ParsedArticle | None,
+    filed: list[IssueRef],
+    closed: list[IssueRef],
+    warnings: list[str],
+) -> list[str]:
+    """The article's Sources lines: what was read and how it went, the day's issues, warnings."""
+    evals = (
+        "evals.json=ok"
+        if not manifest.spec_errors
+        else f"evals.json=ok ({len(manifest.spec_errors)} invalid spec(s))"
+    )
+    if prior is None:
+        prior_text = "prior-article=none (bootstrap)"
+    elif prior.source == "disk":
+        prior_text = f"prior-article=ok ({prior.path})"
+    else:
+        prior_text = f"prior-article=ok ({prior.path} from {prior.source}: no article on disk)"
+    lines = [
+        " · ".join(
+            [
+                evals,
+                f"cron-state={state.cron_status}",
+                f"skill-health={state.health_status}",
+                audit_source,
+                prior_text,
+            ]
+        )
+    ]
+    lines.append("issues filed: " + (", ".join(f"{i.id} ({i.skill})" for i in filed) or "none"))
+    lines.append("issues closed: " + (", ".join(f"{i.id} ({i.skill})" for i in closed) or "none"))
+    lines += [f"warning: {w}" for w in warnings]
+    return lines

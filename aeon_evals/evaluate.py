@@ -1,0 +1,121 @@
+"""Load and check: evals.json validated, then every skill in scope checked against its spec."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from aeon_evals import checks
+from aeon_evals import state as state_stage
+from aeon_evals.errors import ConfigError
+from aeon_evals.manifest import Manifest, Problem, parse_manifest, read_manifest_data
+from aeon_evals.model import ContractsMode, SkillResult
+from aeon_evals.outputs import Outputs
+from aeon_evals.registry import Registry
+from aeon_evals.run_model import RunOptions
+from aeon_evals.scope import Scope
+from aeon_evals.state import StateSources
+
+
+def load_manifest(opts: RunOptions) -> Manifest | None:
+    """evals.json validated, or None when it is missing or names no skill (bootstrap)."""
+    duplicates: list[Problem] = []
+    data = read_manifest_data(opts.root, retry_delay=opts.retry_delay, problems=duplicates)
+    if data is None:
+        return None
+    manifest = parse_manifest(data)
+    if duplicates:
+        manifest = dataclasses.replace(manifest, problems=(*duplicates, *manifest.problems))
+    return manifest if manifest.skills else None
+
+
+def contracts_mode(manifest: Manifest, opts: RunOptions) -> ContractsMode:
+    """`--contracts`, else evals.json's `contracts`, else report. An unusable value in evals.json
+    stops the run (exit 2) unless `--contracts` decides."""
+    if opts.contracts is not None:
+        return opts.contracts
+    problem = manifest.contracts_problem
+    if problem is not None:
+        raise ConfigError(problem.message, path=manifest.path, where=problem.where)
+    return manifest.contracts or ContractsMode.REPORT
+
+
+def evaluate_all(
+    manifest: Manifest,
+    registry: Registry,
+    state: StateSources,
+    opts: RunOptions,
+    scope: list[str],
+    outputs: Outputs,
+) -> list[SkillResult]:
+    """Checks for every skill in scope; a broken spec gives an ERROR row, never a crash."""
+    results: list[SkillResult] = []
+    for skill in scope:
+        ctx = checks.Context(
+            registry.skills.get(skill),
+            state.cron.get(skill),
+            state.health.get(skill),
+            opts.now,
+            opts.today,
+            opts.grace,
+        )
+        if skill in manifest.spec_errors:
+            results.append(checks.error_result(skill, manifest.spec_errors[skill], ctx))
+        else:
+            results.append(checks.evaluate(manifest.specs[skill], outputs, ctx))
+    return results
+
+
+def evaluate_inferred(
+    scope: Scope, registry: Registry, state: StateSources, opts: RunOptions, outputs: Outputs
+) -> list[SkillResult]:
+    """Checks for every skill evaluated on its SKILL.md contract; the row names the spec's line."""
+    results: list[SkillResult] = []
+    for skill, inferred in sorted(scope.inferred.items()):
+        ctx = checks.Context(
+            registry.skills.get(skill),
+            state.cron.get(skill),
+            state.health.get(skill),
+            opts.now,
+            opts.today,
+            opts.grace,
+        )
+        result = checks.evaluate(inferred.output.spec, outputs, ctx)
+        results.append(dataclasses.replace(result, spec_source=inferred.source))
+    return results
+
+
+def load_warnings(manifest: Manifest, registry: Registry, state: StateSources) -> list[str]:
+    """The loaders' warnings, in the article's order: evals.json, the registry, the state files."""
+    return (
+        [
+            p.line() + ("" if p.severity == "warning" else " (the skill is reported as ERROR)")
+            for p in manifest.problems
+        ]
+        + list(registry.warnings)
+        + list(state.warnings)
+    )
+
+
+def check_all(
+    manifest: Manifest,
+    inferred: Scope,
+    registry: Registry,
+    state: StateSources,
+    opts: RunOptions,
+    scope: list[str],
+    outputs: Outputs,
+    warnings: list[str],
+) -> tuple[list[SkillResult], StateSources]:
+    """Every skill in scope checked (evals.json specs, then SKILL.md contracts), and the state
+    the checks used: when cron-state is behind the outputs its facts are dropped and the skills
+    checked again, since they would be stale rather than the outputs wrong. The outputs'
+    warnings go to `warnings`."""
+    results = evaluate_all(manifest, registry, state, opts, scope, outputs)
+    warnings += outputs.warnings
+    results += evaluate_inferred(inferred, registry, state, opts, outputs)
+    fresh = state_stage.freshness(state, results, opts.now)
+    if fresh.stale:
+        state = state_stage.without_cron(state, fresh.status())
+        results = evaluate_all(manifest, registry, state, opts, scope, outputs)
+        results += evaluate_inferred(inferred, registry, state, opts, outputs)
+    return results, state

@@ -1,0 +1,174 @@
+"""The run's writes at its edge: article, log section, dashboard, cache, card, notification."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from aeon_evals import card, render
+from aeon_evals import notify as notifier
+from aeon_evals.artifacts import Artifact, Fate, failed, skipped
+from aeon_evals.controls import escape_controls, has_controls
+from aeon_evals.daylog import write_log_section
+from aeon_evals.errors import EvalsError, WriteFailed
+from aeon_evals.fsio import atomic_write, check_writable, rel_path, write_error, write_if_changed
+from aeon_evals.run_model import RunOptions, RunOutcome
+from aeon_evals.store import ArticleStore
+
+ARTICLE_BYTES_PER_ROW = 400  # a Full Results row and its share of the other tables, generously
+
+
+def probe_writable(root: Path, rel: str, *, size: int) -> None:
+    """Raise WriteFailed (one line: the file, the operation, the reason) unless a file of about
+    `size` bytes can be written where `rel` goes: a read-only folder or a full disk is found
+    before the run changes anything else."""
+    path = root / rel
+    check_writable(root, path, what="article")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+    except OSError as exc:
+        raise WriteFailed(write_error(exc, path, root=root)) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            block = b"\0" * min(size, 1 << 20)
+            left = size
+            while left > 0:
+                fh.write(block[:left])
+                left -= len(block)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        raise WriteFailed(write_error(exc, path, root=root)) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
+    """The run's writes, in order: the article, the day's log section, the dashboard, the
+    article cache, the dashboard card, then the notification. Each one's fate goes into
+    `outcome`; only the article's failure stops the run (WriteFailed)."""
+    root = opts.root
+    data = outcome.article
+    assert data is not None and outcome.article_path is not None
+    article = outcome.article_path
+    text = render.render_article(data)
+    # What the rows quote (a cron-state error, a file name, a pattern) may hold control
+    # characters: shown escaped, never raw (a NUL would make the article "binary" next week).
+    raw_controls = has_controls(text)
+    text = escape_controls(text)
+    path = root / article
+    check_writable(root, path, what="article")
+    raw = text.encode("utf-8")
+    try:  # an identical article keeps its file and mtime
+        unchanged = not write_if_changed(path, raw)
+    except OSError as exc:
+        raise WriteFailed(write_error(exc, path, root=root)) from None
+    outcome.article_written = Artifact(Fate.UNCHANGED if unchanged else Fate.DONE, article)
+    if not raw_controls:  # else the parse kept would not be the file's: it is parsed when read
+        # kept parsed without parsing its big table: the dashboard and tomorrow's run read it there
+        store.remember(path, raw, lambda: render.parsed_article(data, path=article))
+    else:
+        store.remember(path, raw)
+
+    filed, closed = outcome.day_issues
+    section = render.log_section(
+        data,
+        article=outcome.article_path,
+        filed=[i.id for i in filed],
+        closed=[i.id for i in closed],
+    )
+    log_rel = f"memory/logs/{opts.today.isoformat()}.md"
+    try:
+        write_log_section(root, log_rel, escape_controls(section), opts.today)
+        outcome.log_written = Artifact(Fate.DONE, log_rel, "### skill-evals")
+    except (OSError, EvalsError) as exc:
+        reason = (
+            exc.message if isinstance(exc, EvalsError) else (exc.strerror or type(exc).__name__)
+        )
+        outcome.log_written = failed(reason)
+        outcome.warnings.append(f"{log_rel}: cannot write the log section: {reason}")
+
+    if opts.site:
+        try:
+            from aeon_evals import site
+
+            out = opts.site_out or root / "site"
+            if opts.site_out is None:
+                check_writable(root, out / "index.html", what="site")
+            built = site.build_site(root, out, now=opts.now, store=store, catalog=data.catalog)
+            outcome.site_written = Artifact(
+                Fate.DONE,
+                f"{rel_path(out, root)}/index.html",
+                f"{len(built.written)} written, {len(built.unchanged)} unchanged",
+            )
+        except Exception as exc:  # the dashboard must never cost the operator the article
+            outcome.site_written = failed(f"{type(exc).__name__}: {exc}")
+            outcome.warnings.append(f"site: {exc}")
+    else:
+        outcome.site_written = skipped("--no-site")
+    try:
+        store.save()
+    except OSError as exc:  # the cache is only a speed-up
+        outcome.warnings.append(f"{write_error(exc, '.aeon-evals/cache')}; cache not saved")
+    _write_card(opts, outcome, data)
+
+    if not opts.notify:
+        outcome.notified = skipped("--no-notify", verb="sent")
+    elif not outcome.verdict.notifies:
+        outcome.notified = skipped(f"{outcome.verdict.value}: nothing changed", verb="sent")
+    else:
+        _notify(opts, outcome, render.notify_body(data, article=outcome.article_path))
+
+
+def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:
+    """Send `body` unless this very body was sent for this day already (notify state, not the
+    article, decides: a rerun after --no-notify or a failed notifier sends once)."""
+    root = opts.root
+    state, problem = notifier.read_state(root)
+    if problem:
+        outcome.warnings.append(problem)
+    earlier = notifier.already_sent(state, opts.today, body)
+    if earlier is not None:
+        outcome.notified = skipped(f"already sent for {earlier.day} at {earlier.at}", verb="sent")
+        return
+    sent = notifier.notify(root, opts.notify_cmd, body, timeout=opts.notify_timeout)
+    outcome.notified = notified(sent)
+    if not sent.sent:
+        outcome.warnings.append(f"notify: {sent.message}")
+        return
+    try:
+        notifier.record_sent(root, state, opts.today, body, opts.now)
+    except OSError as exc:
+        outcome.warnings.append(
+            f"{notifier.STATE_PATH}: cannot record the notification ({exc.strerror or exc}); "
+            "a rerun today will send it again"
+        )
+
+
+def notified(sent: notifier.NotifyResult) -> Artifact:
+    """The notification's fate, in the notifier's own words."""
+    return Artifact(Fate.DONE if sent.sent else Fate.FAILED, verb="sent", said=sent.message)
+
+
+def _write_card(opts: RunOptions, outcome: RunOutcome, data: render.ArticleData) -> None:
+    """One json-render card per run into the instance's dashboard feed, when it has one."""
+    assert opts.layout is not None  # pipeline.run detects it
+    folder = opts.layout.dashboard
+    if folder is None or outcome.article_path is None:
+        return
+    rel = f"{folder}/{card.card_name(opts.now)}"
+    try:
+        path = opts.root / rel
+        check_writable(opts.root, path, what="dashboard card")
+        atomic_write(path, card.render_card(card.build_card(data, article=outcome.article_path)))
+        outcome.card_written = Artifact(Fate.DONE, where=rel)
+    except (OSError, EvalsError) as exc:
+        reason = (
+            exc.message if isinstance(exc, EvalsError) else (exc.strerror or type(exc).__name__)
+        )
+        outcome.card_written = failed(reason)
+        outcome.warnings.append(f"{rel}: cannot write the dashboard card: {reason}")

@@ -1,0 +1,83 @@
+"""The nightly run's options (what a command asks for) and its outcome (what happened)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from aeon_evals import checks
+from aeon_evals import notify as notifier
+from aeon_evals.artifacts import NOT_SENT, Artifact
+from aeon_evals.issues import IssueOutcome, IssueRef
+from aeon_evals.layout import Layout
+from aeon_evals.model import ContractsMode, ParsedArticle, SkillResult, Verdict
+
+if TYPE_CHECKING:
+    from aeon_evals import render, report
+    from aeon_evals.scope import Scope
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    root: Path
+    today: date
+    now: datetime
+    skill: str | None = None
+    dry_run: bool = False
+    notify: bool = True
+    notify_cmd: str | None = None
+    notify_timeout: float = notifier.TIMEOUT_SECONDS
+    retry_delay: float = 5.0
+    lock_timeout: float = 60.0
+    site: bool = True
+    site_out: Path | None = None
+    grace: timedelta = checks.GRACE
+    contracts: ContractsMode | None = None  # --contracts; None: evals.json's, else report
+    layout: Layout | None = None  # None: detected from the root when the run starts
+    force: bool = False  # replace a same-day article this tool did not write
+
+
+@dataclass
+class RunOutcome:
+    """What happened, for the ledger, --json, the job summary and the exit code."""
+
+    verdict: Verdict
+    day: date
+    results: list[SkillResult] = field(default_factory=list)
+    rows: list[report.Row] = field(default_factory=list)
+    article: render.ArticleData | None = None
+    article_path: str | None = None
+    article_written: Artifact = field(default_factory=Artifact)
+    log_written: Artifact = field(default_factory=Artifact)
+    site_written: Artifact = field(default_factory=Artifact)
+    notified: Artifact = NOT_SENT
+    card_written: Artifact | None = None  # None: the instance has no dashboard feed
+    issues: IssueOutcome = field(default_factory=IssueOutcome)
+    warnings: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    # Said on stderr, kept out of the article: about the switch-over, not about the skills.
+    notices: list[str] = field(default_factory=list)
+    prior: ParsedArticle | None = None
+    day_issues: tuple[list[IssueRef], list[IssueRef]] = field(default_factory=lambda: ([], []))
+    scope: Scope | None = None  # skills evaluated on SKILL.md contracts, and those without one
+
+    def ledger(self) -> list[str]:
+        filed = ", ".join(f"{i.id} ({i.skill})" for i in self.issues.filed) or "none"
+        closed = ", ".join(f"{i.id} ({i.skill})" for i in self.issues.closed) or "none"
+        return [
+            f"verdict: {self.verdict.value}",
+            f"article: {self.article_written}",
+            f"log: {self.log_written}",
+            f"site: {self.site_written}",
+            *([f"dashboard card: {self.card_written}"] if self.card_written is not None else []),
+            f"issues filed: {filed}",
+            f"issues closed: {closed}",
+            f"notification: {self.notified}",
+        ]
+
+
+def article_rel(day: date, layout: Layout | None = None) -> str:
+    """This tool's article for `day`, relative to the root (`articles/` without a layout)."""
+    return (layout or Layout()).article_rel(day)
