@@ -23,8 +23,9 @@ def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
     if not registry.found and not (root / "skills").is_dir():
         # Not an Aeon instance (a wrong --root, or cron started in the wrong folder): write nothing.
         raise ConfigError(
-            "not an Aeon instance: no aeon.yml, no skills/ folder and no skills/skill-evals/evals.json "
-            "(check --root; `aeon-evals init` sets up an existing Aeon repository)",
+            "not an Aeon instance: no aeon.yml, no skills/ folder and no "
+            "skills/skill-evals/evals.json (check --root; `aeon-evals init` sets up an existing "
+            "Aeon repository)",
             path=root,
         )
     found = audit_stage.audit(root, set(), registry)
@@ -39,7 +40,8 @@ def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
         return outcome
     if target.exists():
         outcome.messages.append(
-            f"{EVALS_PATH} exists but names no skill; it was left as it is — add specs (see `aeon-evals audit --stubs`)"
+            f"{EVALS_PATH} exists but names no skill; it was left as it is — add specs "
+            "(see `aeon-evals audit --stubs`)"
         )
         outcome.article_written = failed(f"{EVALS_PATH} has no skills")
     else:

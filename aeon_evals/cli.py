@@ -35,7 +35,10 @@ def build_parser(commands: Collection[str] = _NAMES) -> argparse.ArgumentParser:
     argparse's "invalid choice" and for dispatch, which builds the parser again for its command."""
     parser = argparse.ArgumentParser(
         prog="aeon-evals",
-        description="Evaluate every skill of an Aeon instance: checks, diff against the previous run, issues, article, dashboard.",
+        description=(
+            "Evaluate every skill of an Aeon instance: checks, diff against the previous run, "
+            "issues, article, dashboard."
+        ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

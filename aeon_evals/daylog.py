@@ -1,4 +1,4 @@
-"""The `### skill-evals` section of the day's log: written byte for byte, other skills' text untouched."""
+"""The `### skill-evals` section of the day's log, written byte for byte: other text untouched."""
 
 from __future__ import annotations
 

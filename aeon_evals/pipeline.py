@@ -138,7 +138,8 @@ def _run(opts: RunOptions) -> RunOutcome:
     )
     previous_pct = prior.coverage_pct if prior else None
     # The old LLM skill counted disabled skills with a spec as covered: comparing against its
-    # number would report a coverage cliff on the first run of this tool. Only compare like with like.
+    # number would report a coverage cliff on the first run of this tool. Only compare like with
+    # like.
     comparable_pct = previous_pct if prior is not None and prior.own else None
     verdict = report.verdict(rows, coverage, comparable_pct)
     day_filed, day_closed = issues_of_the_day(opts.today, issues)
