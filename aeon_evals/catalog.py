@@ -10,6 +10,8 @@ skill name.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import re
 from collections import Counter
@@ -78,7 +80,7 @@ class Model:
     skills: tuple[str, ...]
     idf: Mapping[str, float]
     vectors: Mapping[str, Mapping[str, float]]
-    postings: Mapping[str, tuple[tuple[str, float], ...]]
+    postings: Mapping[str, tuple[tuple[str, ...], tuple[float, ...]]]  # term → skills, weights
     surface: Mapping[str, str]
 
     def weights(self, terms: Counter[str]) -> dict[str, float]:
@@ -106,7 +108,16 @@ def score(value: float) -> float:
 def build_model(texts: Iterable[SkillText]) -> Model:
     """Fit the model on a catalog: one document per skill, in skill-name order."""
     ordered = sorted(texts, key=lambda t: t.skill)
-    docs = {t.skill: document_terms(t) for t in ordered}
+    # the words of each document, once: its terms and the words shown for them come from them
+    name_words = {t.skill: words(t.name) for t in ordered}
+    description_words = {t.skill: words(t.description) for t in ordered}
+    docs = {
+        t.skill: Counter(
+            stem(w)
+            for w in (*name_words[t.skill], *name_words[t.skill], *description_words[t.skill])
+        )
+        for t in ordered
+    }
     df: Counter[str] = Counter()
     for terms in docs.values():
         df.update(terms.keys())
@@ -122,14 +133,22 @@ def build_model(texts: Iterable[SkillText]) -> Model:
             postings.setdefault(term, []).append((skill, weight))
     seen: dict[str, Counter[str]] = {}
     for text in ordered:
-        for word in words(f"{text.name} {text.name} {text.description}"):
-            seen.setdefault(stem(word), Counter())[word] += 1
+        for word in (
+            *name_words[text.skill],
+            *name_words[text.skill],
+            *description_words[text.skill],
+        ):
+            term = stem(word)
+            counts = seen.get(term)
+            if counts is None:
+                counts = seen[term] = Counter()
+            counts[word] += 1
     surface = {t: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for t, c in seen.items()}
     return Model(
         skills=tuple(docs),
         idf=idf,
         vectors=vectors,
-        postings={t: tuple(p) for t, p in postings.items()},
+        postings={t: (tuple(s for s, _ in p), tuple(w for _, w in p)) for t, p in postings.items()},
         surface=surface,
     )
 
@@ -185,36 +204,50 @@ def _pairs(model: Model, threshold: float) -> list[tuple[str, str]]:
     """
     order = {
         t: i
-        for i, t in enumerate(sorted(model.postings, key=lambda t: (-len(model.postings[t]), t)))
+        for i, t in enumerate(sorted(model.postings, key=lambda t: (-len(model.postings[t][0]), t)))
     }
     bound = threshold * threshold
     floor = threshold - 2 * 10.0**-DIGITS  # sums in another order differ in the last bits
     index: dict[str, list[tuple[int, float]]] = {}
     prefixes: list[dict[str, float]] = []
+    # per indexed skill: the order of its first indexed term and the length of its prefix
+    edges: list[tuple[int, float]] = []
     found: list[tuple[str, str]] = []
     skills = model.skills
     for i, skill in enumerate(skills):
         vector = model.vectors[skill]
+        terms = sorted(vector, key=order.__getitem__)
+        orders = [order[t] for t in terms]
+        mass = list(itertools.accumulate(vector[t] * vector[t] for t in terms))
         partial: dict[int, float] = {}
         for term, weight in vector.items():
             for j, other in index.get(term, ()):
                 partial[j] = partial.get(j, 0.0) + weight * other
         for j, dot in partial.items():
-            for term, other in prefixes[j].items():
-                if term in vector:
-                    dot += vector[term] * other
+            # what j's prefix can still add is at most |prefix_j| times the length of this
+            # vector's part over the same (earlier) terms (Cauchy–Schwarz): most candidates
+            # share one common term and stop here without a look at the prefix
+            edge, length = edges[j]
+            k = bisect.bisect_left(orders, edge)
+            if k and dot + length * math.sqrt(mass[k - 1]) + 1e-9 >= floor:
+                for term, other in prefixes[j].items():
+                    if term in vector:
+                        dot += vector[term] * other
             if dot >= floor:
                 found.append((skills[j], skill))
         running = 0.0
         prefix: dict[str, float] = {}
-        for term in sorted(vector, key=order.__getitem__):
+        edge = len(order)
+        for term in terms:
             weight = vector[term]
             running += weight * weight
             if running >= bound:
+                edge = min(edge, order[term])
                 index.setdefault(term, []).append((i, weight))
             else:
                 prefix[term] = weight
         prefixes.append(prefix)
+        edges.append((edge, math.sqrt(math.fsum(w * w for w in prefix.values()))))
     return found
 
 
@@ -252,8 +285,14 @@ def raw_scores(model: Model, prompt: str) -> dict[str, float]:
     query = model.weights(Counter(tokens(prompt)))
     totals: dict[str, float] = {}
     for term, weight in query.items():
-        for skill, w in model.postings.get(term, ()):
-            totals[skill] = totals.get(skill, 0.0) + weight * w
+        skills, weights = model.postings[term]
+        products = map(weight.__mul__, weights)
+        if not totals:  # the first term's products in one step (0.0 + x is x)
+            totals = dict(zip(skills, products, strict=True))
+            continue
+        get = totals.get
+        for skill, product in zip(skills, products, strict=True):
+            totals[skill] = get(skill, 0.0) + product
     return totals
 
 

@@ -18,6 +18,10 @@ from aeon_evals.catalog import DIGITS, Model, Ranked, ranked, raw_scores, score
 
 DEFAULT_TOP_K = 1
 ABOVE_SHOWN = 5
+# A raw score at or below _ROUNDS_DOWN rounds to 0 at DIGITS decimals; one at or above
+# _ROUNDS_UP does not (the half-way point, 5e-7, lies between).
+_ROUNDS_DOWN = 0.4 * 10.0**-DIGITS
+_ROUNDS_UP = 0.6 * 10.0**-DIGITS
 TRIGGER_KEYS = frozenset({"positive", "negative"})
 POSITIVE_KEYS = frozenset({"prompt", "top_k"})
 NEGATIVE_KEYS = frozenset({"prompt", "owner"})
@@ -192,10 +196,19 @@ def evaluate(model: Model, case: Case) -> CaseResult:
     below it; a negative case's skill tied for first is ranked first."""
     raw = raw_scores(model, case.prompt)
     own = score(raw.get(case.skill, 0.0))
+    if case.kind is CaseKind.NEGATIVE and own == 0:
+        # below 4e-7 a score rounds to 0 and from 6e-7 it does not: round only in between
+        reached = sum(
+            1
+            for s, t in raw.items()
+            if t >= _ROUNDS_UP or (t > _ROUNDS_DOWN and s != case.skill and score(t) > 0)
+        )  # the case's own skill scores 0, so below _ROUNDS_UP
+        why = "no term of the prompt is in the skill's name or description"
+        return CaseResult(case, 1 + reached, own, (), True, why)
     # Only skills within rounding reach of the case's own score can rank above or tie with it:
     # the rest are never rounded (a prompt of common words reaches most of the catalog).
     near = own - 2 * 10.0**-DIGITS
-    found = {s: v for s, t in raw.items() if t >= near and (v := score(t)) > 0}
+    found = {s: v for s, t in raw.items() if t >= near and t > _ROUNDS_DOWN and (v := score(t)) > 0}
     if case.kind is CaseKind.POSITIVE:
         above = tuple(ranked({s: v for s, v in found.items() if s != case.skill and v >= own}))
         # A skill the prompt does not reach ties with every other one at 0: last.
@@ -208,10 +221,6 @@ def evaluate(model: Model, case: Case) -> CaseResult:
             if above:
                 why += f"; above it: {_above_text(above, own)}"
         return CaseResult(case, rank, own, above, passed, why)
-    if own == 0:
-        reached = sum(1 for s, t in raw.items() if s != case.skill and score(t) > 0)
-        why = "no term of the prompt is in the skill's name or description"
-        return CaseResult(case, 1 + reached, own, (), True, why)
     above = tuple(ranked({s: v for s, v in found.items() if s != case.skill and v > own}))
     rank = 1 + len(above)
     owner_score = score(raw.get(case.owner, 0.0)) if case.owner else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Iterable
@@ -107,9 +108,14 @@ class _Fence:
 class _Doc:
     path: str
     lines: tuple[tuple[int, str], ...]  # every body line: (file line, text)
+    texts: tuple[str, ...]  # the same lines' texts alone
     fences: tuple[_Fence, ...]
     fence_at: dict[int, int]  # file line → index of the fence it belongs to (markers included)
-    branch_at: dict[int, str | None]  # prose file line → branch condition in force there
+    branch_at: dict[int, str]  # prose file line → branch condition in force there (if any)
+
+    def index(self, line: int) -> int:
+        """The body index of file line `line`."""
+        return line - self.lines[0][0] if self.lines else 0
 
 
 class _Unusable(Exception):
@@ -125,39 +131,41 @@ def _fence_spans(
     with an info string (```diff) opens an inner fence that the next bare marker closes.
     `nested=False` is CommonMark: only a bare marker at least as long closes.
     """
+    # only lines holding ``` or ~~~ can be markers: the regex runs on those alone
+    markers = [
+        (i, m)
+        for i, (_, text) in enumerate(lines)
+        if ("```" in text or "~~~" in text) and (m := _FENCE.match(text))
+    ]
     spans: list[tuple[int, int, str]] = []
-    i = 0
-    while i < len(lines):
-        m = _FENCE.match(lines[i][1])
-        if not m:
-            i += 1
-            continue
+    k = 0
+    while k < len(markers):
+        i, m = markers[k]
         marker, info = m.group(1), m.group(2)
         depth = 0
-        j = i + 1
-        while j < len(lines):
-            inner = _FENCE.match(lines[j][1])
-            if inner and inner.group(1)[0] == marker[0]:
+        k += 1
+        while k < len(markers):
+            inner = markers[k][1]
+            if inner.group(1)[0] == marker[0]:
                 if inner.group(2):
                     depth += 1 if nested else 0
                 elif depth:
                     depth -= 1
                 elif len(inner.group(1)) >= len(marker):
                     break
-            j += 1
-        if j >= len(lines):
+            k += 1
+        if k >= len(markers):
             return lines[i][0]
-        spans.append((i, j, info))
-        i = j + 1
+        spans.append((i, markers[k][0], info))
+        k += 1
     return spans
 
 
 def _scan(doc: SkillDoc) -> _Doc:
     """Split the body into prose and fences, and note the branch heading over each line."""
-    lines = tuple(
-        (doc.body_line + i, text.rstrip("\r\n")) for i, text in enumerate(doc.body.splitlines())
-    )
-    spans = _fence_spans(lines, nested=True)
+    texts = tuple(doc.body.splitlines())
+    lines = tuple(zip(range(doc.body_line, doc.body_line + len(texts)), texts, strict=True))
+    spans = _fence_spans(lines, nested=True) if "```" in doc.body or "~~~" in doc.body else []
     if isinstance(spans, int):
         spans = _fence_spans(lines, nested=False)
     if isinstance(spans, int):
@@ -168,20 +176,26 @@ def _scan(doc: SkillDoc) -> _Doc:
         for k in range(first, last + 1):
             fence_at[lines[k][0]] = len(fences)
         fences.append(_Fence(lines[first][0], lines[last][0], info, lines[first + 1 : last]))
-    branch_at: dict[int, str | None] = {}
+    branch_at: dict[int, str] = {}
     stack: list[tuple[int, str | None]] = []  # (heading level, condition) of open headings
-    for no, text in lines:
-        if no in fence_at:
-            continue
-        h = _HEADING.match(text)
-        if h:
-            level = len(h.group(1))
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            stack.append((level, _branch(h.group(2))))
+    heads = [
+        (k, h)
+        for k, text in enumerate(texts)
+        if text[:1] == "#" and lines[k][0] not in fence_at and (h := _HEADING.match(text))
+    ]
+    for n, (k, h) in enumerate(heads):
+        level = len(h.group(1))
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, _branch(h.group(2))))
         # the outermost branch heading names the branch (`# Mode: movers` over `## Source: …`)
-        branch_at[no] = next((c for _, c in stack if c), None)
-    return _Doc(doc.path, lines, tuple(fences), fence_at, branch_at)
+        branch = next((c for _, c in stack if c), None)
+        if branch is not None:
+            end = heads[n + 1][0] if n + 1 < len(heads) else len(lines)
+            for no, _ in lines[k:end]:
+                if no not in fence_at:
+                    branch_at[no] = branch
+    return _Doc(doc.path, lines, texts, tuple(fences), fence_at, branch_at)
 
 
 _BRANCH_KEY = re.compile(
@@ -487,22 +501,19 @@ def _writes(doc: _Doc) -> tuple[list[_Write], list[str]]:
         if not fence.template and fence.info.lower() in _SHELL
         for no, _ in fence.lines
     }
-    texts = [
-        text if (no not in doc.fence_at or no in shell_lines) else "" for no, text in doc.lines
-    ]
+    texts = (
+        [text if (no not in doc.fence_at or no in shell_lines) else "" for no, text in doc.lines]
+        if doc.fences
+        else doc.texts
+    )
     prose = "\n".join(texts)
-    offsets: list[int] = []
-    pos = 0
-    for text in texts:
-        offsets.append(pos)
-        pos += len(text) + 1
     found: list[_Write] = []
     warnings: list[str] = []
-    for index, (no, _) in enumerate(doc.lines):
-        text = texts[index]
-        if "/" not in text:
-            continue  # most lines name no path: skip the regexes
-        base = offsets[index]
+    # offset of line k in `prose`: the lengths of the lines before it, plus their newlines
+    lengths = list(itertools.accumulate(map(len, texts), initial=0))
+    for index in [k for k, text in enumerate(texts) if "/" in text]:  # few lines name a path
+        no, text = doc.lines[index][0], texts[index]
+        base = lengths[index] + index
         for m in _OUTSIDE.finditer(text) if _MAY_LEAVE.search(text) else ():
             start = base + m.start()
             if _clause_class(prose[max(0, start - 300) : start]) == _WRITE:
@@ -533,7 +544,7 @@ def _writes(doc: _Doc) -> tuple[list[_Write], list[str]]:
             if hm:
                 heading = (no, hm.group(1).strip())
             clause = prose[max(0, start - 300) : start]
-            condition = doc.branch_at.get(no)
+            condition: str | None = doc.branch_at.get(no)
             lead = _CODE_SPAN.sub("x", text[: m.start()])
             if _PROSE_CONDITION.search(lead):
                 # "If X, write …" / "`./notify` not present — write …": a fallback, not the product
@@ -653,6 +664,8 @@ _PART = re.compile(
 
 def _word_floor(doc: _Doc, lo: int, hi: int) -> tuple[int, Evidence] | None:
     """The first whole-output word floor stated in prose between body lines lo and hi."""
+    if "word" not in "\n".join(doc.texts[lo:hi]).lower():
+        return None  # one look at the whole span instead of one a line
     for no, text in doc.lines[lo:hi]:
         if no in doc.fence_at or "word" not in text.lower():
             continue
@@ -805,7 +818,6 @@ def infer_contract(doc: SkillDoc) -> Contract:
     if any(not (w.condition or "").startswith("if:") for w in writes):
         # a fallback ("if X is missing, write …") is not the product when the skill has one
         writes = [w for w in writes if not (w.condition or "").startswith("if:")]
-    index_of = {no: k for k, (no, _) in enumerate(scanned.lines)}
     drafts: dict[str, _Draft] = {}
     for write in writes:
         draft = drafts.setdefault(write.glob, _Draft(write.glob, None))
@@ -829,7 +841,11 @@ def infer_contract(doc: SkillDoc) -> Contract:
         if conds:
             kept.append((d, conds))
     kept.sort(key=lambda item: (rank[item[0].glob], item[0].writes[0].line))
-    prose = "\n".join(t for no, t in scanned.lines if no not in scanned.fence_at)
+    prose = (
+        "\n".join(t for no, t in scanned.lines if no not in scanned.fence_at)
+        if scanned.fences
+        else "\n".join(scanned.texts)
+    )
     always = tuple((p, None) for p in ALWAYS_FORBIDDEN)
     outputs: list[ContractOutput] = []
     for draft, conds in kept:
@@ -846,20 +862,24 @@ def infer_contract(doc: SkillDoc) -> Contract:
         else:
             template = templates[0] if templates else None
             if template is not None:
-                k = index_of.get(template.close_line, 0)
-                after = [t for _, t in scanned.lines[k + 1 : k + 12]]
+                k = scanned.index(template.close_line)
+                after = list(scanned.texts[k + 1 : k + 12])
                 for no, heading in _template_headings(template, after):
                     if heading not in headings:
                         headings.append(heading)
                         evidence.append((f"heading:{heading}", Evidence(no, heading)))
         min_words = 0
         if section is None:
-            lo = index_of.get(first.line, 0)
-            branch_lines = [
-                k
-                for k, (no, _) in enumerate(scanned.lines)
-                if scanned.branch_at.get(no, first.condition) == first.condition
-            ]
+            lo = scanned.index(first.line)
+            branch_lines = (
+                [0, len(scanned.lines) - 1]  # no branch heading: the whole body
+                if first.condition is None and not scanned.branch_at and scanned.lines
+                else [
+                    k
+                    for k, (no, _) in enumerate(scanned.lines)
+                    if no in scanned.fence_at or scanned.branch_at.get(no) == first.condition
+                ]
+            )
             hi = max(branch_lines, default=lo) + 1
             start = min(branch_lines, default=0)
             floor = _word_floor(scanned, start, hi)

@@ -6,9 +6,18 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from realdata import realdata
 
-from aeon_evals.skillmd import READ_LIMIT, Form, parse_skill_doc, read_skill_doc
+from aeon_evals.skillmd import (
+    READ_LIMIT,
+    Form,
+    _simple_frontmatter,
+    parse_skill_doc,
+    read_skill_doc,
+)
 
 INSTANCES = ("aeonfun__aeon@2026-05-03", "aaronjmars__miroshark-aeon@2026-08-22")
 
@@ -141,3 +150,89 @@ def test_a_folder_named_skill_md_is_not_read(tmp_path: Path) -> None:
     _skill(tmp_path).mkdir()
     doc = read_skill_doc(tmp_path, "s")
     assert doc is not None and doc.error is not None
+
+
+# --- the frontmatter read without YAML must read exactly as YAML does -------------------------
+
+_KEYS = st.sampled_from(
+    ["name", "description", "var", "tags", "metadata", "title", "on", "Null", "a-b", "_x", "k9"]
+)
+_WORDS = st.text(alphabet="abcXY z-_.:#'\"[],/", min_size=1, max_size=12).map(lambda w: "a" + w)
+_ODD = st.sampled_from(
+    [
+        "a: b",
+        "ends with:",
+        "a #comment",
+        "'it''s'",
+        '"a\\tb"',
+        "[on, x]",
+        "[a,]",
+        "True",
+        "No",
+        "off",
+        "2026-05-03",
+        "1e3",
+        "- item",
+        "|",
+        "> folded",
+        "&anchor x",
+        "*alias",
+        "!tag x",
+        "%x",
+        "Ünïcode wörds",
+        "a\u2028b",
+        "a\x85b",
+        "tab\there",
+        "",
+    ]
+)
+_VALUES = st.one_of(
+    _WORDS,
+    _WORDS.map(lambda w: f'"{w}"'),
+    _WORDS.map(lambda w: f"'{w}'"),
+    st.lists(_WORDS, max_size=3).map(lambda ws: "[" + ", ".join(ws) + "]"),
+    _ODD,
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=20),
+)
+# (indent, key, separator, value); a value of None opens a nested block (`metadata:`)
+_LINE = st.tuples(
+    st.sampled_from(["", "", "", "", "  ", "  ", "    ", "\t"]),
+    _KEYS,
+    st.sampled_from([": ", ": ", ": ", ":  ", ":"]),
+    st.one_of(_VALUES, _VALUES, _VALUES, st.none()),
+)
+_LINES = st.lists(_LINE, min_size=1, max_size=6, unique_by=lambda line: line[1])
+
+
+def _yaml(block: str) -> object:
+    try:
+        return yaml.safe_load(block)
+    except yaml.YAMLError:
+        return "YAML refuses it"
+
+
+@given(_LINES)
+@settings(max_examples=400, deadline=None)
+def test_frontmatter_read_without_yaml_is_what_yaml_reads(
+    parts: list[tuple[str, str, str, str]],
+) -> None:
+    lines = [
+        f"{indent}{key}:\n" if value is None else f"{indent}{key}{colon}{value}\n"
+        for indent, key, colon, value in parts
+    ]
+    simple = _simple_frontmatter(lines)
+    if simple is not None:
+        assert simple == _yaml("".join(lines))
+
+
+def test_real_frontmatter_read_without_yaml_is_what_yaml_reads() -> None:
+    simple = 0
+    for name in INSTANCES:
+        for path in sorted((realdata() / "instances" / name / "skills").glob("*/SKILL.md")):
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+            close = lines.index("---\n", 1)
+            read = _simple_frontmatter(lines[1:close])
+            if read is not None:
+                simple += 1
+                assert read == yaml.safe_load("".join(lines[1:close])), path
+    assert simple >= 90  # the flat `key: value` form and `tags: [a, b]` need no YAML parser
