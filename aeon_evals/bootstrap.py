@@ -31,7 +31,7 @@ def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
     found = audit_stage.audit(root, set(), registry)
     outcome = RunOutcome(Verdict.BOOTSTRAP, opts.today)
     target = root / EVALS_PATH
-    starter = starter_manifest(root, found)
+    starter = starter_manifest(found)
     count = len(starter["skills"])
     if opts.dry_run:
         outcome.article_written = skipped(

@@ -30,7 +30,6 @@ from aeon_evals.patterns import PatternError, compile_pattern
 from aeon_evals.state import Health
 
 QUALITY_FAIL = 2.5
-QUALITY_NOTE = 3.5
 STALE_AFTER = 2  # expected cadences without a new output before a skill is STALE
 STALE_FAIL_AFTER = 3.0  # … and before STALE counts as failing (per spec: `stale_fail_after`)
 FAILED_RUNS_FAIL = 2  # a STALE skill whose cron-state shows this many failed runs in a row fails

@@ -83,11 +83,10 @@ def fail_reason(outcome: RunOutcome, mode: FailOn) -> str | None:
 
 
 def exit_code(outcome: RunOutcome, mode: FailOn) -> ExitCode:
-    """The exit code of a completed run: 3 bootstrap, 5 nothing evaluated, 1 --fail-on, else 0."""
+    """The exit code of a completed run: 3 bootstrap, 1 --fail-on tripped, else 0 (a run with
+    nothing to evaluate raises NothingEvaluated, exit 5, before there is an outcome)."""
     if outcome.verdict is Verdict.BOOTSTRAP:
         return ExitCode.BOOTSTRAP
-    if not outcome.results:
-        return ExitCode.NOTHING_EVALUATED
     if fail_reason(outcome, mode) is not None:
         return ExitCode.FAILED
     return ExitCode.OK

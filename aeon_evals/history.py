@@ -307,14 +307,6 @@ def article_day(path: Path) -> date | None:
 PREFIX = "skill-evals-"
 
 
-def list_articles(
-    articles_dir: Path, listing: Sequence[str] | None = None
-) -> list[tuple[date, Path]]:
-    """Every dated skill-evals article in the folder, oldest first. `listing`: the folder's
-    names, sorted, when the caller has listed it already (a year of outputs is 300,000 names)."""
-    return [(d, p) for d, p in article_names(articles_dir, listing) if p.is_file()]
-
-
 def article_names(
     articles_dir: Path, listing: Sequence[str] | None = None
 ) -> list[tuple[date, Path]]:

@@ -75,10 +75,6 @@ class Manifest:
         """Every skill named in the file, valid spec or not, sorted."""
         return sorted({*self.specs, *self.spec_errors})
 
-    @property
-    def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "warning"]
-
 
 class _Collector:
     def __init__(self) -> None:

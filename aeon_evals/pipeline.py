@@ -95,7 +95,6 @@ def _run(opts: RunOptions) -> RunOutcome:
         prior,
         today=opts.today,
         history=_history(store, opts.today),
-        open_issues={},
         full_run=opts.skill is None,
         reported_only=frozenset(inferred.inferred if mode is ContractsMode.REPORT else ()),
     )

@@ -125,7 +125,6 @@ def build_rows(
     *,
     today: date,
     history: dict[str, list[Status | None]],
-    open_issues: dict[str, str],
     full_run: bool,
     reported_only: frozenset[str] = frozenset(),
 ) -> list[Row]:
@@ -145,16 +144,16 @@ def build_rows(
             previous.status if previous else None, result.status, bootstrap=bootstrap
         )
         since = None
-        issue = open_issues.get(result.skill)
+        issue = None
         if result.status.failing:
             carried = prior.failing_since.get(result.skill) if prior else None
             if label is DiffLabel.STILL_FAIL:
                 since = FailingSince(
                     carried.since if carried else prior.day if prior else today,
-                    issue or (carried.issue if carried else None),
+                    carried.issue if carried else None,
                 )
             else:
-                since = FailingSince(today, issue)
+                since = FailingSince(today, None)
             issue = since.issue
         statuses = [*history.get(result.skill, []), result.status]
         rows.append(

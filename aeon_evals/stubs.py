@@ -8,7 +8,6 @@ any other gets the older placeholder spec built from its name.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 from aeon_evals.audit import LOG_PATTERN, AuditReport, Gap
@@ -79,9 +78,8 @@ def stubs(found: AuditReport) -> dict[str, dict[str, Any]]:
     return out
 
 
-def starter_manifest(root: Path, found: AuditReport) -> dict[str, Any]:
-    """A whole evals.json for an instance that has none (`root` is kept for callers; unused)."""
-    del root
+def starter_manifest(found: AuditReport) -> dict[str, Any]:
+    """A whole evals.json for an instance that has none."""
     return {
         "version": "1",
         "description": "Per-skill output assertions for aeon-evals. Starter specs drafted from "

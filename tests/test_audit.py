@@ -502,7 +502,7 @@ def test_stubs_print_one_valid_json_object_ready_to_merge(tmp_path: Path, cli: C
 
 def test_starter_manifest_is_a_whole_evals_json(tmp_path: Path) -> None:
     found = audit.audit(tmp_path, set(), parse_registry("skills:\n  a: { enabled: true }\n"))
-    starter = starter_manifest(tmp_path, found)
+    starter = starter_manifest(found)
     assert starter["version"] == "1" and list(starter["skills"]) == ["a"] == list(stubs(found))
 
 

@@ -179,11 +179,6 @@ def test_bootstrap_keeps_exit_3_whatever_fail_on(tmp_path: Path) -> None:
     assert (root / "skills" / "skill-evals" / "evals.json").is_file()
 
 
-def test_exit_code_with_no_result_is_nothing_evaluated() -> None:
-    outcome = RunOutcome(Verdict.OK, date(2026, 5, 31))
-    assert ci.exit_code(outcome, ci.FailOn.NEVER) == 5
-
-
 def test_json_reports_the_gate_and_keeps_stdout_pure(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

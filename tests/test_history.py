@@ -13,7 +13,6 @@ from realdata import realdata
 from aeon_evals.history import (
     ArticleParseError,
     escape_cell,
-    list_articles,
     parse_article,
     parse_status,
     parse_words,
@@ -269,10 +268,12 @@ def test_a_listing_taken_earlier_finds_the_same_articles(tmp_path: Path) -> None
         "zz.md",
         "skill-evals-2026-06-07.md.tmp",
     ]
+    folder = tmp_path / "articles"
+    folder.mkdir()
     for name in names:
-        (tmp_path / name).write_text("x", encoding="utf-8")
-    (tmp_path / "skill-evals-2026-06-07.md").mkdir()  # a folder is no article
-    listing = sorted(p.name for p in tmp_path.iterdir())
-    found = list_articles(tmp_path, listing)
-    assert found == list_articles(tmp_path)
-    assert [p.name for _d, p in found] == ["skill-evals-2026-05-24.md", "skill-evals-2026-05-31.md"]
+        (folder / name).write_text("x", encoding="utf-8")
+    (folder / "skill-evals-2026-06-07.md").mkdir()  # a folder is no article
+    listing = sorted(p.name for p in folder.iterdir())
+    found = list(ArticleStore(tmp_path, names=listing).newest_before(date.max))
+    assert found == list(ArticleStore(tmp_path).newest_before(date.max))
+    assert [p.name for _d, p in found] == ["skill-evals-2026-05-31.md", "skill-evals-2026-05-24.md"]

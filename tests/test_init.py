@@ -70,9 +70,7 @@ def test_init_writes_both_files_then_never_overwrites(
         assert os.access(script, os.X_OK)
         assert script.read_bytes() == (CI_SCRIPTS / script.name).read_bytes()
     starter = json.loads((root / EVALS).read_text(encoding="utf-8"))
-    assert starter == stubs.starter_manifest(
-        root, audit.audit(root, set(), registry.load_registry(root))
-    )
+    assert starter == stubs.starter_manifest(audit.audit(root, set(), registry.load_registry(root)))
     assert parse_manifest(starter).skills == ["digest", "heartbeat"]
     assert (root / WORKFLOW).read_text(encoding="utf-8") == init_cmd.workflow_text(
         init_cmd.DEFAULT_PACKAGE

@@ -358,8 +358,6 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         except OSError as exc:
             raise WriteFailed(write_error(exc, args.junit)) from None
         print(f"junit: {args.junit}", file=human)
-    if code == ExitCode.NOTHING_EVALUATED:
-        print("aeon-evals: nothing was evaluated: no skill in scope", file=sys.stderr)
     reason = ci.fail_reason(outcome, fail_on)
     if reason is not None and code == ExitCode.FAILED:
         print(f"--fail-on {fail_on.value}: {reason} → exit 1", file=sys.stderr)
