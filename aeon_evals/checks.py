@@ -220,8 +220,11 @@ def _parse_number(text: str) -> float | None:
         return None
 
 
-def check_content(spec: Spec, blocks: Iterable[bytes]) -> tuple[list[Cause], int, int]:
-    """Checks c–f over the content, streamed once. Returns (causes, words, bytes seen)."""
+def check_content(
+    spec: Spec, blocks: Iterable[bytes], values: dict[str, float] | None = None
+) -> tuple[list[Cause], int, int]:
+    """Checks c–f over the content, streamed once. Returns (causes, words, bytes seen); each
+    numeric check's value found goes into `values` by label (the metrics history records it)."""
     words = 0
     seen = 0
     required = {p: compile_pattern(p) for p in spec.required_patterns}
@@ -298,6 +301,8 @@ def check_content(spec: Spec, blocks: Iterable[bytes]) -> tuple[list[Cause], int
             continue
         text = raw.decode("utf-8", errors="replace")
         value = _parse_number(text)
+        if value is not None and values is not None:
+            values[check.label] = value
         low = check.min if check.min is not None else float("-inf")
         high = check.max if check.max is not None else float("inf")
         if value is None:
@@ -663,6 +668,7 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     output = OutputFile(rel, body.size, body.sha256, age, age_source)
     found: list[Cause] = []
     words: int | None = None
+    values: dict[str, float] = {}
 
     # b. empty / stale
     cadence_days, cadence_how = cadence.expected_cadence_days(
@@ -681,7 +687,7 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     if body.size and not body.binary:
         blocks = _content(spec, body, outputs)
         try:
-            content_causes, words, seen = check_content(spec, blocks)
+            content_causes, words, seen = check_content(spec, blocks, values)
         except PatternError as exc:  # validated at load time; kept for safety
             content_causes, words, seen = [Cause(Status.ERROR, "bad_pattern", str(exc))], 0, 1
         if spec.section and seen == 0:
@@ -712,6 +718,7 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         output=output,
         muted=muted,
         notes=tuple(notes),
+        numbers=tuple(sorted(values.items())),
         **quality_extra,
     )
 

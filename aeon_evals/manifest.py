@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import cadence, jsonio
+from aeon_evals.drift import parse_drift_spec
 from aeon_evals.errors import ConfigError, EvalsError
 from aeon_evals.fsio import read_confined
 from aeon_evals.model import ContractsMode, Mute, NumericCheck, Spec
@@ -30,6 +31,7 @@ SPEC_KEYS = {
     "section",
     "mute",
     "stale_fail_after",
+    "drift",  # per-metric drift modes (docs/metrics.md)
     "description",
     "notes",
     "trigger",  # routing cases, read by `aeon-evals lint` (catalog_cases.py)
@@ -323,6 +325,10 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
             f"got {_got(stale_fail_after)}",
         )
         stale_fail_after = None
+    found: list[tuple[str, str, str]] = []
+    drift = parse_drift_spec(raw.get("drift"), [c.label for c in numeric], f"{at}.drift", found)
+    for where, message, severity in found:
+        (out.warn if severity == "warning" else out.error)(where, message)
     if len([p for p in out.problems if p.severity == "error"]) > before:
         return None
     return Spec(
@@ -337,6 +343,7 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
         section=section,
         mute=mute,
         stale_fail_after=None if stale_fail_after is None else float(stale_fail_after),
+        drift=drift,
     )
 
 

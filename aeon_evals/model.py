@@ -81,6 +81,14 @@ class Verdict(enum.StrEnum):
         return self is not Verdict.OK
 
 
+class DriftMode(enum.StrEnum):
+    """What a detected drift of one metric does to the row (evals.json `drift`)."""
+
+    WARN = "warn"  # the default: WARN with root cause drift:<metric>
+    FAIL = "fail"  # FAIL: a new failure, an issue, the verdict
+    OFF = "off"  # not looked for
+
+
 @dataclass(frozen=True)
 class NumericCheck:
     """One `numeric_checks` entry."""
@@ -115,6 +123,13 @@ class Spec:
     section: str | None = None
     mute: Mute | None = None
     stale_fail_after: float | None = None  # expected cadences after which STALE counts as failing
+    # `drift`: metric -> mode; "*" stands for every metric ("drift": "off"). Empty: the defaults.
+    drift: tuple[tuple[str, DriftMode], ...] = ()
+
+    def drift_mode(self, metric: str, default: DriftMode) -> DriftMode:
+        """The mode the spec sets for `metric` (its own entry, else "*"), else `default`."""
+        modes = dict(self.drift)
+        return modes.get(metric, modes.get("*", default))
 
 
 @dataclass(frozen=True)
@@ -176,6 +191,7 @@ class SkillResult:
         str, ...
     ] = ()  # extra facts for the row: which log was used, cron-state mismatch …
     spec_source: str | None = None  # "SKILL.md:41" for a contract inferred from SKILL.md
+    numbers: tuple[tuple[str, float], ...] = ()  # each numeric check's value found, by label
 
     @property
     def root_cause(self) -> str:

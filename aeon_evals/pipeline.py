@@ -10,8 +10,8 @@ import dataclasses
 from datetime import date
 from pathlib import Path
 
+from aeon_evals import metrics, render, report
 from aeon_evals import notify as notifier
-from aeon_evals import render, report
 from aeon_evals import scope as scope_stage
 from aeon_evals.article_facts import add_specs, coverage_audit, spec_problems, unscored
 from aeon_evals.article_facts import sources as article_sources
@@ -90,6 +90,13 @@ def _run(opts: RunOptions) -> RunOutcome:
     _guard_article(opts, article, store, len(results), warnings)
     prior, prior_warnings = store.prior(opts.today)
     warnings += prior_warnings
+    # each metric's history: a sustained step becomes a drift:<metric> cause (docs/metrics.md)
+    history = metrics.history_for_run(
+        root, store, state.health, before=opts.today, writable=not opts.dry_run
+    )
+    warnings += list(history.warnings)
+    specs = {**manifest.specs, **{s: c.output.spec for s, c in inferred.inferred.items()}}
+    results, _steps = metrics.with_drift(results, history, day=opts.today, specs=specs)
     rows = report.build_rows(
         results,
         prior,

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from aeon_evals.drift import drift_action
 from aeon_evals.model import (
     ArticleRow,
     Coverage,
@@ -328,7 +329,10 @@ def action_queue(
             if head.code == "stale_file" and age is not None:  # gone quiet: run it, then look
                 investigate.append(f"Dispatch {result.skill} — no output in {int(age)} days{ref}")
             else:
-                investigate.append(f"Investigate {result.skill} — {head.code}{ref}")
+                drifted = drift_action(result)
+                investigate.append((drifted or f"Investigate {result.skill} — {head.code}") + ref)
+        elif (drifted := drift_action(result)) is not None:
+            investigate.append(drifted)
         elif result.status is Status.STALE and result.output and result.output.age_days is not None:
             dispatch.append(
                 f"Dispatch {result.skill} — no output in {int(result.output.age_days)} days"

@@ -7,7 +7,7 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from aeon_evals import jsonio
@@ -26,6 +26,7 @@ class Health:
 
     avg_score: float | None
     flags: tuple[str, ...] = ()
+    history: tuple[tuple[date, float], ...] = ()  # `history[]`: each analysis's score, oldest first
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def parse_health(skill: str, data: object) -> tuple[Health | None, str | None]:
         return None, f"{SKILL_HEALTH}/{skill}.json: expected an object; quality unknown"
     score = data.get("avg_score")
     if score is None:
-        return Health(None), None
+        return Health(None, history=health_history(data.get("history"))), None
     if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
         return (
             None,
@@ -84,8 +85,29 @@ def parse_health(skill: str, data: object) -> tuple[Health | None, str | None]:
         )
     flags = data.get("flags")
     return Health(
-        float(score), tuple(str(f) for f in flags) if isinstance(flags, list) else ()
+        float(score),
+        tuple(str(f) for f in flags) if isinstance(flags, list) else (),
+        health_history(data.get("history")),
     ), None
+
+
+def health_history(entries: object) -> tuple[tuple[date, float], ...]:
+    """The usable `{"date": "YYYY-MM-DD", "score": n}` entries of skill-health `history[]`, by
+    date (the last entry of a day wins); anything else in the list is skipped."""
+    found: dict[date, float] = {}
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, dict):
+            continue
+        day, score = entry.get("date"), entry.get("score")
+        if not isinstance(day, str) or isinstance(score, bool):
+            continue
+        if not isinstance(score, int | float) or not math.isfinite(score):
+            continue
+        try:
+            found[date.fromisoformat(day[:10])] = float(score)
+        except ValueError:
+            continue
+    return tuple(sorted(found.items()))
 
 
 def _read_json(root: Path, rel: str) -> tuple[object, str | None]:

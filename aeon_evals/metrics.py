@@ -1,0 +1,584 @@
+"""Each run's per-skill metrics: recorded beside the article, read back as a history, drift applied.
+
+One file per run, `<articles>/skill-evals-metrics-YYYY-MM-DD.tsv` (docs/metrics.md): a version
+line, a header, one line per evaluated skill. Later runs read every such file (through a cache
+keyed by each file's inode, size and mtime, so a year of runs is not re-parsed each night) and,
+for days before the first one, what the articles say (status, words, quality) plus skill-health
+`history[]`. `with_drift` then turns the drift detector's steps into causes and notes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from aeon_evals import drift
+from aeon_evals.cache import CACHE_DIR
+from aeon_evals.errors import EvalsError
+from aeon_evals.fsio import atomic_write, read_confined, rel_path
+from aeon_evals.model import Cause, DriftMode, ParsedArticle, SkillResult, Spec, Status, worst
+
+PREFIX = "skill-evals-metrics-"  # beside the article; .tsv: outside `skill-evals-*.md` and `*.md`
+SUFFIX = ".tsv"
+VERSION = 1
+FIRST_LINE = f"# aeon-evals metrics v{VERSION}"
+COLUMNS = (
+    "skill",
+    "status",
+    "words",
+    "bytes",
+    "age_days",
+    "quality",
+    "output",
+    "sha256",
+    "cause",
+    "numeric",
+)
+CACHE_NAME = "metrics.json"
+CACHE_VERSION = 1
+FILE_CAP = 64 << 20
+
+# The built-in metrics; every numeric check adds one named by its label.
+WORDS, BYTES, AGE, QUALITY, SCORE = "words", "bytes", "age_days", "quality", "score"
+BUILTIN = (WORDS, BYTES, AGE, QUALITY, SCORE)
+DIRECTIONS = {
+    WORDS: drift.Direction.HIGHER_BETTER,
+    BYTES: drift.Direction.HIGHER_BETTER,
+    QUALITY: drift.Direction.HIGHER_BETTER,
+    SCORE: drift.Direction.HIGHER_BETTER,
+    AGE: drift.Direction.LOWER_BETTER,
+}
+# bytes follow words (one flag is enough); age follows the schedule's phase and STALE covers it
+DEFAULT_MODES = {WORDS: DriftMode.WARN, BYTES: DriftMode.OFF, AGE: DriftMode.OFF}
+_STATUS = {s.value: s for s in Status}
+
+if TYPE_CHECKING:
+    from aeon_evals.state import Health
+    from aeon_evals.store import ArticleStore
+
+
+class MetricsError(EvalsError):
+    """A metrics file this version cannot read (another format version, a broken line)."""
+
+
+class Sample(NamedTuple):
+    """One skill in one run, as recorded (or as an older article or skill-health tells it).
+
+    A NamedTuple: a year of a large fleet is hundreds of thousands of them."""
+
+    day: date
+    status: Status | None
+    words: int | None = None
+    bytes: int | None = None
+    age_days: float | None = None
+    quality: float | None = None
+    output: str | None = None
+    sha256: str | None = None
+    cause: str = ""
+    numeric: tuple[tuple[str, float], ...] = ()
+    source: str = "run"  # "run" (a metrics file), "article" (backfilled), "skill-health"
+
+    def value(self, metric: str) -> float | None:
+        """The sample's value of `metric` (a built-in name or a numeric check's label)."""
+        if metric == WORDS:
+            return None if self.words is None else float(self.words)
+        if metric == BYTES:
+            return None if self.bytes is None else float(self.bytes)
+        if metric == AGE:
+            return self.age_days
+        if metric == QUALITY:
+            return self.quality
+        return dict(self.numeric).get(metric)
+
+
+@dataclass(frozen=True)
+class History:
+    """Every skill's samples, oldest first, and each skill's skill-health scores by date."""
+
+    samples: Mapping[str, Sequence[Sample]] = field(default_factory=dict)
+    scores: Mapping[str, Sequence[tuple[date, float]]] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def series(
+        self, skill: str, metric: str, latest: Sample | None = None
+    ) -> list[tuple[date, float]]:
+        """(day, value) of `metric` for `skill`, oldest first; runs without a value skipped.
+
+        A metric of the output (words, bytes, a numeric check) counts each output once: a run
+        that evaluated the same file as the run before (same path, and same SHA-256 when both
+        are known) measured nothing new, and an old article's re-estimate of an unchanged file
+        is no step of the skill. `latest`: this run's sample, taken after the history."""
+        if metric == SCORE:
+            return list(self.scores.get(skill, ()))
+        per_output = metric not in (QUALITY, AGE)
+        out: list[tuple[date, float]] = []
+        last: Sample | None = None
+        for s in [*self.samples.get(skill, ()), *([latest] if latest is not None else [])]:
+            value = s.value(metric)
+            if value is None:
+                continue
+            if per_output and last is not None and _same_output(last, s):
+                continue
+            out.append((s.day, value))
+            last = s
+        return out
+
+    def metrics(self, skill: str) -> list[str]:
+        """The metrics `skill` has values of: the built-ins first, then numeric labels."""
+        labels = sorted({label for s in self.samples.get(skill, ()) for label, _ in s.numeric})
+        found = [m for m in BUILTIN if m not in labels and self.series(skill, m)]
+        return found + labels
+
+
+def _same_output(a: Sample, b: Sample) -> bool:
+    if a.output is None or a.output != b.output:
+        return False
+    return a.sha256 is None or b.sha256 is None or a.sha256 == b.sha256
+
+
+# --------------------------------------------------------------------------------------------
+# The file format.
+
+
+def metrics_rel(articles: str, day: date) -> str:
+    """The metrics file of the run of `day`, relative to the root."""
+    return f"{articles}/{PREFIX}{day.isoformat()}{SUFFIX}"
+
+
+def _esc(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _unesc(text: str) -> str:
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            out.append({"t": "\t", "n": "\n", "r": "\r"}.get(text[i + 1], text[i + 1]))
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return ""
+    return str(int(value)) if value == int(value) and abs(value) < 1e15 else repr(value)
+
+
+def sample_of(result: SkillResult, day: date) -> Sample:
+    """What the run records for one evaluated skill."""
+    output = result.output
+    return Sample(
+        day=day,
+        status=result.status,
+        words=result.words,
+        bytes=output.size if output else None,
+        age_days=round(output.age_days, 3) if output and output.age_days is not None else None,
+        quality=result.quality_score,
+        output=output.path if output else None,
+        sha256=output.sha256 if output else None,
+        cause="" if result.root_cause == "—" else result.root_cause,
+        numeric=result.numbers,
+    )
+
+
+def render_tsv(samples: Iterable[tuple[str, Sample]]) -> str:
+    """The metrics file for (skill, sample) pairs, sorted by skill."""
+    lines = [FIRST_LINE, "\t".join(COLUMNS)]
+    for skill, s in sorted(samples, key=lambda pair: pair[0]):
+        numeric = (
+            json.dumps(dict(s.numeric), sort_keys=True, ensure_ascii=False) if s.numeric else ""
+        )
+        cells = [
+            skill,
+            s.status.value if s.status else "",
+            _num(s.words),
+            _num(s.bytes),
+            _num(s.age_days),
+            _num(s.quality),
+            s.output or "",
+            s.sha256 or "",
+            s.cause,
+            numeric,
+        ]
+        lines.append("\t".join(_esc(c) for c in cells))
+    return "\n".join(lines) + "\n"
+
+
+def _float(cell: str) -> float | None:
+    return float(cell) if cell else None
+
+
+def parse_tsv(text: str, *, day: date, path: str) -> dict[str, Sample]:
+    """The samples of one metrics file by skill; MetricsError for another version or a bad line."""
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith("# aeon-evals metrics v"):
+        raise MetricsError("not an aeon-evals metrics file (no version line)", path=path)
+    if lines[0].strip() != FIRST_LINE:
+        raise MetricsError(
+            f"format {lines[0][len('# aeon-evals metrics ') :].strip()} is not one this version "
+            f"reads (v{VERSION}); upgrade aeon-evals",
+            path=path,
+        )
+    header = lines[1].split("\t") if len(lines) > 1 else []
+    if tuple(header[: len(COLUMNS)]) != COLUMNS:
+        raise MetricsError("unexpected header line", path=path)
+    out: dict[str, Sample] = {}
+    for number, line in enumerate(lines[2:], start=3):
+        if not line.strip():
+            continue
+        cells = [_unesc(c) for c in line.split("\t")]
+        if len(cells) < len(COLUMNS):
+            raise MetricsError(
+                f"line {number}: {len(cells)} cells, expected {len(COLUMNS)}", path=path
+            )
+        try:
+            numeric = json.loads(cells[9]) if cells[9] else {}
+            if not isinstance(numeric, dict):
+                raise ValueError("numeric: not an object")
+            out[cells[0]] = Sample(
+                day=day,
+                status=_STATUS.get(cells[1]),
+                words=int(cells[2]) if cells[2] else None,
+                bytes=int(cells[3]) if cells[3] else None,
+                age_days=_float(cells[4]),
+                quality=_float(cells[5]),
+                output=cells[6] or None,
+                sha256=cells[7] or None,
+                cause=cells[8],
+                numeric=tuple(sorted((str(k), float(v)) for k, v in numeric.items())),
+            )
+        except ValueError as exc:
+            raise MetricsError(f"line {number}: {exc}", path=path) from None
+    return out
+
+
+def samples_of_article(article: ParsedArticle) -> dict[str, Sample]:
+    """What an article written before metrics files existed says per skill (backfill)."""
+    out: dict[str, Sample] = {}
+    for skill, row in [*article.inferred_rows.items(), *article.rows.items()]:
+        quality = None
+        if row.quality.startswith("avg="):
+            with contextlib.suppress(ValueError):
+                quality = float(row.quality[4:])
+        out[skill] = Sample(
+            day=article.day,
+            status=row.status,
+            words=row.words,
+            quality=quality,
+            output=row.last_output,
+            cause="" if row.root_cause == "—" else row.root_cause,
+            source="article",
+        )
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Writing this run's file.
+
+
+def write_run(
+    root: Path, articles: str, day: date, results: Sequence[SkillResult], *, scoped: bool
+) -> str:
+    """Write the metrics file of the run of `day` (atomically); a `scoped` run (--skill) keeps
+    the other skills' lines of today's file. Returns its path relative to the root."""
+    rel = metrics_rel(articles, day)
+    samples = {r.skill: sample_of(r, day) for r in results}
+    if scoped:
+        with contextlib.suppress(OSError, EvalsError, UnicodeError):
+            earlier = parse_tsv(
+                read_confined(root, rel, cap=FILE_CAP).decode("utf-8"), day=day, path=rel
+            )
+            samples = {**earlier, **samples}
+    atomic_write(root / rel, render_tsv(samples.items()))
+    return rel
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the history back: metrics files, then articles for the days before them.
+
+
+def _row(skill: str, s: Sample) -> list[Any]:
+    return [
+        skill,
+        s.status.value if s.status else None,
+        s.words,
+        s.bytes,
+        s.age_days,
+        s.quality,
+        s.output,
+        s.sha256,
+        s.cause,
+        [list(pair) for pair in s.numeric],
+    ]
+
+
+def _from_row(row: list[Any], day: date, source: str) -> tuple[str, Sample]:
+    return row[0], Sample(
+        day,
+        _STATUS.get(row[1]) if row[1] else None,
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        row[7],
+        row[8],
+        tuple((str(a), float(b)) for a, b in row[9]),
+        source,
+    )
+
+
+class MetricsCache:
+    """Parsed metrics files and backfilled articles by path, valid while the file's inode, size
+    and mtime are unchanged. One JSON file in the cache folder; safe to delete."""
+
+    def __init__(self, root: Path, *, writable: bool) -> None:
+        self.path = root / CACHE_DIR / CACHE_NAME
+        self.writable = writable
+        self.entries: dict[str, Any] = {}
+        self.used: set[str] = set()
+        self.dirty = False
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
+                files = data.get("files")
+                self.entries = files if isinstance(files, dict) else {}
+
+    def get(self, rel: str, stamp: list[int]) -> list[list[Any]] | None:
+        """The rows cached for `rel` when read with this stamp."""
+        entry = self.entries.get(rel)
+        self.used.add(rel)
+        if isinstance(entry, dict) and entry.get("stamp") == stamp:
+            rows = entry.get("rows")
+            return rows if isinstance(rows, list) else None
+        return None
+
+    def put(self, rel: str, stamp: list[int], rows: list[list[Any]]) -> None:
+        self.entries[rel] = {"stamp": stamp, "rows": rows}
+        self.used.add(rel)
+        self.dirty = True
+
+    def save(self) -> None:
+        """Write the cache when it changed (entries of files gone are dropped); never an error."""
+        gone = set(self.entries) - self.used
+        if not self.writable or not (self.dirty or gone):
+            return
+        for rel in gone:
+            del self.entries[rel]
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(
+                self.path,
+                json.dumps(
+                    {"version": CACHE_VERSION, "files": self.entries}, separators=(",", ":")
+                ),
+            )
+
+
+def _stamp(path: Path) -> list[int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _metric_files(root: Path, dirs: Sequence[str]) -> dict[date, Path]:
+    """Every `<dir>/skill-evals-metrics-YYYY-MM-DD.tsv`, by day; the first folder's on a tie."""
+    found: dict[date, Path] = {}
+    for folder in dirs:
+        base = root / folder
+        try:
+            with os.scandir(base) as entries:
+                names = [
+                    e.name for e in entries if e.name.startswith(PREFIX) and e.name.endswith(SUFFIX)
+                ]
+        except OSError:
+            continue
+        for name in names:
+            try:
+                day = date.fromisoformat(name[len(PREFIX) : -len(SUFFIX)])
+            except ValueError:
+                continue
+            found.setdefault(day, base / name)
+    return found
+
+
+def load_history(
+    root: Path,
+    *,
+    dirs: Sequence[str],
+    articles: Sequence[tuple[date, Path]],
+    read_article: Any,
+    health: Mapping[str, Sequence[tuple[date, float]]],
+    before: date | None = None,
+    writable: bool = True,
+) -> History:
+    """Every skill's samples from the metrics files under `dirs` and, for days without one, from
+    the `articles` ((day, path), read with `read_article(path) -> ParsedArticle`); only runs
+    dated before `before` when given. `health`: skill-health `history[]` by skill. A file that
+    cannot be read is a warning, never an error; the cache is written when `writable`."""
+    cache = MetricsCache(root, writable=writable)
+    files = _metric_files(root, dirs)
+    sources: list[tuple[date, Path, str]] = [(d, p, "run") for d, p in files.items()]
+    sources += [(d, p, "article") for d, p in articles if d not in files]
+    per_day: list[tuple[date, list[tuple[str, Sample]]]] = []
+    warnings: list[str] = []
+    for day, path, kind in sorted(sources, key=lambda item: item[0]):
+        if before is not None and day >= before:
+            continue
+        rel = rel_path(path, root)
+        stamp = _stamp(path)
+        if stamp is None:
+            continue
+        rows = cache.get(rel, stamp)
+        if rows is not None:
+            with contextlib.suppress(TypeError, ValueError, IndexError):
+                per_day.append((day, [_from_row(r, day, kind) for r in rows]))
+                continue
+        try:
+            if kind == "run":
+                text = read_confined(root, rel, cap=FILE_CAP).decode("utf-8")
+                samples = parse_tsv(text, day=day, path=rel)
+            else:
+                samples = samples_of_article(read_article(path))
+        except (EvalsError, OSError, UnicodeError) as exc:
+            if kind == "run":  # an unreadable article is the article store's to report
+                warnings.append(exc.line() if isinstance(exc, EvalsError) else f"{rel}: {exc}")
+            continue
+        cache.put(rel, stamp, [_row(skill, s) for skill, s in samples.items()])
+        per_day.append((day, list(samples.items())))
+    cache.save()
+    by_skill: dict[str, list[Sample]] = {}
+    for _day, pairs in per_day:
+        for skill, sample in pairs:
+            by_skill.setdefault(skill, []).append(sample)
+    scores = {
+        skill: [(d, v) for d, v in series if before is None or d < before]
+        for skill, series in health.items()
+        if series
+    }
+    return History(by_skill, scores, tuple(warnings))
+
+
+# --------------------------------------------------------------------------------------------
+# Drift: steps become causes (WARN, or FAIL when the spec says so) and notes.
+
+
+@dataclass(frozen=True)
+class Found:
+    """One metric's step for one skill, as the run reports it."""
+
+    skill: str
+    metric: str
+    step: drift.Step
+    mode: DriftMode
+
+    @property
+    def text(self) -> str:
+        return self.step.describe(self.metric)
+
+
+def _mode(spec: Spec | None, metric: str) -> DriftMode:
+    default = DEFAULT_MODES.get(metric, DriftMode.WARN)
+    return spec.drift_mode(metric, default) if spec is not None else default
+
+
+def steps_for(
+    result: SkillResult,
+    history: History,
+    day: date,
+    spec: Spec | None,
+    params: drift.Params = drift.DEFAULT,
+) -> list[Found]:
+    """Every step (regression or improvement) of the metrics of `result` on the run of `day`;
+    metrics the spec turns off are not looked at."""
+    if result.status in (Status.ERROR, Status.NOT_RUN, Status.NO_OUTPUT):
+        return []
+    scores = history.scores.get(result.skill, ())
+    sample = sample_of(result, day)
+    labels = [label for label, _ in result.numbers]
+    found: list[Found] = []
+    for metric in [WORDS, BYTES, AGE, QUALITY, SCORE, *labels]:
+        mode = _mode(spec, metric)
+        if mode is DriftMode.OFF:
+            continue
+        if metric == SCORE:
+            series = list(scores)  # skill-health's own dates: its newest entry is "today"
+        elif sample.value(metric) is None:
+            continue
+        else:
+            series = history.series(result.skill, metric, sample)
+        if not series:
+            continue
+        step = drift.detect(series, DIRECTIONS.get(metric, drift.Direction.EITHER), params)
+        if step is not None:
+            found.append(Found(result.skill, metric, step, mode))
+    return found
+
+
+def with_drift(
+    results: Sequence[SkillResult],
+    history: History,
+    *,
+    day: date,
+    specs: Mapping[str, Spec],
+) -> tuple[list[SkillResult], list[Found]]:
+    """`results` with each regression step as a cause (`drift:<metric>`, WARN unless the spec
+    says fail) and a note, and each improvement as a note; plus every step found."""
+    out: list[SkillResult] = []
+    every: list[Found] = []
+    for result in results:
+        found = steps_for(result, history, day, specs.get(result.skill))
+        every += found
+        if not found:
+            out.append(result)
+            continue
+        causes = list(result.causes)
+        notes = list(result.notes)
+        for f in found:
+            if f.step.worse:
+                status = Status.FAIL if f.mode is DriftMode.FAIL else Status.WARN
+                causes.append(Cause(status, f"drift:{f.metric}", f.text))
+                notes.append(f"drift: {f.text}")
+            else:
+                notes.append(f"improved: {f.text}")
+        ordered = tuple(sorted(causes, key=lambda c: c.status.rank))
+        status = worst([c.status for c in ordered]) if ordered else result.status
+        out.append(dataclasses.replace(result, causes=ordered, status=status, notes=tuple(notes)))
+    return out, every
+
+
+def history_for_run(
+    root: Path,
+    store: ArticleStore,
+    health: Mapping[str, Health],
+    *,
+    before: date | None,
+    writable: bool,
+) -> History:
+    """The history a run (or the dashboard) reads: the metrics files and the articles in the
+    store's folders, skill-health `history[]` of the skills in `health`."""
+    return load_history(
+        root,
+        dirs=store.dirs,
+        articles=store.articles(),
+        read_article=store.read,
+        health={skill: h.history for skill, h in health.items()},
+        before=before,
+        writable=writable,
+    )
