@@ -189,7 +189,7 @@ def test_the_enabled_llm_skill_is_warned_about_by_init_validate_and_run(
     code, _, err = cli("init", "--root", str(root))
     assert code == 0 and expected in err and edit in err
     code, out, _ = cli("validate", "--root", str(root))
-    assert "warning: aeon.yml: line 139: the LLM-run skill-evals skill is still enabled" in out
+    assert "aeon.yml:139: warning: the LLM-run skill-evals skill is still enabled" in out
     code, out, err = cli("run", "--root", str(root), "--now", "2026-05-03T06:40:00Z", "--no-notify")
     assert code == 0 and expected in err
     article = (root / "articles/skill-evals-2026-05-03.md").read_text(encoding="utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -58,6 +59,36 @@ def _set(skill: str, path: str, value: Any) -> dict[str, Any]:
 
 DROP = object()
 E = f"{EVALS}: skills"
+MARK = "@@marked@@"
+
+
+def _line_of(specs: dict[str, Any], where: str, **top: Any) -> int:
+    """Oracle for the line validate names: mark the member `where` in the document the test
+    wrote (json.dumps, indent 2) and find the marked line. A member that is not there is located
+    at the object that lacks it."""
+    keys = re.findall(r"[^.\[\]]+", where)
+    while keys:
+        doc: Any = copy.deepcopy({"version": "1", "skills": specs, **top})
+        node = doc
+        for key in keys[:-1]:
+            node = node[int(key)] if isinstance(node, list) else node.get(key)
+        last: Any = int(keys[-1]) if isinstance(node, list) else keys[-1]
+        if (isinstance(node, list) and last < len(node)) or (
+            isinstance(node, dict) and last in node
+        ):
+            node[last] = MARK
+            text = json.dumps(doc, indent=2)
+            return next(i for i, ln in enumerate(text.splitlines(), 1) if MARK in ln)
+        keys = keys[:-1]
+    raise AssertionError(f"{where} is not in the document")
+
+
+def located(line: str, severity: str, specs: dict[str, Any], **top: Any) -> str:
+    """`evals.json: where: message` as validate prints it:
+    `evals.json:N: severity: where: message`."""
+    file, where, message = line.split(": ", 2)
+    return f"{file}:{_line_of(specs, where, **top)}: {severity}: {where}: {message}"
+
 
 # (id, skill, field, value, severity, the exact line after `error: ` / `warning: `)
 FIELDS = [
@@ -364,14 +395,16 @@ def test_one_broken_field_is_reported_at_its_location(
     severity: str,
     line: str,
 ) -> None:
-    inst = valid(instance, _set(skill, field, value))
+    specs = _set(skill, field, value)
+    inst = valid(instance, specs)
     code, out, _ = cli("validate", "--root", str(inst.root))
-    assert out.splitlines()[:-1] == [f"{severity}: {line}"], out
+    assert out.splitlines()[:-1] == [located(line, severity, specs)], out
     assert code == (2 if severity == "error" else 0)
     code, out, _ = cli("validate", "--json", "--root", str(inst.root))
     data = json.loads(out)
     file, where, message = line.split(": ", 2)
-    assert data[f"{severity}s"] == [{"file": file, "where": where, "message": message}]
+    at = _line_of(specs, where)
+    assert data[f"{severity}s"] == [{"file": file, "line": at, "where": where, "message": message}]
     assert data["valid"] is (severity != "error")
 
 
@@ -392,22 +425,25 @@ def test_every_problem_is_reported_at_once(instance: Instance, cli: Cli) -> None
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 2
     assert out.splitlines() == [
-        f"error: {E}.bad name/x: \"bad name/x\" is not a skill name (letters, digits, '-', '_', "
-        "'.'; it names the skills/<name>/ folder)",
-        f'error: {E}.bad name/x: expected an object with at least output_pattern, got a string "a '
-        'string"',
-        f"error: {E}.cost-report.min_words: must be 0 or more, got -5",
-        f"error: {E}.cost-report.numeric_checks[0].max: max -1 is below min 0",
-        f"error: {E}.heartbeat.required_patterns[0]: pattern `(a)\\1` does not compile: invalid "
-        "escape sequence: \\1",
-        "error: aeon.yml: skills.heartbeat.schedule (line 3): '0 8 * *' has 4 fields; a cron "
-        "schedule has 5 (minute hour day month weekday); Aeon would never schedule it as written, "
-        "and the 14-day fallback cadence applies",
-        f"warning: {EVALS}: extra: unknown key (ignored)",
-        f"warning: {E}.bad name/x: no skills/bad name/x/ folder and no aeon.yml entry (orphan "
-        "spec)",
+        f'{EVALS}:30: error: skills.bad name/x: "bad name/x" is not a skill name (letters, '
+        "digits, '-', '_', '.'; it names the skills/<name>/ folder)",
+        f"{EVALS}:30: error: skills.bad name/x: expected an object with at least output_pattern, "
+        'got a string "a string"',
+        f"{EVALS}:6: error: skills.cost-report.min_words: must be 0 or more, got -5",
+        f"{EVALS}:18: error: skills.cost-report.numeric_checks[0].max: max -1 is below min 0",
+        f"{EVALS}:27: error: skills.heartbeat.required_patterns[0]: pattern `(a)\\1` does not "
+        "compile: invalid escape sequence: \\1",
+        "aeon.yml:3: error: skills.heartbeat.schedule: '0 8 * *' has 4 fields; a cron schedule "
+        "has 5 (minute hour day month weekday); Aeon would never schedule it as written, and the "
+        "14-day fallback cadence applies",
+        f"{EVALS}:32: warning: extra: unknown key (ignored)",
+        f"{EVALS}:30: warning: skills.bad name/x: no skills/bad name/x/ folder and no aeon.yml "
+        "entry (orphan spec)",
         "invalid: 6 errors, 2 warnings",
     ]
+    for line in out.splitlines()[:5]:  # the lines above, worked out by the oracle
+        where = line.split(": ")[2]
+        assert line.startswith(f"{EVALS}:{_line_of(specs, where, extra=1)}: "), line
 
 
 @pytest.mark.parametrize(
@@ -415,21 +451,27 @@ def test_every_problem_is_reported_at_once(instance: Instance, cli: Cli) -> None
     [
         (
             b'{"skills": {"a": {',
-            f"{EVALS}: invalid JSON at line 1 column 19: Expecting property name enclosed in "
-            "double quotes",
+            f"{EVALS}:1: error: invalid JSON at line 1 column 19: Expecting property name "
+            "enclosed in double quotes",
         ),
-        (b"", f"{EVALS}: invalid JSON at line 1 column 1: Expecting value"),
-        (b'{"skills": {"caf\xe9": {}}}', f"{EVALS}: not UTF-8 text (byte 0xe9 at offset 16)"),
-        (b"[1, 2]", f"{EVALS}: expected a JSON object with a 'skills' key, got a list"),
-        (b'{"skills": [1]}', f"{EVALS}: skills: expected an object of skill specs, got a list"),
+        (b"", f"{EVALS}:1: error: invalid JSON at line 1 column 1: Expecting value"),
+        (
+            b'{"skills": {"caf\xe9": {}}}',
+            f"{EVALS}: error: not UTF-8 text (byte 0xe9 at offset 16)",
+        ),
+        (b"[1, 2]", f"{EVALS}: error: expected a JSON object with a 'skills' key, got a list"),
+        (
+            b'{"skills": [1]}',
+            f"{EVALS}:1: error: skills: expected an object of skill specs, got a list",
+        ),
         (
             b'{"skills": {}}',
-            f"{EVALS}: skills: no skill specs; `aeon-evals run` would stop with "
+            f"{EVALS}:1: error: skills: no skill specs; `aeon-evals run` would stop with "
             "SKILL_EVALS_BOOTSTRAP (exit 3)",
         ),
         (
             b'{"version": "1"}',
-            f"{EVALS}: skills: no skill specs; `aeon-evals run` would stop with "
+            f"{EVALS}: error: skills: no skill specs; `aeon-evals run` would stop with "
             "SKILL_EVALS_BOOTSTRAP (exit 3)",
         ),
     ],
@@ -440,7 +482,7 @@ def test_a_file_that_cannot_be_used_is_one_error(
     inst = valid(instance)
     inst.write(EVALS, raw)
     code, out, _ = cli("validate", "--root", str(inst.root))
-    assert code == 2 and out.splitlines()[0] == f"error: {line}"
+    assert code == 2 and out.splitlines()[0] == line
 
 
 def test_missing_evals_json_is_an_error(instance: Instance, cli: Cli) -> None:
@@ -450,8 +492,8 @@ def test_missing_evals_json_is_an_error(instance: Instance, cli: Cli) -> None:
     assert code == 2
     assert (
         out.splitlines()[0]
-        == f"error: {EVALS}: not found; `aeon-evals run` would write a starter spec and stop (exit "
-        "3); `aeon-evals audit --stubs` drafts one"
+        == f"{EVALS}: error: not found; `aeon-evals run` would write a starter spec and stop "
+        "(exit 3); `aeon-evals audit --stubs` drafts one"
     )
 
 
@@ -467,8 +509,8 @@ def test_duplicate_keys_unknown_version_and_a_bom_are_warnings(
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0, out
     assert out.splitlines() == [
-        f"warning: {EVALS}: cost-report: written twice in the same object; the last one wins",
-        f'warning: {EVALS}: version: unknown version "2"; read as version 1',
+        f"{EVALS}: warning: cost-report: written twice in the same object; the last one wins",
+        f'{EVALS}:2: warning: version: unknown version "2"; read as version 1',
         "valid: 0 errors, 2 warnings",
     ]
 
@@ -508,8 +550,7 @@ def test_aeon_yml_schedules(
         assert (code, out) == (0, "valid: 0 errors, 0 warnings\n")
     else:
         assert (
-            out.splitlines()[0]
-            == f"{severity}: aeon.yml: skills.heartbeat.schedule (line 3): {message}"
+            out.splitlines()[0] == f"aeon.yml:3: {severity}: skills.heartbeat.schedule: {message}"
         )
         assert code == (2 if severity == "error" else 0)
 
@@ -521,15 +562,15 @@ def test_aeon_yml_read_best_effort_and_missing_are_warnings(instance: Instance, 
     assert code == 0
     assert (
         out.splitlines()[0]
-        == "warning: aeon.yml: skills.heartbeat (line 3): indented with a tab (YAML allows only "
-        "spaces); read anyway"
+        == "aeon.yml:3: warning: skills.heartbeat: indented with a tab (YAML allows only spaces); "
+        "read anyway"
     )
     (inst.root / "aeon.yml").unlink()
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0
     assert (
         out.splitlines()[0]
-        == "warning: aeon.yml: not found; every skill counts as unregistered; expected cadences "
+        == "aeon.yml: warning: not found; every skill counts as unregistered; expected cadences "
         "fall back to 14 days"
     )
 
@@ -542,8 +583,8 @@ def test_orphan_specs_are_warned_with_the_closest_skill(instance: Instance, cli:
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0
     assert (
-        f"warning: {E}.hn-digest: no skills/hn-digest/ folder and no aeon.yml entry (orphan spec); "
-        "did you mean hacker-news-digest?" in out.splitlines()
+        f"{EVALS}:27: warning: skills.hn-digest: no skills/hn-digest/ folder and no aeon.yml "
+        "entry (orphan spec); did you mean hacker-news-digest?" in out.splitlines()
     )
 
 
@@ -558,8 +599,8 @@ def test_a_glob_through_a_symlink_out_of_the_root_is_an_error(
     assert code == 2
     assert (
         out.splitlines()[0]
-        == f"error: {E}.cost-report.output_pattern: 'reports/cost-*.md' leads outside the instance "
-        "root through the symlink 'reports'"
+        == f"{EVALS}:5: error: skills.cost-report.output_pattern: 'reports/cost-*.md' leads "
+        "outside the instance root through the symlink 'reports'"
     )
 
 

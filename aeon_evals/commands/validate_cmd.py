@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import audit, layout
+from aeon_evals import audit, jsonpos, layout
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, EvalsError, ExitCode
 from aeon_evals.fsio import inside, read_confined
@@ -20,20 +21,33 @@ from aeon_evals.registry import Registry, llm_skill, load_registry, schedule_pro
 _GLOB_CHARS = "*?["
 
 
+_LINE_SUFFIX = re.compile(r"^(?:(.*) )?\(?line (\d+)\)?$")
+
+
 @dataclass(frozen=True)
 class Finding:
-    """One problem: `file: where: message`."""
+    """One problem: `file:line: severity: where: message` (the line when it is known)."""
 
     file: str
     where: str
     message: str
     severity: str  # "error" or "warning"
+    line: int | None = None
 
-    def line(self) -> str:
-        return ": ".join(part for part in (self.file, self.where, self.message) if part)
+    def located(self) -> Finding:
+        """The finding with the line a registry location carries (`skills.x (line 3)`, `line 20`)
+        moved into `line`."""
+        match = _LINE_SUFFIX.match(self.where)
+        if self.line is not None or match is None:
+            return self
+        return replace(self, where=match.group(1) or "", line=int(match.group(2)))
 
-    def as_json(self) -> dict[str, str]:
-        return {"file": self.file, "where": self.where, "message": self.message}
+    def text(self) -> str:
+        place = f"{self.file}:{self.line}" if self.line else self.file
+        return ": ".join(part for part in (place, self.severity, self.where, self.message) if part)
+
+    def as_json(self) -> dict[str, str | int | None]:
+        return {"file": self.file, "line": self.line, "where": self.where, "message": self.message}
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -52,7 +66,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help="print {valid, errors[{file, where, message}], warnings[...]}",
+        help="print {valid, errors[{file, line, where, message}], warnings[...]}",
     )
     p.set_defaults(func=run)
 
@@ -90,7 +104,9 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
     try:
         data = decode_json(raw)
     except ValueError as exc:
-        return [Finding(EVALS_PATH, "", str(exc), "error")], None
+        stop = re.search(r"at line (\d+)", str(exc))  # where the JSON parser stopped
+        line = int(stop.group(1)) if stop else None
+        return [Finding(EVALS_PATH, "", str(exc), "error", line)], None
     found = [Finding(EVALS_PATH, p.where, p.message, p.severity) for p in duplicate_keys(raw)]
     try:
         manifest = parse_manifest(data)
@@ -202,17 +218,34 @@ def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list
     ]
 
 
+def _with_lines(root: Path, found: list[Finding]) -> list[Finding]:
+    """evals.json findings located at the line of the member they name."""
+    try:
+        text = read_confined(root, EVALS_PATH).decode("utf-8-sig")
+    except (OSError, EvalsError, UnicodeDecodeError):
+        return found
+    lines = jsonpos.member_lines(text)
+    return [
+        replace(f, line=jsonpos.line_of(lines, f.where))
+        if f.file == EVALS_PATH and f.line is None
+        else f
+        for f in found
+    ]
+
+
 def validate(root: Path, config: str | None = None) -> list[Finding]:
-    """Every problem in the instance's configuration, errors and warnings, in file order.
-    `config`: the skill registry (default: found by `layout.detect`)."""
+    """Every problem in the instance's configuration, errors and warnings, in file order, each
+    with its line when one is known. `config`: the skill registry (default: `layout.detect`)."""
     found, manifest = _manifest_findings(root)
+    if found:
+        found = _with_lines(root, found)
     config = layout.detect(root, config=config).config
     registry = load_registry(root, config)
     found += _registry_findings(registry)
     found += _llm_skill_findings(root, config)
     if manifest is not None:
-        found += _orphan_findings(root, manifest, registry)
-    return found
+        found += _with_lines(root, _orphan_findings(root, manifest, registry))
+    return [f.located() for f in found]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -235,10 +268,8 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     else:
-        for finding in errors:
-            print(f"error: {finding.line()}")
-        for finding in warnings:
-            print(f"warning: {finding.line()}")
+        for finding in [*errors, *warnings]:
+            print(finding.text())
         verdict = "invalid" if errors else "valid"
         print(
             f"{verdict}: {len(errors)} error{'s' * (len(errors) != 1)}, {len(warnings)} "

@@ -1,0 +1,76 @@
+"""Line numbers of JSON members, so a problem at `skills.x.min_words` can say `evals.json:9`."""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+', re.DOTALL)
+
+
+def member_lines(text: str) -> dict[str, int]:
+    """Map each member's path to the 1-based line it starts on.
+
+    Paths are written the way the validator names places: `skills.cost-report.min_words`,
+    `skills.x.numeric_checks[0].max`. An object member starts at its key, an array item at its
+    value. A key written twice keeps its last line (json.loads keeps the last value). The text is
+    assumed to be JSON that parsed; on anything else the paths read so far are returned. The
+    scan is iterative, so a deeply nested document cannot exhaust the stack.
+    """
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    lines: dict[str, int] = {}
+    # Each open container: [is_object, path, key or item index, expecting a key].
+    stack: list[list[object]] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        line = bisect.bisect_left(newlines, match.start()) + 1
+        top = stack[-1] if stack else None
+        if token in "}]":
+            if stack:
+                stack.pop()
+            continue
+        if token == ",":
+            if top is not None:
+                if top[0]:
+                    top[3] = True
+                else:
+                    top[2] = int(str(top[2])) + 1
+            continue
+        if token == ":":
+            continue
+        if top is not None and top[0] and top[3]:  # a key
+            try:
+                key = json.loads(token)
+            except ValueError:
+                return lines
+            top[2], top[3] = key, False
+            lines[_join(str(top[1]), str(key))] = line
+            continue
+        if top is None:
+            path = ""
+        elif top[0]:
+            path = _join(str(top[1]), str(top[2]))
+        else:
+            path = f"{top[1]}[{top[2]}]"
+            lines[path] = line
+        if token == "{":
+            stack.append([True, path, "", True])
+        elif token == "[":
+            stack.append([False, path, 0, False])
+    return lines
+
+
+def _join(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if prefix else key
+
+
+def line_of(lines: dict[str, int], where: str) -> int | None:
+    """The line of `where`, or of its nearest enclosing member that has one (a problem about a
+    missing key is located at the object that lacks it)."""
+    while where:
+        if where in lines:
+            return lines[where]
+        cut = max(where.rfind("."), where.rfind("["))
+        where = where[:cut] if cut > 0 else ""
+    return None

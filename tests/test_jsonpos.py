@@ -1,0 +1,72 @@
+"""jsonpos: the line each JSON member starts on, as validate names it."""
+
+from __future__ import annotations
+
+import json
+
+from aeon_evals.jsonpos import line_of, member_lines
+
+DOC = """{
+  "version": "1",
+  "skills": {
+    "cost-report": {
+      "output_pattern": "articles/{x}[y]:,\\"z\\"-*.md",
+      "numeric_checks": [
+        {"label": "total", "max": 5},
+        {
+          "label": "n",
+          "min": 0
+        }
+      ],
+      "empty": [], "nothing": {}
+    },
+    "heartbeat": {"section": "### heartbeat"}
+  }
+}
+"""
+
+
+def test_every_member_is_located_at_its_key_and_every_item_at_its_value() -> None:
+    json.loads(DOC)  # the fixture is valid JSON
+    lines = member_lines(DOC)
+    assert lines == {
+        "version": 2,
+        "skills": 3,
+        "skills.cost-report": 4,
+        "skills.cost-report.output_pattern": 5,
+        "skills.cost-report.numeric_checks": 6,
+        "skills.cost-report.numeric_checks[0]": 7,
+        "skills.cost-report.numeric_checks[0].label": 7,
+        "skills.cost-report.numeric_checks[0].max": 7,
+        "skills.cost-report.numeric_checks[1]": 8,
+        "skills.cost-report.numeric_checks[1].label": 9,
+        "skills.cost-report.numeric_checks[1].min": 10,
+        "skills.cost-report.empty": 13,
+        "skills.cost-report.nothing": 13,
+        "skills.heartbeat": 15,
+        "skills.heartbeat.section": 15,
+    }
+
+
+def test_a_member_that_is_not_there_is_located_at_the_object_that_lacks_it() -> None:
+    lines = member_lines(DOC)
+    assert line_of(lines, "skills.heartbeat.output_pattern") == 15
+    assert line_of(lines, "skills.cost-report.numeric_checks[1].pattern") == 8
+    assert line_of(lines, "skills.cost-report.numeric_checks[7]") == 6
+    assert line_of(lines, "nowhere") is None
+    assert line_of(lines, "") is None
+
+
+def test_a_key_written_twice_keeps_its_last_line_as_json_loads_keeps_its_last_value() -> None:
+    assert member_lines('{"a": 1,\n"b": 2,\n"a": 3}') == {"a": 3, "b": 2}
+
+
+def test_deep_nesting_does_not_exhaust_the_stack() -> None:
+    depth = 50_000
+    lines = member_lines("[" * depth + "]" * depth)
+    assert lines["[0]"] == 1 and len(lines) == depth - 1
+
+
+def test_text_that_is_not_json_returns_what_was_read_so_far() -> None:
+    assert member_lines('{"a": 1,\n"b": {"c"') == {"a": 1, "b": 2, "b.c": 2}
+    assert member_lines('{"bad\\x": 1}') == {}
