@@ -43,6 +43,11 @@ _CODE = (
     "catalog_summary.py",
     "skillmd.py",
     "contracts.py",
+    "contract_body.py",
+    "contract_data.py",
+    "contract_infer.py",
+    "contract_parts.py",
+    "contract_paths.py",
     "model.py",
 )
 

@@ -85,7 +85,7 @@ def inferred_scope(
         for name, reg in registry.skills.items()
         if reg.enabled and name not in skip and only in (None, name)
     )
-    contracts = load_contracts(root, skills, cache=write_cache)
+    contracts = load_contracts(root, skills, write_cache=write_cache)
     inferred: dict[str, Inferred] = {}
     without: list[tuple[str, str]] = []
     unscored: list[str] = []

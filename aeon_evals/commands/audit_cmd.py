@@ -54,7 +54,7 @@ def report_for(root: Path, config: str | None = None) -> tuple[audit.AuditReport
     registry = load_registry(root, config)
     # read-only: `audit` writes nothing, not even the contracts cache a run keeps
     enabled = sorted(registry.enabled() & set(audit.skill_folders(root)))
-    contracts = load_contracts(root, enabled, cache=False)
+    contracts = load_contracts(root, enabled, write_cache=False)
     found = audit.audit(root, specs, registry, contracts=contracts)
     contract_warnings = [w for c in found.contracts.values() for w in c.warnings]
     return found, [*registry.warnings, *found.warnings, *contract_warnings]

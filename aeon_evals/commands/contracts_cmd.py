@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     for name in wanted:
         if not SKILL_NAME.match(name) or name not in folders:
             raise UsageError(f"{name!r}: no such skill (no skills/{name}/ folder)")
-    contracts = load_contracts(root, wanted, cache=False)  # read-only: no cache written
+    contracts = load_contracts(root, wanted, write_cache=False)  # reads the cache, writes none
     missing = [s for s in wanted if s not in contracts]
     overridden = _overrides(root)
     registry = load_registry(root)
