@@ -89,7 +89,7 @@ class Model:
         return _unit(raw)
 
     def show(self, term: str) -> str:
-        """The word a reader recognises for a stem (`monitor` for `monitor`, `daily` for `daili`)."""
+        """The word a reader recognises for a stem (`daily` for `daili`)."""
         return self.surface.get(term, term)
 
 

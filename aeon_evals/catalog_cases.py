@@ -226,7 +226,10 @@ def evaluate(model: Model, case: Case) -> CaseResult:
     owner_score = score(raw.get(case.owner, 0.0)) if case.owner else None
     if owner_score is not None and owner_score <= own:
         passed = False
-        why = f"owner {case.owner} ({owner_score:.3f}) does not rank above it ({own:.3f}, rank {rank})"
+        why = (
+            f"owner {case.owner} ({owner_score:.3f}) does not rank above it "
+            f"({own:.3f}, rank {rank})"
+        )
     elif rank == 1:
         passed, why = False, f"ranks first (score {own:.3f}); nothing scores above it"
     else:

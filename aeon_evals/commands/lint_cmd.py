@@ -31,9 +31,10 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         help=summary("lint"),
         description="Check skills/*/SKILL.md: frontmatter (name, description, keys, size), the "
         "config (aeon.yml), an output a contract can be inferred from; every pair of skills whose "
-        "name and description are similar enough to confuse a router (≥ 0.5 warning, ≥ 0.75 error); "
-        "and the trigger cases (evals.json `trigger`, skills/<name>/evals/trigger.json) against the "
-        "routing model. Every finding is `file:line: severity: message`. See docs/catalog.md.",
+        "name and description are similar enough to confuse a router (≥ 0.5 warning, "
+        "≥ 0.75 error); and the trigger cases (evals.json `trigger`, "
+        "skills/<name>/evals/trigger.json) against the routing model. Every finding is "
+        "`file:line: severity: message`. See docs/catalog.md.",
         epilog=LINT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -80,8 +81,10 @@ def summary_line(report: CatalogReport) -> str:
     from aeon_evals.catalog_lint import Severity
 
     parts = [
-        f"{_plural(len(report.skills), 'skill')}: {_plural(report.count(Severity.ERROR), 'error')}, "
-        f"{_plural(report.count(Severity.WARNING), 'warning')}, {_plural(report.count(Severity.INFO), 'info')}",
+        f"{_plural(len(report.skills), 'skill')}: "
+        f"{_plural(report.count(Severity.ERROR), 'error')}, "
+        f"{_plural(report.count(Severity.WARNING), 'warning')}, "
+        f"{_plural(report.count(Severity.INFO), 'info')}",
         _plural(len(report.collisions), "collision"),
     ]
     if report.results:
@@ -251,7 +254,8 @@ def _print_text(report: CatalogReport, out: TextIO) -> None:
             mark = "pass" if r.passed else "FAIL"
             prompt = r.case.prompt if len(r.case.prompt) <= 60 else r.case.prompt[:59] + "…"
             print(
-                f"  {mark} {r.case.kind.value} {r.case.skill} {prompt!r}: {r.why} ({r.case.file}:{r.case.line})",
+                f"  {mark} {r.case.kind.value} {r.case.skill} {prompt!r}: {r.why} "
+                f"({r.case.file}:{r.case.line})",
                 file=out,
             )
 
@@ -301,7 +305,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     print(f"lint: {summary_line(report)}", file=human)
     if missed:
         print(
-            f"lint: rank-1 rate {_pct(report.rank1_rate)} is below --min-rank1 {args.min_rank1:g}% → exit 1",
+            f"lint: rank-1 rate {_pct(report.rank1_rate)} is below "
+            f"--min-rank1 {args.min_rank1:g}% → exit 1",
             file=sys.stderr,
         )
     elif args.min_rank1 is not None and report.rank1_rate is None:
