@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aeon_evals.contract_paths import LOG_PATTERN, READ, REF, clause_class, normalize_ref
 from aeon_evals.contracts import Contract, infer_contract
 from aeon_evals.errors import EvalsError
 from aeon_evals.model import Coverage
@@ -22,110 +23,6 @@ from aeon_evals.registry import LLM_SKILL, Registry
 from aeon_evals.skillmd import read_bounded, read_skill_doc
 
 SKILLS_DIR = "skills"
-LOG_PATTERN = "memory/logs/*.md"
-
-# --- output pattern inference -----------------------------------------------------------------
-
-# One path character, or one placeholder: ${today}, $(date +%F), $VAR, <date>, {date}.
-_SEG = r"(?:[A-Za-z0-9_.*/-]|\$\{[^}\s]{1,40}\}|\$\([^)\n]{1,60}\)|\$[A-Za-z_]\w*|<[A-Za-z0-9_ -]{1,24}>|\{[A-Za-z_]\w{0,24}\})"
-_REF = re.compile(rf"(?<![\w/.$-])((?:\./)?(?:output/)?articles/{_SEG}*|(?:\./)?memory/{_SEG}*)")
-_PLACEHOLDER = re.compile(
-    r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_]\w*|<[^>]*>|\{[^}]*\}"
-    r"|\d{4}-\d{2}-\d{2}(?:T[\d:-]+Z?)?|YYYY-MM-DD|YYYY-MM|YYYYMMDD|HH-?MM(?:-?SS)?|\bN+\b"
-)
-_STARS = re.compile(r"\*(?:[-_.]*\*)+")
-_NAME = re.compile(r"^[A-Za-z0-9*][A-Za-z0-9_.*-]*\.md$")
-_MALFORMED = re.compile(r"--|-\.|\.\.|\*\*|[-_]$|^[-_.]")
-_WORD = re.compile(r"[A-Za-z]+|→|>>?")  # words, and shell redirections
-_SENTENCE_END = re.compile(r"(?:[.!?:](?=\s)|\n\s*\n|\n\s*[-*\d]|\n#|;|\|)")
-
-# The verb nearest before a path says whether the skill writes it or only reads it.
-_WRITE_WORDS = frozenset(
-    {
-        "write",
-        "writes",
-        "writing",
-        "wrote",
-        "written",
-        "save",
-        "saves",
-        "saved",
-        "saving",
-        "rewrite",
-        "rewrites",
-        "overwrite",
-        "overwrites",
-        "append",
-        "appends",
-        "appending",
-        "create",
-        "creates",
-        "creating",
-        "output",
-        "outputs",
-        "publish",
-        "publishes",
-        "log",
-        "logs",
-        "store",
-        "stores",
-        "update",
-        "updates",
-        "generate",
-        "generates",
-        "emit",
-        "emits",
-        "produce",
-        "produces",
-        "commit",
-        "commits",
-        "→",
-        ">",
-        ">>",
-    }
-)
-_READ_WORDS = frozenset(
-    {
-        "read",
-        "reads",
-        "reading",
-        "scan",
-        "scans",
-        "scanning",
-        "load",
-        "loads",
-        "check",
-        "checks",
-        "compare",
-        "compared",
-        "comparing",
-        "against",
-        "parse",
-        "parses",
-        "find",
-        "finds",
-        "look",
-        "looks",
-        "fetch",
-        "grep",
-        "list",
-        "from",
-        "prior",
-        "previous",
-        "last",
-        "latest",
-        "newest",
-        "existing",
-        "exists",
-        "consult",
-        "review",
-        "reviews",
-        "skip",
-        "since",
-        "recent",
-    }
-)
-_WRITE, _UNKNOWN, _READ = 2, 1, 0
 
 
 @dataclass(frozen=True)
@@ -179,56 +76,6 @@ def skill_folders(root: Path) -> list[str]:
         return []
 
 
-def normalize_ref(ref: str) -> str | None:
-    """A path as written in a SKILL.md → a well-formed glob, or None when it names no output.
-
-    `articles/fleet-status-${var}-${today}.md` → `articles/fleet-status-*.md`;
-    any daily-log path → `memory/logs/*.md`; `memory/topics/x.md` stays as it is.
-    """
-    ref = ref.removeprefix("./").rstrip(".,:")
-    if ref.startswith("memory/logs/"):
-        return LOG_PATTERN
-    glob = _PLACEHOLDER.sub("*", ref)
-    glob = re.sub(
-        r"-{2,}", "-", _STARS.sub("*", glob)
-    )  # `fleet-status--*` was the old script's bug
-    directory, _, name = glob.rpartition("/")
-    if directory not in ("articles", "output/articles", "memory/topics", "memory"):
-        return None
-    if (
-        name in ("", "MEMORY.md")
-        or not _NAME.match(name)
-        or _MALFORMED.search(name.removesuffix(".md"))
-    ):
-        return None
-    if not re.search(r"[A-Za-z]", name.removesuffix(".md")):
-        return None  # `articles/*.md` would match every article
-    return f"{directory}/{name}"
-
-
-def _clause_class(before: str) -> int:
-    """_WRITE, _READ or _UNKNOWN from the words of the clause that leads up to a path: the
-    nearest verb decides, except that a destination (`… to <path>`) in a clause with a
-    writing verb is written (`Summarise what came from X to <path>`)."""
-    cut = 0
-    for m in _SENTENCE_END.finditer(before):
-        cut = m.end()
-    words = _WORD.findall(before[cut:])
-    if (
-        words
-        and words[-1].lower() in ("to", "into")
-        and any(w.lower() in _WRITE_WORDS for w in words)
-    ):
-        return _WRITE
-    for word in reversed(words):
-        lowered = word.lower()
-        if lowered in _WRITE_WORDS:
-            return _WRITE
-        if lowered in _READ_WORDS:
-            return _READ
-    return _UNKNOWN
-
-
 def _kind(glob: str) -> int:
     """Lower is a better output pattern: a dated article, then a fixed file, then the shared log."""
     if glob == LOG_PATTERN:
@@ -241,18 +88,21 @@ def _tokens(name: str) -> list[str]:
 
 
 def infer_from_text(text: str, skill: str) -> str:
-    """The output glob a SKILL.md text says the skill writes; "" when it names none.
+    """The output glob a SKILL.md text says the skill writes; "" when it names none: the audit's
+    fallback for a SKILL.md whose contract names no output (or that is not text).
 
-    Paths the skill writes win over paths it only reads; among written ones a dated article beats
-    a fixed file (`memory/topics/x.md`), which beats the shared daily log; then the one naming
-    the skill; then the first mentioned. A path only ever read is used only for the daily log.
+    Every path the text names, read with the contract inference's words (`contract_paths`: the
+    same globs, the same verbs): paths the skill writes, or may write, win over paths it only
+    reads; among those a dated article beats a fixed file (`memory/topics/x.md`), which beats
+    the shared daily log; then the one naming the skill; then the first mentioned. A path only
+    ever read is used only for the daily log.
     """
     best: dict[str, tuple[int, int]] = {}  # glob → (best clause class, first position)
-    for m in _REF.finditer(text):
+    for m in REF.finditer(text):
         glob = normalize_ref(m.group(1))
         if glob is None:
             continue
-        cls = _clause_class(text[max(0, m.start() - 300) : m.start()])
+        cls = clause_class(text[max(0, m.start() - 300) : m.start()])
         old = best.get(glob)
         best[glob] = (max(cls, old[0]) if old else cls, old[1] if old else m.start())
     names = set(_tokens(skill))
@@ -262,7 +112,7 @@ def infer_from_text(text: str, skill: str) -> str:
         named = 0 if names & set(_tokens(glob.rpartition("/")[2].replace("*", " "))) else 1
         return (_kind(glob), -cls, named, pos)
 
-    written = [item for item in best.items() if item[1][0] > _READ]
+    written = [item for item in best.items() if item[1][0] > READ]
     if written:
         return min(written, key=rank)[0]
     return LOG_PATTERN if LOG_PATTERN in best else ""

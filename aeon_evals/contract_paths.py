@@ -165,6 +165,8 @@ def clause_class(before: str) -> int:
     words = [w.lower() for w in WORD.findall(before[cut:])]
     if words and words[-1] in ("to", "into", "as") and any(w in WRITE_WORDS for w in words):
         return WRITE
+    if words and words[-1] in ("to", "into") and "from" in words[:-1]:
+        return WRITE  # `… from X to <path>`: the path is where it goes
     for word in reversed(words):
         if word in WRITE_WORDS:
             return WRITE

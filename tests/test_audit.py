@@ -22,6 +22,7 @@ from realdata import realdata
 from aeon_evals import audit
 from aeon_evals.audit import closest_skill, infer_from_text, normalize_ref
 from aeon_evals.commands.audit_cmd import as_json, render_text
+from aeon_evals.contract_paths import DATE_GLOB
 from aeon_evals.manifest import parse_manifest
 from aeon_evals.model import Registration
 from aeon_evals.patterns import compile_pattern
@@ -342,8 +343,8 @@ SKILL_MD = [
     (
         "article",
         "Write a new article to articles/${today}.md.",
-        "",
-    ),  # `articles/*.md` would match every article
+        "articles/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md",
+    ),  # date-named articles only, as the contract reads it (`articles/*.md` would match all)
     ("state-only", "Write the snapshot to memory/state/fleet.json.", ""),
     (
         "reader",
@@ -360,6 +361,7 @@ def test_the_pattern_is_what_the_skill_writes(skill: str, text: str, expected: s
 
 _WELL_FORMED = re.compile(
     r"^(?:output/)?(?:articles|memory|memory/topics|memory/logs)/[A-Za-z0-9*][A-Za-z0-9_.*-]*\.md$"
+    r"|^(?:output/)?articles/\[0-9\]{4}-\[0-9\]{2}-\[0-9\]{2}\.md$"  # date-named articles
 )
 
 
@@ -371,6 +373,8 @@ def test_a_normalized_pattern_is_never_malformed(tail: str) -> None:
             continue
         name = glob.rpartition("/")[2]
         assert _WELL_FORMED.match(glob), glob
+        if name == f"{DATE_GLOB}.md":
+            continue  # date-named articles only (`articles/${today}.md`): no letters in it
         assert not re.search(r"--|-\.|\.\.|\*\*|[-_]\.md$", name), glob
         assert re.search(r"[A-Za-z]", name.removesuffix(".md")), glob
 
