@@ -230,10 +230,11 @@ def audit(
     *,
     contracts: Mapping[str, Contract] | None = None,
 ) -> AuditReport:
-    """Compare skills/, aeon.yml and evals.json. Coverage = enabled skills with a spec / enabled skills.
+    """Compare skills/, aeon.yml and evals.json. Coverage = enabled skills with a spec /
+    enabled skills.
 
     Each uncovered enabled skill's output pattern comes from its SKILL.md contract (see
-    contracts.py), else from the older path heuristic. `contracts` (from
+    contracts.py), else from the looser path heuristic (`infer_from_text`). `contracts` (from
     contracts.load_contracts) spares reading the SKILL.md files again. Reads only folder names
     and SKILL.md files; never raises for a file it cannot read.
     """
@@ -264,7 +265,8 @@ def audit(
             warnings.append(
                 f"{exc.line()}; output pattern not inferred"
                 if isinstance(exc, EvalsError)
-                else f"{SKILLS_DIR}/{skill}/SKILL.md: output pattern not inferred: {type(exc).__name__}: {exc}"
+                else f"{SKILLS_DIR}/{skill}/SKILL.md: output pattern not inferred: "
+                f"{type(exc).__name__}: {exc}"
             )
             pattern = ""
         gaps.append(Gap(skill, pattern, source))

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from aeon_evals.audit import LOG_PATTERN, AuditReport, Gap
+from aeon_evals.audit import AuditReport, Gap
+from aeon_evals.contract_paths import LOG_PATTERN
 from aeon_evals.contracts import Contract, spec_to_json
 
 # `${var}` left in an output means a prompt variable was never filled in; `[TODO]` and
