@@ -618,6 +618,7 @@ class Tree:
         if self.prime:
             for derived in ("site", ".aeon-evals/cache"):
                 shutil.rmtree(self.template / derived, ignore_errors=True)
+            compile_package()
             prime_site(self.template)
         self.digest = package_digest()
         return True
@@ -725,6 +726,62 @@ def measure_runs(
         "peak_mb": max(rss),
         "restarts": tree.restarts,
     }
+
+
+def compile_package() -> None:
+    """Write the package's bytecode (`__pycache__`), as `pip install` does for an installed
+    package: with PYTHONDONTWRITEBYTECODE set, as on the bench machine, an editable install
+    would otherwise compile every module from source in every timed run (about 0.15 s)."""
+    import compileall
+    import importlib.util
+
+    spec = importlib.util.find_spec("aeon_evals")
+    if spec and spec.origin:
+        compileall.compile_dir(Path(spec.origin).parent, quiet=1)
+
+
+# `aeon-evals ARGS` start-up rows: (label, argv after the console script); the demo instance
+# is the repository root. `validate` is compared with an interpreter importing only what
+# validation needs (issue #20).
+STARTUP = (
+    ("--version", ["--version"]),
+    ("--help", ["--help"]),
+    ("validate (demo)", ["validate", "--root", str(HERE.parent)]),
+    ("audit (demo)", ["audit", "--root", str(HERE.parent)]),
+    ("contracts (demo)", ["contracts", "--root", str(HERE.parent)]),
+    ("lint (demo)", ["lint", "--root", str(HERE.parent)]),
+    ("run --help", ["run", "--help"]),
+)
+BARE_VALIDATE = "import yaml, re2, croniter, json"
+
+
+def startup_table(repeat: int) -> list[tuple[str, float, float]]:
+    """(label, median s, min s) of each start-up row, the runs interleaved so that a busy
+    moment of the machine spreads over every row alike."""
+    rows = [
+        ("python -c pass", [sys.executable, "-c", "pass"]),
+        (f"python -c '{BARE_VALIDATE}'", [sys.executable, "-c", BARE_VALIDATE]),
+        *((f"aeon-evals {label}", [*_cli(), *argv]) for label, argv in STARTUP),
+    ]
+    walls: dict[str, list[float]] = {label: [] for label, _ in rows}
+    for _ in range(repeat):
+        for label, cmd in rows:
+            walls[label].append(timed_child(cmd)[0])
+    return [(label, statistics.median(w), min(w)) for label, w in walls.items()]
+
+
+def report_startup(table: list[tuple[str, float, float]]) -> None:
+    base = table[0][1]
+    bare = table[1][1]
+    print("\n## start-up per command (median of interleaved runs)")
+    print("| command | median ms | min ms | × `python -c pass` | × bare validate imports |")
+    print("|---|---:|---:|---:|---:|")
+    for label, median, least in table:
+        vs_bare = f"{median / bare:.2f}×" if "validate" in label else ""
+        print(
+            f"| `{label}` | {median * 1000:.1f} | {least * 1000:.1f} | {median / base:.2f}× | "
+            f"{vs_bare} |"
+        )
 
 
 def measure_startup(repeat: int) -> float:
@@ -1088,6 +1145,16 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="where to generate (default: a temporary folder under /tmp, removed)",
     )
+    p.add_argument(
+        "--startup",
+        type=int,
+        default=0,
+        metavar="R",
+        help="also time each command's start-up R times (interleaved) against python -c pass",
+    )
+    p.add_argument(
+        "--startup-only", action="store_true", help="only the start-up table (with --startup R)"
+    )
     p.add_argument("--child-breakdown", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--child-profile", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -1102,6 +1169,11 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"command: python scripts/bench.py {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip()
     )
+    compile_package()
+    if args.startup:
+        report_startup(startup_table(args.startup))
+        if args.startup_only:
+            return 0
     startup = measure_startup(args.repeat)
     base_cfg = Config(
         args.skills, args.outputs, args.log_share, args.words, args.articles, args.specs
