@@ -215,6 +215,43 @@ def _kind(mode: int) -> str:
     return "a special file"
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _open_plain(root: Path, rel: str) -> int | None:
+    """The common case of `open_regular`, without resolving a path: `rel` opened one component
+    at a time from the root's folder, never following a symlink (each step is relative to the
+    folder opened before, so nothing can lead out of the root in between). None, with nothing
+    left open, when anything is out of the ordinary (a symlink, a missing or special file, `.`,
+    `..`): `open_regular` then takes the slow path, which says what it is."""
+    parts = rel.split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        return None
+    try:
+        fd = os.open(root, _DIR_FLAGS)
+    except OSError:
+        return None
+    try:
+        for part in parts[:-1]:
+            folder = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = folder
+        # stat before open: a device is never opened, a symlink is left to the slow path
+        if not stat.S_ISREG(os.stat(parts[-1], dir_fd=fd, follow_symlinks=False).st_mode):
+            return None
+        found = os.open(
+            parts[-1], os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW, dir_fd=fd
+        )
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(os.fstat(found).st_mode):  # swapped in between: the slow path refuses it
+        os.close(found)
+        return None
+    return found
+
+
 def open_regular(root: Path, rel: str) -> BinaryIO:
     """Open the file `rel` under `root` for reading, only if it is a regular file inside the root.
 
@@ -224,6 +261,9 @@ def open_regular(root: Path, rel: str) -> BinaryIO:
     swapped in between never blocks the run. A folder raises IsADirectoryError and a missing
     file FileNotFoundError, as open() does; other OS errors pass through.
     """
+    fd = _open_plain(root, rel)
+    if fd is not None:
+        return os.fdopen(fd, "rb")
     base = root.resolve()
     path = root / rel
     real = Path(os.path.realpath(path))

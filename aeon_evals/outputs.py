@@ -318,7 +318,7 @@ def name_matcher(name: str) -> Callable[[str], object]:
 @functools.lru_cache(maxsize=65536)  # every log-based spec asks about the same logs
 def name_date(rel: str) -> date | None:
     """The last YYYY-MM-DD in a file name, if any."""
-    for text in reversed(_NAME_DATE.findall(Path(rel).name)):
+    for text in reversed(_NAME_DATE.findall(rel[rel.rfind("/") + 1 :])):
         try:
             return date.fromisoformat(text)
         except ValueError:
