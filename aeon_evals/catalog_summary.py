@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -195,22 +196,34 @@ def _from_json(data: Any) -> CatalogSummary:
     )
 
 
-def _file_key(root: Path, rel: str) -> bytes:
-    """What identifies one input file: its bytes' SHA-256, or a marker for what lint does not
-    read as content (absent, a symlink out of the root, a FIFO, too large). Never blocks."""
-    path = root / rel
+# What the cache remembers of one input file: inode, size, modification time (ns), and the
+# file's key. A file whose first three are unchanged is not read again, as git's index and make
+# trust a file's stat; a fresh checkout (new inodes) reads and hashes every file once.
+Stamp = list[Any]
+
+
+def _file_key(root: Path, rel: str, known: Stamp | None) -> tuple[str, Stamp | None]:
+    """What identifies one input file: its bytes' SHA-256 (taken from `known` when its stat is
+    unchanged), or a marker for what lint does not read as content (absent, a symlink out of the
+    root, a FIFO, too large); and the stamp to remember. Never blocks."""
+    path = os.path.join(root, rel)
     try:
         info = os.stat(path)
     except OSError:
-        return b"-"
+        return "-", None
     if not stat.S_ISREG(info.st_mode):
-        return b"special"
-    if info.st_size > READ_LIMIT or not inside(root, path):
-        return f"skip {info.st_size} {info.st_mtime_ns}".encode()
+        return "special", None
+    stamp: Stamp = [info.st_ino, info.st_size, info.st_mtime_ns]
+    if isinstance(known, list) and len(known) == 4 and known[:3] == stamp:
+        return str(known[3]), known
+    if info.st_size > READ_LIMIT or not inside(root, Path(path)):
+        return f"skip {info.st_size} {info.st_mtime_ns}", None
     try:
-        return hashlib.sha256(path.read_bytes()).digest()
+        with open(path, "rb") as fh:
+            key = hashlib.sha256(fh.read()).hexdigest()
     except OSError:
-        return b"unreadable"
+        return "unreadable", None
+    return key, [*stamp, key]
 
 
 def _code_fingerprint() -> str:
@@ -222,22 +235,34 @@ def _code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def inputs_key(root: Path) -> str:
-    """The SHA-256 of everything the checks read, and of the code that checks it."""
+def inputs_key(
+    root: Path, known: Mapping[str, Stamp] | None = None
+) -> tuple[str, dict[str, Stamp]]:
+    """The SHA-256 of everything the checks read (every SKILL.md, trigger.json, aeon.yml and
+    evals.json) and of the code that checks it; and the stamps of the files it hashed, so that
+    the next call reads only the files whose stat changed (`known`: those stamps)."""
+    known = known if isinstance(known, Mapping) else {}
+    stamps: dict[str, Stamp] = {}
     digest = hashlib.sha256(_code_fingerprint().encode())
+
+    def add(rel: str) -> bytes:
+        key, stamp = _file_key(root, rel, known.get(rel))
+        if stamp is not None:
+            stamps[rel] = stamp
+        return key.encode() if len(key) != 64 else bytes.fromhex(key)
+
     try:
-        folders = sorted(
-            p.name for p in (root / SKILLS_DIR).iterdir() if not p.name.startswith(".")
-        )
+        with os.scandir(root / SKILLS_DIR) as entries:
+            folders = sorted(e.name for e in entries if not e.name.startswith("."))
     except OSError:
         folders = []
     for folder in folders:
-        digest.update(folder.encode() + b"\0")
-        digest.update(_file_key(root, f"{SKILLS_DIR}/{folder}/{SKILL_MD}"))
-        digest.update(_file_key(root, f"{SKILLS_DIR}/{folder}/{TRIGGER_FILE}"))
+        digest.update(folder.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(add(f"{SKILLS_DIR}/{folder}/{SKILL_MD}"))
+        digest.update(add(f"{SKILLS_DIR}/{folder}/{TRIGGER_FILE}"))
     for rel in (AEON_YML, EVALS_PATH):
-        digest.update(rel.encode() + b"\0" + _file_key(root, rel))
-    return digest.hexdigest()
+        digest.update(rel.encode() + b"\0" + add(rel))
+    return digest.hexdigest(), stamps
 
 
 def catalog_summary(root: Path, *, writable: bool = True) -> CatalogSummary | None:
@@ -247,20 +272,33 @@ def catalog_summary(root: Path, *, writable: bool = True) -> CatalogSummary | No
     computed and (with `writable`) stored there. A damaged cache is a miss; a cache that cannot
     be written is only slower.
     """
-    key = inputs_key(root)
     cache = root / CACHE_FILE
     try:
         cached = json.loads(cache.read_bytes())
-        if isinstance(cached, dict) and cached.get("key") == key:
+    except (OSError, ValueError, RecursionError):
+        cached = None
+    cached = cached if isinstance(cached, dict) else {}
+    key, stamps = inputs_key(root, cached.get("files"))
+    try:
+        if cached.get("key") == key:
             summary = cached.get("summary")
-            return None if summary is None else _from_json(summary)
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            found = None if summary is None else _from_json(summary)
+            if writable and stamps != cached.get("files"):  # same files, new stat (a checkout)
+                _store(root, {**cached, "files": stamps})
+            return found
+    except (ValueError, KeyError, TypeError, RecursionError):
         pass
     cat = load_catalog(root)
     found = summarize(check_catalog(cat)) if cat.docs else None
     if writable:
-        with contextlib.suppress(OSError):
-            if not (root / ".aeon-evals").is_symlink() and inside(root, cache.parent.parent):
-                payload = {"key": key, "summary": _to_json(found) if found else None}
-                atomic_write(cache, json.dumps(payload, ensure_ascii=False, sort_keys=True) + "\n")
+        _store(root, {"key": key, "summary": _to_json(found) if found else None, "files": stamps})
     return found
+
+
+def _store(root: Path, payload: dict[str, Any]) -> None:
+    """Write the cache file; one that cannot be written (or leads out of the root) only costs
+    the next run some time."""
+    cache = root / CACHE_FILE
+    with contextlib.suppress(OSError):
+        if not (root / ".aeon-evals").is_symlink() and inside(root, cache.parent.parent):
+            atomic_write(cache, json.dumps(payload, ensure_ascii=False, sort_keys=True) + "\n")
