@@ -175,3 +175,23 @@ def test_a_fifo_for_a_skill_md_never_blocks_the_run(instance: Instance, cli: Cli
     assert code == 0, err
     text = (root / "articles/skill-evals-2026-05-31.md").read_text(encoding="utf-8")
     assert "**Catalog:** 5 skills · 4 errors" in text
+
+
+def test_the_catalog_cache_reads_a_file_again_when_its_stat_changes(instance: Instance) -> None:
+    root = fleet(instance).root
+    first = catalog_summary(root)
+    assert first is not None
+    stamps = json.loads((root / CACHE_FILE).read_text(encoding="utf-8"))["files"]
+    assert "skills/token-alert/SKILL.md" in stamps  # inode, size, mtime_ns and the hash
+    # Same size, same mtime, other words: written beside and renamed over (a new inode), as
+    # editors and git do, the file is read again.
+    path = root / "skills/token-alert/SKILL.md"
+    old = path.read_bytes()
+    new = skill_md("token-alert", "Alerts on prices.").encode()
+    new = new.ljust(len(old), b" ")[: max(len(old), len(new))]
+    info = path.stat()
+    (root / "skills/token-alert/SKILL.md.new").write_bytes(new)
+    os.utime(root / "skills/token-alert/SKILL.md.new", ns=(info.st_atime_ns, info.st_mtime_ns))
+    os.replace(root / "skills/token-alert/SKILL.md.new", path)
+    again = catalog_summary(root)
+    assert again is not None and again != first
