@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Callable
 from datetime import UTC, date, datetime
+from html import unescape
 from pathlib import Path
+from typing import Any
 
 import pytest
 from golden import assert_golden
@@ -231,8 +234,12 @@ def test_dashboard_content(instance: Path) -> None:
     # grid: failing skill first, then by status; one cell per run, newest first
     order = re.findall(r'<tr data-skill="([^"]+)"', html.split('id="skills"')[0])
     assert order == ["polymarket", "digest", "heartbeat", "news"]
-    assert 'title="digest — 2026-08-16: STALE\ndiff: WORSE\nroot cause: stale_file"' in html
-    assert 'title="news — 2026-08-02: not evaluated in this run"' in html
+    # each cell's link and hover text come from the grid data (site.js; test_site_browser)
+    data = grid_data(html)
+    assert [iso for iso, _ in data["runs"]] == ["2026-08-16", "2026-08-09", "2026-08-02"]
+    assert data["runs"][0][1] == "runs/skill-evals-2026-08-16.html"
+    assert grid_cell(data, "digest", 0) == ("STALE", "WORSE", "stale_file")
+    assert grid_cell(data, "news", 2) == (None, None, None)  # not evaluated in this run
     # trend charts, with each run's verdict as the marker's shape and title
     assert html.count('<figure class="chart"') == 2
     assert "<title>2026-08-09 · SKILL_EVALS_QUALITY_DROP · coverage: 80%</title>" in html
@@ -360,7 +367,9 @@ def test_builds_over_every_real_article(tmp_path: Path) -> None:
         r'<th scope="col" class="run"><a href="runs/skill-evals-([\d-]+)\.html"', grid
     )
     assert runs == sorted((a.day.isoformat() for a in parsed), reverse=True)
-    assert 'title="heartbeat — 2026-06-28: FAIL' in grid
+    data = grid_data(html)
+    column = [iso for iso, _ in data["runs"]].index("2026-06-28")
+    assert grid_cell(data, "heartbeat", column)[0] == "FAIL"
     # failing in the newest run first
     newest = parsed[-1]
     failing = [s for s in skills if s in newest.rows and newest.rows[s].status.failing]
@@ -579,3 +588,28 @@ def test_site_now_with_an_offset_is_the_utc_day_as_in_run(instance: Path, cli: C
     assert "generated 2026-08-17 04:30 UTC" in index
     today, now = clock.resolve(None, "2026-08-16T23:30:00-05:00")  # what `run` takes
     assert (today, now.hour) == (date(2026, 8, 17), 4)
+
+
+def grid_data(html: str) -> Any:
+    """The dashboard's grid data block (site.js makes the cells' links and titles from it), with
+    `_status`: each grid row's cell statuses, read from the cells' classes in the HTML."""
+    block = html.split('<div id="grid-data" hidden data-grid="')[1].split('"></div>')[0]
+    data = json.loads(unescape(block))
+    grid = html.split('id="grid"')[1].split("</section>")[0]
+    data["_status"] = {
+        skill: [data["labels"].get(css) for css in re.findall(r'<a class="cell s-([a-z-]+)">', row)]
+        for skill, row in re.findall(r'<tr data-skill="([^"]+)"[^>]*>(.*?)</tr>', grid, re.S)
+    }
+    return data
+
+
+def grid_cell(data: Any, skill: str, column: int) -> tuple[str | None, str | None, str | None]:
+    """(status, diff label, root cause) of one grid cell, None for what it does not have."""
+    row = data["tables"]["grid"][skill]
+    diff = row[0][column]
+    causes = dict(row[1]) if len(row) > 1 else {}
+    return (
+        data["_status"][skill][column],
+        data["strings"][diff] if diff >= 0 else None,
+        data["strings"][causes[column]] if column in causes else None,
+    )

@@ -109,6 +109,13 @@ def test_dashboard_renders_offline(browser: Any, dashboard: Path) -> None:
     assert cell.inner_text() == "∅"
     hostile = page.locator('#grid tr[data-skill="digest"] a.cell').first.get_attribute("title")
     assert HOSTILE in hostile  # shown as text, not parsed as a tag
+    # each cell's link, title and label come from the page's grid data (one block, not 12,000
+    # repeated attributes)
+    assert hostile == f"digest — 2026-08-16: STALE\ndiff: WORSE\nroot cause: {HOSTILE}"
+    digest = page.locator('#grid tr[data-skill="digest"] a.cell')
+    assert digest.nth(1).get_attribute("title") == "digest — 2026-08-09: PASS\ndiff: FIXED"
+    assert digest.nth(1).get_attribute("aria-label") == digest.nth(1).get_attribute("title")
+    assert digest.nth(2).get_attribute("href") == "runs/skill-evals-2026-08-02.html"
     assert page.locator("#skills").inner_text().count(HOSTILE) == 1
     assert page.locator("img").count() == 0
     assert page.locator("#trends svg").count() == 2
@@ -149,6 +156,9 @@ def test_content_is_all_there_without_javascript(browser: Any, dashboard: Path) 
     assert page.inner_text("#verdict") == "SKILL_EVALS_RECOVERED"
     assert page.locator("#grid tbody tr:visible").count() == 4
     assert page.locator("#skills tbody tr:visible").count() == 4
+    # the grid still reads: each cell's status as its glyph and colour
+    cell = page.locator('#grid tr[data-skill="polymarket"] a.cell').first
+    assert cell.inner_text() == "∅" and "s-no-output" in (cell.get_attribute("class") or "")
     assert page.locator("#trends svg").count() == 2
     assert not page.locator("#filter-box").is_visible()  # nothing that needs JS is offered
     view.assert_clean()

@@ -7,6 +7,7 @@ using it in a template (docs/dashboard.md).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -120,11 +121,18 @@ class RunView:
 
 @dataclass(frozen=True)
 class Cell:
-    """One grid cell: one skill in one run."""
+    """One grid cell: one skill in one run. Its link and hover text (skill, date, status, diff
+    label, root cause) are made in the browser from the page's grid data (`grid_data`)."""
 
     mark: Mark
-    title: str  # hover text: skill, date, status, diff label, root cause
-    href: str
+    diff: str = ""  # the diff label, "" when none
+    root_cause: str = ""  # "" when none
+
+
+_CELL_HTML = {
+    mark: Markup('<td><a class="cell s-{}">{}</a></td>').format(mark.css, mark.glyph)
+    for mark in (*STATUS_MARKS.values(), ABSENT_MARK)
+}
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,11 @@ class SkillView:
     issue: str
     notes: str = "—"  # the article's Notes cell: disabled, muted, flaky, which log was used …
     flaky: bool = False
+
+    @property
+    def cells_html(self) -> Markup:
+        """The row's grid cells: status glyph and colour only (readable without JavaScript)."""
+        return Markup("").join([_CELL_HTML[cell.mark] for cell in self.cells])
 
 
 @dataclass(frozen=True)
@@ -186,6 +199,11 @@ class DashboardPage:
     )
     status_legend: tuple[Mark, ...] = (*STATUS_MARKS.values(), ABSENT_MARK)
     verdict_legend: tuple[Mark, ...] = tuple(VERDICT_MARKS.values())
+
+    @property
+    def grid_data(self) -> str:
+        """The grids' links and hover texts, one JSON block (see `grid_data`)."""
+        return grid_data(self)
 
 
 @dataclass(frozen=True)
@@ -262,15 +280,45 @@ def run_view(
     )
 
 
-def _cell(skill: str, run: RunView, row: ArticleRow | None) -> Cell:
+_ABSENT_CELL = Cell(ABSENT_MARK)
+
+
+def _cell(row: ArticleRow | None) -> Cell:
     if row is None:
-        return Cell(ABSENT_MARK, f"{skill} — {run.iso}: not evaluated in this run", run.href)
-    parts = [f"{skill} — {run.iso}: {row.status.value}"]
-    if row.diff:
-        parts.append(f"diff: {row.diff}")
-    if row.root_cause and row.root_cause != "—":
-        parts.append(f"root cause: {row.root_cause}")
-    return Cell(STATUS_MARKS[row.status], "\n".join(parts), run.href)
+        return _ABSENT_CELL
+    cause = row.root_cause if row.root_cause and row.root_cause != "—" else ""
+    return Cell(STATUS_MARKS[row.status], row.diff or "", cause)
+
+
+def grid_data(page: DashboardPage) -> str:
+    """The grid's links and hover texts as one JSON block, which site.js turns into each cell's
+    link, title and label: `runs` (the grid's columns, newest first: date and page), `labels`
+    (status by css class; none for an absent cell), `strings` (every diff label and root cause
+    once) and, per table and skill, the diff label of each column (a `strings` index, -1 for
+    none) and the columns that have a root cause. The template puts it in one attribute, escaped
+    as any other text: it is data, never markup or script."""
+    strings: dict[str, int] = {}
+
+    def index(text: str) -> int:
+        return strings.setdefault(text, len(strings)) if text else -1
+
+    tables = {}
+    for name, views in (("grid", page.skills), ("inferred", page.inferred)):
+        table = {}
+        for view in views:
+            diffs = [index(cell.diff) for cell in view.cells]
+            causes = [
+                [col, index(c.root_cause)] for col, c in enumerate(view.cells) if c.root_cause
+            ]
+            table[view.skill] = [diffs, causes] if causes else [diffs]
+        tables[name] = table
+    data = {
+        "runs": [[run.iso, run.href] for run in page.grid_runs],
+        "labels": {mark.css: mark.label for mark in STATUS_MARKS.values()},
+        "strings": list(strings),
+        "tables": tables,
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def _skill_order(
@@ -301,7 +349,7 @@ def skill_views(
     views: list[SkillView] = []
     for skill in sorted(names, key=lambda s: _skill_order(s, latest, inferred)):
         cells = tuple(
-            _cell(skill, run, rows_of(article).get(skill))
+            _cell(rows_of(article).get(skill))
             for article, run in zip(reversed(articles), reversed(runs), strict=True)
         )
         row = rows_of(latest).get(skill) if latest is not None else None
