@@ -13,11 +13,17 @@ REALDATA = Path(os.environ.get("AEON_EVALS_REALDATA", REPO.parent / "shared" / "
 
 
 def realdata() -> Path:
-    """The real files; a missing folder skips locally but fails under CI."""
+    """The real files (`AEON_EVALS_REALDATA`, else ../shared/realdata beside the checkout); every
+    test that reads them calls this. A missing folder skips the test, with the reason, but fails
+    it under CI (`CI=true`), where real-data tests must not vanish quietly."""
     if not REALDATA.is_dir():
+        message = (
+            f"real data folder {REALDATA} is missing "
+            "(set AEON_EVALS_REALDATA to the folder holding the real Aeon files)"
+        )
         if os.environ.get("CI") == "true":
-            pytest.fail(f"real data folder {REALDATA} is missing (set AEON_EVALS_REALDATA)")
-        pytest.skip(f"real data folder {REALDATA} is missing")
+            pytest.fail(message)
+        pytest.skip(message)
     return REALDATA
 
 

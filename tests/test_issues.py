@@ -12,18 +12,16 @@ from pathlib import Path
 
 import pytest
 import yaml
+from realdata import realdata
 
 from aeon_evals import issues
 from aeon_evals.issues import IssueRequest, keep_issues, read_issues
 from aeon_evals.issues import index as index_md
 from aeon_evals.model import DiffLabel, Status
 
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 NOW = datetime(2026, 5, 31, 6, 0, tzinfo=UTC)
 TODAY = date(2026, 5, 31)
 ARTICLE = "articles/skill-evals-2026-05-31.md"
-
-needs_realdata = pytest.mark.skipif(not REALDATA.is_dir(), reason="../shared/realdata not present")
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -137,7 +135,7 @@ VARIANTS = [
 
 def copy_snapshot(repo: str, version: str, dest: Path) -> Path:
     """INDEX.md@version plus, per ISS id, its newest real version dated on or before the INDEX."""
-    src = REALDATA / repo / "memory" / "issues"
+    src = realdata() / repo / "memory" / "issues"
     target = dest / "memory" / "issues"
     target.mkdir(parents=True)
     shutil.copyfile(src / f"INDEX.md@{version}", target / "INDEX.md")
@@ -152,16 +150,13 @@ def copy_snapshot(repo: str, version: str, dest: Path) -> Path:
 
 
 def test_every_real_index_variant_is_covered() -> None:
-    if not REALDATA.is_dir():
-        pytest.skip("no realdata")
     found = {
         f"{p.parents[2].name}@{p.name.split('@', 1)[1]}"
-        for p in REALDATA.glob("*/memory/issues/INDEX.md@*")
+        for p in realdata().glob("*/memory/issues/INDEX.md@*")
     }
     assert found == {v.key for v in VARIANTS}
 
 
-@needs_realdata
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.key)
 def test_filing_on_real_layouts(variant: Variant, tmp_path: Path) -> None:
     root = copy_snapshot(variant.repo, variant.version, tmp_path)
@@ -202,7 +197,6 @@ def test_filing_on_real_layouts(variant: Variant, tmp_path: Path) -> None:
     assert cells == {k: expected[k] for k in header}
 
 
-@needs_realdata
 def test_new_issue_file_layout(tmp_path: Path) -> None:
     root = copy_snapshot("aaronjmars__miroshark-aeon", "2026-07-10_5a009f0f", tmp_path)
     keep(root, [request(output_path="articles/x.md")], [])
@@ -227,7 +221,6 @@ def test_new_issue_file_layout(tmp_path: Path) -> None:
     )
 
 
-@needs_realdata
 def test_closing_reproduces_the_real_resolution(tmp_path: Path) -> None:
     """aeonfun resolved ISS-004 on 2026-05-03: our edit of the 04-26 file gives the same bytes."""
     root = copy_snapshot("aeonfun__aeon", "2026-04-26_533505db", tmp_path)
@@ -238,7 +231,7 @@ def test_closing_reproduces_the_real_resolution(tmp_path: Path) -> None:
     )
 
     assert [(r.id, r.skill) for r in outcome.closed] == [("ISS-004", "push-recap")]
-    real = REALDATA / "aeonfun__aeon/memory/issues/ISS-004.md@2026-05-03_c31d240f"
+    real = realdata() / "aeonfun__aeon/memory/issues/ISS-004.md@2026-05-03_c31d240f"
     assert (root / "memory/issues/ISS-004.md").read_bytes() == real.read_bytes()
 
     text = (root / "memory/issues/INDEX.md").read_text(encoding="utf-8")
@@ -260,7 +253,6 @@ def test_closing_reproduces_the_real_resolution(tmp_path: Path) -> None:
     }
 
 
-@needs_realdata
 def test_closing_leaves_other_detectors_alone(tmp_path: Path) -> None:
     root = copy_snapshot("aeonfun__aeon", "2026-05-03_c31d240f", tmp_path)
     before = snapshot(root)
@@ -321,7 +313,6 @@ def test_closing_leaves_other_detectors_alone(tmp_path: Path) -> None:
     )
 
 
-@needs_realdata
 def test_closing_a_row_with_an_unescaped_pipe_rebuilds_it(tmp_path: Path) -> None:
     """aeonfun's ISS-019 row has `Aeon|aeon` unescaped: the moved row is rebuilt and escaped."""
     root = copy_snapshot("aeonfun__aeon", "2026-05-03_c31d240f", tmp_path)
@@ -335,7 +326,6 @@ def test_closing_a_row_with_an_unescaped_pipe_rebuilds_it(tmp_path: Path) -> Non
     )
 
 
-@needs_realdata
 def test_invalid_yaml_real_files_are_read(tmp_path: Path) -> None:
     root = copy_snapshot("anajuliabit__aeon", "2026-07-05_4886d3c", tmp_path)
     found, warnings = read_issues(root / "memory/issues", root=root)
@@ -360,7 +350,6 @@ def test_invalid_yaml_real_files_are_read(tmp_path: Path) -> None:
     assert by_id["ISS-025"].valid_yaml and by_id["ISS-025"].detected_by == "skill-health"
 
 
-@needs_realdata
 def test_invalid_yaml_real_files_can_be_closed(tmp_path: Path) -> None:
     root = copy_snapshot("anajuliabit__aeon", "2026-07-05_4886d3c", tmp_path)
     before = snapshot(root)
@@ -392,7 +381,6 @@ def test_invalid_yaml_real_files_can_be_closed(tmp_path: Path) -> None:
     assert closed["ISS-023"].title.startswith("token-alert: missing_pattern")
 
 
-@needs_realdata
 def test_a_broad_issue_of_another_detector_is_linked_not_used(tmp_path: Path) -> None:
     """Issue #15 point 2 (this test asserted the opposite before): an open issue of another
     detector naming many skills no longer absorbs a new failure; only this tool's own issue for
@@ -925,7 +913,6 @@ def test_long_root_cause_gives_a_sensible_title(tmp_path: Path) -> None:
 # --- dry run, idempotence, crash repair, open_by_skill ---------------------------------------
 
 
-@needs_realdata
 def test_dry_run_writes_nothing_and_predicts(tmp_path: Path) -> None:
     root = copy_snapshot("aeonfun__aeon", "2026-05-03_c31d240f", tmp_path)
     before = snapshot(root)
@@ -941,7 +928,6 @@ def test_dry_run_writes_nothing_and_predicts(tmp_path: Path) -> None:
     assert [r.id for r in real.closed] == ["ISS-018"]
 
 
-@needs_realdata
 def test_second_run_changes_nothing(tmp_path: Path) -> None:
     root = copy_snapshot("anajuliabit__aeon", "2026-07-05_4886d3c", tmp_path)
     args: tuple[list[IssueRequest], list[str]] = ([request("a-skill")], ["token-alert"])

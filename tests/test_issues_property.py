@@ -11,7 +11,7 @@ import frontmatter
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from realdata import REALDATA
+from realdata import REALDATA, realdata
 
 from aeon_evals import issues
 from aeon_evals.issues import IssueRequest, files, keep_issues, read_issues
@@ -192,6 +192,12 @@ _LAYOUTS = [p.read_text(encoding="utf-8") for p in _INDEXES] + [
     "```md\n## Open\n| ID |\n|---|\n```\n<!--\n## Resolved\n-->\n### Open\n\n_None_\n",
     "# Issues\n### Resolved\n| ID | Title |\n|---|---|\n| ISS-002 | x |\n#### Notes\n~~~\n# x\n",
 ]
+
+
+def test_the_real_indexes_are_among_the_layouts() -> None:
+    """Without the real data the round trips below would run on the made-up layouts alone."""
+    assert sorted(realdata().glob("*/memory/issues/INDEX.md@*")) == _INDEXES
+    assert len(_INDEXES) == 9
 
 
 @settings(max_examples=200, deadline=None, database=None)
