@@ -14,7 +14,7 @@ from aeon_evals.model import Verdict
 from aeon_evals.publish import notified
 from aeon_evals.registry import Registry
 from aeon_evals.run_model import RunOptions, RunOutcome
-from aeon_evals.stubs import starter_manifest
+from aeon_evals.stubs import run_branch, starter_manifest
 
 
 def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
@@ -31,7 +31,7 @@ def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
     found = audit_stage.audit(root, set(), registry)
     outcome = RunOutcome(Verdict.BOOTSTRAP, opts.today)
     target = root / EVALS_PATH
-    starter = starter_manifest(found)
+    starter = starter_manifest(found, run_branch(root, opts.now))
     count = len(starter["skills"])
     if opts.dry_run:
         outcome.article_written = skipped(

@@ -2,17 +2,28 @@
 
 A skill whose SKILL.md yields an output contract gets that contract as its spec, with the
 evidence as a `"_from": "SKILL.md:41"` note (and `"_when"` for a branch selected by `var`);
-any other gets the older placeholder spec built from its name.
+any other gets the older placeholder spec built from its name. Of a contract with several
+branches, the starter holds the one a run evaluates (`scope.choose_output`: the branch whose
+newest output is newest, else the first), the others listed in `"_other_branches"`: a starter
+committed as it is keeps checking what the run checked before it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from aeon_evals.audit import AuditReport, Gap
 from aeon_evals.contract_paths import LOG_PATTERN
-from aeon_evals.contracts import Contract, spec_to_json
+from aeon_evals.contracts import Contract, ContractOutput, spec_to_json
+from aeon_evals.outputs import Outputs
+from aeon_evals.scope import choose_output
+
+# How a starter picks among a contract's branches (see `run_branch`).
+Pick = Callable[[Contract], ContractOutput]
 
 # `${var}` left in an output means a prompt variable was never filled in; `[TODO]` and
 # PLACEHOLDER are what an LLM writes when it gives up on a section.
@@ -53,37 +64,53 @@ def stub_for(gap: Gap) -> dict[str, Any]:
     return spec
 
 
-def stub_from_contract(contract: Contract) -> dict[str, Any] | None:
-    """The spec of a contract's first output (its product: an article before a log entry), with
-    where it came from; None when the contract has no output."""
+def run_branch(root: Path, now: datetime) -> Pick:
+    """The branch a run at `now` evaluates, among a contract's outputs: the one whose newest
+    file under `root` is newest, else the first the SKILL.md names (`scope.choose_output`)."""
+    outputs = Outputs(root)
+    return lambda contract: choose_output(contract, outputs, now)
+
+
+def stub_from_contract(contract: Contract, pick: Pick | None = None) -> dict[str, Any] | None:
+    """The spec of the output `pick` chooses (without it the first: the product, an article
+    before a log entry), with where it came from and the other branches as a note; None when
+    the contract has no output."""
     if not contract.outputs:
         return None
-    first = contract.outputs[0]
-    spec: dict[str, Any] = {"_from": first.source}
-    if first.condition:
-        spec["_when"] = first.condition
-    spec.update(spec_to_json(first.spec))
+    chosen = pick(contract) if pick is not None else contract.outputs[0]
+    spec: dict[str, Any] = {"_from": chosen.source}
+    if chosen.condition:
+        spec["_when"] = chosen.condition
+    others = [
+        f"{o.condition or 'always'}: {o.spec.output_pattern} ({o.source})"
+        for o in contract.outputs
+        if o is not chosen
+    ]
+    if others:
+        spec["_other_branches"] = others
+    spec.update(spec_to_json(chosen.spec))
     return spec
 
 
-def stubs(found: AuditReport) -> dict[str, dict[str, Any]]:
+def stubs(found: AuditReport, pick: Pick | None = None) -> dict[str, dict[str, Any]]:
     """Starter specs keyed by skill, for every uncovered enabled skill that is scorable (ready
-    to merge into `skills`): from its SKILL.md contract when there is one, else a placeholder."""
+    to merge into `skills`): from its SKILL.md contract when there is one (the branch `pick`
+    chooses, see `run_branch`), else a placeholder."""
     out: dict[str, dict[str, Any]] = {}
     for gap in found.uncovered_enabled:
         contract = found.contracts.get(gap.skill)
         if contract is not None and not contract.scorable:
             continue  # `scorable: false`: listed, never scored
-        drafted = stub_from_contract(contract) if contract is not None else None
+        drafted = stub_from_contract(contract, pick) if contract is not None else None
         out[gap.skill] = drafted if drafted is not None else stub_for(gap)
     return out
 
 
-def starter_manifest(found: AuditReport) -> dict[str, Any]:
-    """A whole evals.json for an instance that has none."""
+def starter_manifest(found: AuditReport, pick: Pick | None = None) -> dict[str, Any]:
+    """A whole evals.json for an instance that has none (`pick`: see `stubs`)."""
     return {
         "version": "1",
         "description": "Per-skill output assertions for aeon-evals. Starter specs drafted from "
         "each skill's SKILL.md (`_from` names the line): review before trusting them.",
-        "skills": stubs(found),
+        "skills": stubs(found, pick),
     }

@@ -543,6 +543,7 @@ def test_stubs_come_from_the_contract_with_their_evidence(tmp_path: Path, cli: C
     assert starters["token-movers"] == {
         "_from": "SKILL.md:536",
         "_when": "mode=single-token",
+        "_other_branches": ["mode=movers: memory/logs/*.md (SKILL.md:168)"],
         "output_pattern": "output/articles/token-report-*.md",
         "required_headings": ["## 24h at a glance", "## Trend", "## What changed"],
         "forbidden_patterns": starters["token-movers"]["forbidden_patterns"],
@@ -552,6 +553,31 @@ def test_stubs_come_from_the_contract_with_their_evidence(tmp_path: Path, cli: C
     manifest = parse_manifest({"version": "1", "skills": starters})
     assert not manifest.spec_errors
     assert not [p for p in manifest.problems if "_from" in p.where or "_when" in p.where]
+
+
+def test_starters_drafted_the_first_branch_while_the_run_evaluated_the_newest(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """A starter committed as drafted must check what the run checked before it: the branch
+    whose newest output is newest, not the first the SKILL.md names."""
+    root = Path(shutil.copytree(_root(FUN), tmp_path / "f"))  # with its outputs
+    code, out, err = cli("audit", "--stubs", "--root", str(root))
+    assert code == 0, err
+    starters = json.loads(out)
+    code, out, err = cli(
+        "run", "--root", str(root), "--now", "2026-05-03T18:00:00Z", "--dry-run", "--json",
+        "--no-site", "--no-notify",
+    )  # fmt: skip
+    evaluated = {row["skill"]: row["spec_source"] for row in json.loads(out)["skills"]}
+    drafted = {s: spec["_from"] for s, spec in starters.items() if "_from" in spec}
+    assert len(drafted) >= 80 and drafted == {s: evaluated[s] for s in drafted}
+    # ... and that is not always the first branch the SKILL.md names (what starters drafted)
+    code, out, err = cli("contracts", "--json", "--root", str(root))
+    first = {s: c["source"] for s, c in json.loads(out)["skills"].items()}
+    assert {s for s in drafted if drafted[s] != first[s]}
+    assert all(
+        len(starters[s].get("_other_branches", ())) >= 1 for s in drafted if drafted[s] != first[s]
+    )
 
 
 def test_init_and_the_bootstrap_write_starters_from_the_contracts(tmp_path: Path, cli: Cli) -> None:
@@ -681,3 +707,23 @@ def test_audit_fallback_heuristic_hung_on_a_fifo_skill_md(tmp_path: Path) -> Non
     assert audit.infer_pattern(tmp_path, "f") == ""
     found = audit.audit(tmp_path, set(), parse_registry("skills:\n  f: { enabled: true }\n"))
     assert found.uncovered_enabled == (audit.Gap("f", ""),)
+
+
+def test_contract_regexes_are_compiled_on_first_use_not_at_import() -> None:
+    """contracts.py compiled some 40 patterns at import (36 ms), also on warm runs that infer
+    nothing."""
+    import subprocess
+    import sys
+
+    probe = (
+        "from aeon_evals import contracts, contract_paths as cp; "
+        "before = type(cp.REF).__name__; "
+        "from aeon_evals.skillmd import parse_skill_doc; "
+        "c = contracts.infer_contract(parse_skill_doc('s', 'skills/s/SKILL.md', "
+        "b'Save to `articles/s-${today}.md`.')); "
+        "print(before, type(cp.REF).__name__, c.outputs[0].spec.output_pattern, cp.REF.pattern[:4])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["_Lazy", "_Compiled", "articles/s-*.md", "(?<!"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -190,7 +191,9 @@ def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     found, warnings = report_for(root, args.config)
     if args.stubs:
-        print(json.dumps(stubs.stubs(found), indent=2, ensure_ascii=False))
+        # the branch the run would evaluate (its newest output), as the starters of init
+        drafted = stubs.stubs(found, stubs.run_branch(root, datetime.now(UTC)))
+        print(json.dumps(drafted, indent=2, ensure_ascii=False))
     elif args.json:
         print(json.dumps(as_json(found, warnings), indent=2, ensure_ascii=False))
     else:

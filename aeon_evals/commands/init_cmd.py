@@ -6,6 +6,7 @@ import argparse
 import json
 import re
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def workflow_text(package: str) -> str:
 def starter_text(root: Path, config: str | None = None) -> tuple[str, int]:
     """A starter evals.json from the coverage audit, and how many specs it holds."""
     found = audit.audit(root, set(), registry.load_registry(root, config))
-    starter = stubs.starter_manifest(found)
+    starter = stubs.starter_manifest(found, stubs.run_branch(root, datetime.now(UTC)))
     return json.dumps(starter, indent=2, ensure_ascii=False), len(starter["skills"])
 
 
