@@ -222,8 +222,9 @@ def _open_plain(root: Path, rel: str) -> int | None:
     """The common case of `open_regular`, without resolving a path: `rel` opened one component
     at a time from the root's folder, never following a symlink (each step is relative to the
     folder opened before, so nothing can lead out of the root in between). None, with nothing
-    left open, when anything is out of the ordinary (a symlink, a missing or special file, `.`,
-    `..`): `open_regular` then takes the slow path, which says what it is."""
+    left open, when anything is out of the ordinary (a symlink, a special file, `.`, `..`):
+    `open_regular` then takes the slow path, which says what it is. A missing file raises
+    FileNotFoundError, as the slow path would."""
     parts = rel.split("/")
     if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
         return None
@@ -242,6 +243,10 @@ def _open_plain(root: Path, rel: str) -> int | None:
         found = os.open(
             parts[-1], os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW, dir_fd=fd
         )
+    except FileNotFoundError:
+        # No symlink on the way to what is missing: the error the slow path raises, cheaper.
+        real = os.path.join(os.path.realpath(root), rel)
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), real) from None
     except OSError:
         return None
     finally:
