@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 
 from aeon_evals import cadence
 from aeon_evals.clock import parse_stamp
+from aeon_evals.daylog import SECTION
 from aeon_evals.errors import PathOutsideRoot
 from aeon_evals.manifest import Problem
 from aeon_evals.model import (
@@ -204,10 +205,6 @@ def extract_sections(
                 inside, pos = None, start
         if (inside is not None) == keep:
             yield block[pos:]
-
-
-# What this tool appends to the daily log: never graded as another skill's output.
-OWN_SECTION = "### skill-evals"
 
 
 def _parse_number(text: str) -> float | None:
@@ -484,11 +481,11 @@ def _only_own_section(outputs: Outputs, rel: str) -> bool:
         except OutputError:
             outputs.memo[key] = False
             return False
-        own = body.data is not None and OWN_SECTION.encode() in body.data
+        own = body.data is not None and SECTION.encode() in body.data
         if own:
             assert body.data is not None
             rest = b"".join(
-                extract_sections([body.data], OWN_SECTION, keep=False, index=_index(outputs, body))
+                extract_sections([body.data], SECTION, keep=False, index=_index(outputs, body))
             )
             own = all(not line.strip() or line.startswith(b"# ") for line in rest.splitlines())
         outputs.memo[key] = own
@@ -513,7 +510,7 @@ def _content(spec: Spec, body: Body, outputs: Outputs) -> Iterable[bytes]:
     if spec.section:
         return extract_sections(blocks, spec.section, index=_index(outputs, body))
     if spec.output_pattern.startswith("memory/logs/") and spec.skill != "skill-evals":
-        return extract_sections(blocks, OWN_SECTION, keep=False, index=_index(outputs, body))
+        return extract_sections(blocks, SECTION, keep=False, index=_index(outputs, body))
     return blocks
 
 

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from aeon_evals import mdtable
 from aeon_evals.errors import ExitCode
-from aeon_evals.history import escape_cell
-from aeon_evals.model import ArticleRow, DiffLabel, SkillResult, Status, Verdict
+from aeon_evals.mdtable import escape_cell
+from aeon_evals.model import DiffLabel, SkillResult, Status, Verdict
 from aeon_evals.render import cause_text, coverage_line
-from aeon_evals.report import Row
+from aeon_evals.report import Row, failing_counted
 from aeon_evals.run_model import RunOutcome
 
 if TYPE_CHECKING:
@@ -45,11 +46,6 @@ class FailOn(enum.StrEnum):
 REGRESSED_VERDICTS = frozenset({Verdict.REGRESSED, Verdict.QUALITY_DROP})
 
 
-def _kept_counts(row: ArticleRow) -> bool:
-    """A row kept from today's earlier article counts unless disabled, unregistered or muted."""
-    return not any(f.startswith(("disabled", "unregistered", "muted")) for f in row.flags)
-
-
 def failing_skills(outcome: RunOutcome) -> list[str]:
     """Enabled, unmuted skills that are failing in today's article, sorted.
 
@@ -58,14 +54,7 @@ def failing_skills(outcome: RunOutcome) -> list[str]:
     """
     if outcome.article is not None:
         return list(outcome.article.numbers.failing)
-    names: set[str] = set()
-    for row in outcome.rows:
-        if row.result is not None:
-            if row.counts and row.result.status.failing:
-                names.add(row.result.skill)
-        elif row.kept is not None and _kept_counts(row.kept) and row.kept.status.failing:
-            names.add(row.kept.skill)
-    return sorted(names)
+    return sorted(set(failing_counted(outcome.rows)))
 
 
 def fail_reason(outcome: RunOutcome, mode: FailOn) -> str | None:
@@ -388,14 +377,13 @@ def _table(
     out = [
         f"### {title}",
         "",
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("---" for _ in header) + "|",
+        *mdtable.header(header, short_rule=True),
     ]
     for line in out:
         budget.take(line)
     shown = 0
     for cells in rows[:MAX_TABLE_ROWS]:
-        line = "| " + " | ".join(_md_cell(c) for c in cells) + " |"
+        line = mdtable.row(map(_md_cell, cells))
         if budget.left - _RESERVE < len(line.encode("utf-8")) + 1 or not budget.take(line):
             break
         out.append(line)

@@ -8,6 +8,9 @@ from pathlib import Path
 from aeon_evals.fsio import append_bytes, atomic_write, check_writable, read_confined
 
 LOG_CAP = 64 << 20  # a daily log larger than this is not edited
+# The heading of what this tool writes into the day's log (render.log_section); the checks never
+# grade it as another skill's output.
+SECTION = "### skill-evals"
 
 
 def write_log_section(root: Path, rel: str, section: str, today: date) -> None:
@@ -37,7 +40,7 @@ def write_log_section(root: Path, rel: str, section: str, today: date) -> None:
 def replace_section_bytes(log: bytes, section: bytes) -> bytes | None:
     """`log` with its `### skill-evals` section replaced by `section`; None when it has none."""
     lines = log.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.rstrip() == b"### skill-evals"), None)
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == SECTION.encode()), None)
     if start is None:
         return None
     end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(b"#")), len(lines))

@@ -13,9 +13,9 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from aeon_evals.controls import escape_controls
 from aeon_evals.errors import EvalsError
 from aeon_evals.fsio import read_confined, rel_path
+from aeon_evals.mdtable import escape_cell
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 
 ARTICLE_RE = re.compile(r"^skill-evals-(\d{4}-\d{2}-\d{2})\.md$")
@@ -45,12 +45,6 @@ BODY_MD = MarkdownIt("commonmark", {"html": False}).enable("table").disable("ima
 
 class ArticleParseError(EvalsError):
     """An article exists but holds no readable Full Results table."""
-
-
-def escape_cell(text: str) -> str:
-    """Make any text safe inside a markdown table cell; `unescape_cell` reverses it exactly."""
-    text = " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
-    return escape_controls(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def cell_as_parsed(text: str) -> str:

@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from aeon_evals import card, metrics, render
+from aeon_evals import card, daylog, metrics, render
 from aeon_evals import notify as notifier
 from aeon_evals.artifacts import Artifact, Fate, failed, skipped
 from aeon_evals.controls import escape_controls, has_controls
@@ -90,7 +90,7 @@ def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
     log_rel = f"memory/logs/{opts.today.isoformat()}.md"
     try:
         write_log_section(root, log_rel, escape_controls(section), opts.today)
-        outcome.log_written = Artifact(Fate.DONE, log_rel, "### skill-evals")
+        outcome.log_written = Artifact(Fate.DONE, log_rel, daylog.SECTION)
     except (OSError, EvalsError) as exc:
         reason = (
             exc.message if isinstance(exc, EvalsError) else (exc.strerror or type(exc).__name__)

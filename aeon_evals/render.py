@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
+from aeon_evals import daylog, mdtable
 from aeon_evals.controls import one_line
-from aeon_evals.history import cell_as_parsed, escape_cell, parse_article
+from aeon_evals.history import cell_as_parsed, parse_article
 from aeon_evals.model import Coverage, DiffLabel, ParsedArticle, Status, Verdict
 from aeon_evals.report import DiffCounts, Numbers, Row, counted, numbers
 
@@ -96,15 +97,6 @@ def coverage_line(
         return f"{now} = vs prior {pct_text(previous_pct)}%"
     arrow = "↑" if delta > 0 else "↓"
     return f"{now} {arrow} vs prior {pct_text(previous_pct)}% ({delta:+.1f} pp)"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("-" * (len(h) + 2) for h in header) + "|",
-    ]
-    lines += ["| " + " | ".join(escape_cell(c) for c in row) + " |" for row in rows]
-    return lines
 
 
 def row_flags(row: Row) -> list[str]:
@@ -239,7 +231,7 @@ def _article_lines(
     ]
     if regressions:
         out += ["## Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)"]
-        out += _table(
+        out += mdtable.table(
             ["Skill", "Status", "Root cause", "Issue"],
             [
                 [r.skill, str(r.label), cause_text(r), r.issue or "—"]
@@ -250,7 +242,7 @@ def _article_lines(
     recovered = [r for r in data.rows if r.label is DiffLabel.FIXED and r.result and counted(r)]
     if recovered:
         out += ["## Recovered (FIXED)"]
-        out += _table(
+        out += mdtable.table(
             ["Skill", "Was", "Now"],
             [
                 [
@@ -265,7 +257,7 @@ def _article_lines(
     still = [r for r in data.rows if r.label is DiffLabel.STILL_FAIL and r.result and counted(r)]
     if still:
         out += ["## Still Failing"]
-        out += _table(
+        out += mdtable.table(
             ["Skill", "Status", "Root cause", "Issue", "Failing since"],
             [
                 [
@@ -284,7 +276,7 @@ def _article_lines(
         full_result_cells(r)
         for r in sorted((r for r in data.rows if not r.reported_only), key=_status_order)
     ]
-    out += _table(RESULT_HEADER, cells)
+    out += mdtable.table(RESULT_HEADER, cells)
     span = (len(out) - len(cells), len(out))
     out.append("")
     reported = [r for r in data.rows if r.reported_only]
@@ -295,7 +287,7 @@ def _article_lines(
         if data.inferred_counts is not None:
             out += [f"Inferred diff: {data.inferred_counts.summary()}", ""]
         inferred_cells = [full_result_cells(r) for r in sorted(reported, key=_status_order)]
-        out += _table(RESULT_HEADER, inferred_cells)
+        out += mdtable.table(RESULT_HEADER, inferred_cells)
         inferred_span = (len(out) - len(inferred_cells), len(out))
         out.append("")
     if data.without:
@@ -326,7 +318,7 @@ def log_section(data: ArticleData, *, article: str, filed: list[str], closed: li
     return (
         "\n".join(
             [
-                "### skill-evals",
+                daylog.SECTION,
                 f"- Verdict: {data.verdict.value}",
                 f"- Diff: {data.counts.summary()}",
                 f"- Coverage: {coverage}",

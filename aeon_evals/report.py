@@ -223,6 +223,12 @@ def counted(row: Row) -> bool:
     return True  # NEW_NO_COVERAGE
 
 
+def failing_counted(rows: list[Row]) -> list[str]:
+    """The failing skills among the rows that count (enabled, unmuted, kept rows that were such,
+    no inferred contract in report mode), sorted: what `--fail-on failing` trips on."""
+    return sorted(r.skill for r in rows if r.status is not None and r.status.failing and counted(r))
+
+
 def count(rows: list[Row], *, reported: bool = False) -> DiffCounts:
     """Diff counts over the rows that count; disabled and muted skills are tallied apart. Rows
     of inferred contracts in report mode are counted only with `reported=True`, on their own."""
@@ -404,7 +410,7 @@ def numbers(
         recovered=skills(DiffLabel.FIXED),
         still_failing=skills(DiffLabel.STILL_FAIL),
         worse=skills(DiffLabel.WORSE),
-        failing=tuple(sorted(r.skill for r in failing if counted(r))),
+        failing=tuple(failing_counted(rows)),
         failing_apart=tuple(sorted(r.skill for r in failing if not counted(r))),
         evaluated=sum(1 for r in present if counted(r)),
         apart=sum(1 for r in present if not counted(r)),

@@ -12,13 +12,13 @@ from realdata import realdata
 
 from aeon_evals.history import (
     ArticleParseError,
-    escape_cell,
     parse_article,
     parse_status,
     parse_words,
     read_article,
     unescape_cell,
 )
+from aeon_evals.mdtable import escape_cell
 from aeon_evals.model import Cause, Coverage, DiffLabel, SkillResult, Status, Verdict
 from aeon_evals.render import ArticleData, render_article
 from aeon_evals.report import DiffCounts, Row

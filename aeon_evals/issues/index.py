@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aeon_evals import fsio
+from aeon_evals import fsio, mdtable
 from aeon_evals.issues.files import ID_RE, IssueFile, one_line, rel
 from aeon_evals.issues.frontmatter import bare, lines_of
 
@@ -229,7 +229,7 @@ def _row(columns: tuple[str, ...], values: dict[str, str], kept: dict[str, str])
             out.append(DASH)
         else:
             out.append(_escape(values.get(key, "")))
-    return "| " + " | ".join(out) + " |"
+    return mdtable.row(out)
 
 
 # Adding a missing section or table: edits of the text as lines, in the canonical layout.
@@ -247,11 +247,7 @@ def _blank_before(lines: list[str], at: int, eol: str) -> list[str]:
 
 
 def _table_lines(name: str, eol: str) -> list[str]:
-    cols = _CANONICAL[name]
-    return [
-        "| " + " | ".join(cols) + " |" + eol,
-        "|" + "|".join("-" * (len(c) + 2) for c in cols) + "|" + eol,
-    ]
+    return [line + eol for line in mdtable.header(_CANONICAL[name])]
 
 
 def _section_lines(name: str, eol: str) -> list[str]:
