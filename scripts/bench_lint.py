@@ -1,4 +1,4 @@
-"""Benchmark `aeon-evals lint` on a generated catalog (issue 19). Never part of the tests' pass/fail.
+"""Benchmark `aeon-evals lint` on a generated catalog (issue 19); never a test's pass or fail.
 
     python scripts/bench_lint.py                  # 2,000 skills, 5 runs
     python scripts/bench_lint.py --skills 5000 --repeat 3
@@ -72,7 +72,8 @@ def write_catalog(root: Path, n: int) -> None:
         folder = root / "skills" / name
         folder.mkdir(parents=True)
         (folder / "SKILL.md").write_text(
-            f"---\nname: {name}\ndescription: {description}\nmetadata:\n  category: basics\n---\n{body}",
+            f"---\nname: {name}\ndescription: {description}\n"
+            f"metadata:\n  category: basics\n---\n{body}",
             encoding="utf-8",
         )
         if i % 10 == 0:
@@ -124,7 +125,8 @@ def main() -> int:
             f"  median {statistics.median(times):.3f}  min {min(times):.3f}  max {max(times):.3f}"
         )
         print(
-            f"  CPU (user + system) median {statistics.median(cpu):.3f}: the wall time on an idle machine"
+            f"  CPU (user + system) median {statistics.median(cpu):.3f}: "
+            "the wall time on an idle machine"
         )
         print("  " + out.splitlines()[-1])
         if args.profile:
