@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aeon_evals.contract_paths import LOG_PATTERN, READ, REF, clause_class, normalize_ref
+from aeon_evals.contract_paths import LOG_PATTERN, REF, Clause, clause_class, normalize_ref
 from aeon_evals.contracts import Contract, infer_contract
 from aeon_evals.errors import EvalsError
 from aeon_evals.model import Coverage
@@ -112,7 +112,7 @@ def infer_from_text(text: str, skill: str) -> str:
         named = 0 if names & set(_tokens(glob.rpartition("/")[2].replace("*", " "))) else 1
         return (_kind(glob), -cls, named, pos)
 
-    written = [item for item in best.items() if item[1][0] > READ]
+    written = [item for item in best.items() if item[1][0] > Clause.READ]
     if written:
         return min(written, key=rank)[0]
     return LOG_PATTERN if LOG_PATTERN in best else ""

@@ -18,6 +18,8 @@ _DATA = frozenset(
 
 @dataclass(frozen=True)
 class Fence:
+    """One fenced block of the body: its marker lines, info string and content lines."""
+
     open_line: int  # file line of the opening fence
     close_line: int
     info: str
@@ -31,6 +33,8 @@ class Fence:
 
 @dataclass(frozen=True)
 class Body:
+    """A SKILL.md body as the inference reads it (`scan`)."""
+
     path: str
     lines: tuple[tuple[int, str], ...]  # every body line: (file line, text)
     texts: tuple[str, ...]  # the same lines' texts alone

@@ -24,10 +24,9 @@ from aeon_evals.contract_paths import (
     MAY_LEAVE,
     OUTSIDE,
     REF,
-    UNKNOWN,
     WORD,
-    WRITE,
     WRITE_WORDS,
+    Clause,
     clause_class,
     nearest_write_word,
     normalize_ref,
@@ -129,7 +128,7 @@ def _writes(doc: Body) -> tuple[list[_Write], list[str]]:
         base = lengths[index] + index
         for m in OUTSIDE.finditer(text) if MAY_LEAVE.search(text) else ():
             start = base + m.start()
-            if clause_class(prose[max(0, start - 300) : start]) == WRITE:
+            if clause_class(prose[max(0, start - 300) : start]) == Clause.WRITE:
                 warnings.append(
                     f"{doc.path}:{no}: writes outside the instance root ({m.group(1)}); no contract"
                 )
@@ -137,7 +136,7 @@ def _writes(doc: Body) -> tuple[list[_Write], list[str]]:
             raw = m.group(1)
             start = base + m.start()
             if ".." in raw.split("/"):
-                if clause_class(prose[max(0, start - 300) : start]) == WRITE:
+                if clause_class(prose[max(0, start - 300) : start]) == Clause.WRITE:
                     warnings.append(
                         f"{doc.path}:{no}: writes outside the instance root ({raw}); no contract"
                     )
@@ -147,8 +146,8 @@ def _writes(doc: Body) -> tuple[list[_Write], list[str]]:
                 continue
             clause = prose[max(0, start - 300) : start]
             cls = clause_class(clause)
-            if cls != WRITE and not (
-                (_LABEL.match(text[: m.start()]) or cls == UNKNOWN or weak_read(clause))
+            if cls != Clause.WRITE and not (
+                (_LABEL.match(text[: m.start()]) or cls == Clause.UNKNOWN or weak_read(clause))
                 and _under_write_heading(doc, index)
             ):
                 continue

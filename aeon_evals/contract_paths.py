@@ -3,6 +3,7 @@ only reads it: the vocabulary the contract inference and the audit share."""
 
 from __future__ import annotations
 
+import enum
 import re
 
 from aeon_evals.lazyre import lazy
@@ -120,7 +121,14 @@ READ_WORDS = frozenset(
         "same",
     ]
 )
-WRITE, UNKNOWN, READ = 2, 1, 0
+
+
+class Clause(enum.IntEnum):
+    """What the clause leading up to a path does with it; a higher value is nearer to written."""
+
+    READ = 0
+    UNKNOWN = 1
+    WRITE = 2
 
 
 def normalize_ref(ref: str) -> str | None:
@@ -154,8 +162,8 @@ def normalize_ref(ref: str) -> str | None:
     return f"{directory}/{name}"
 
 
-def clause_class(before: str) -> int:
-    """WRITE, READ or UNKNOWN from the clause that leads up to a path: the nearest verb
+def clause_class(before: str) -> Clause:
+    """Clause.WRITE, READ or UNKNOWN from the clause that leads up to a path: the nearest verb
     decides, except that a destination (`… to <path>`) in a clause with a writing verb is
     written (`Summarise what came from X to <path>`)."""
     before = CODE_SPAN.sub("x", before)  # `SKIP: no config` is a value, not a clause
@@ -164,15 +172,15 @@ def clause_class(before: str) -> int:
         cut = m.end()
     words = [w.lower() for w in WORD.findall(before[cut:])]
     if words and words[-1] in ("to", "into", "as") and any(w in WRITE_WORDS for w in words):
-        return WRITE
+        return Clause.WRITE
     if words and words[-1] in ("to", "into") and "from" in words[:-1]:
-        return WRITE  # `… from X to <path>`: the path is where it goes
+        return Clause.WRITE  # `… from X to <path>`: the path is where it goes
     for word in reversed(words):
         if word in WRITE_WORDS:
-            return WRITE
+            return Clause.WRITE
         if word in READ_WORDS:
-            return READ
-    return UNKNOWN
+            return Clause.READ
+    return Clause.UNKNOWN
 
 
 def nearest_write_word(before: str) -> str:
