@@ -63,10 +63,15 @@ class SkillText:
     description: str
 
 
+def document_words(text: SkillText) -> list[str]:
+    """The words of a skill's document: the name's twice, then the description's."""
+    name = words(text.name)
+    return [*name, *name, *words(text.description)]
+
+
 def document_terms(text: SkillText) -> Counter[str]:
-    """Term counts of a skill's document: the name's terms twice, then the description's."""
-    name_terms = tokens(text.name)
-    return Counter([*name_terms, *name_terms, *tokens(text.description)])
+    """Term counts of a skill's document (`document_words`, each stemmed)."""
+    return Counter(map(stem, document_words(text)))
 
 
 @dataclass(frozen=True)
@@ -109,15 +114,13 @@ def build_model(texts: Iterable[SkillText]) -> Model:
     """Fit the model on a catalog: one document per skill, in skill-name order."""
     ordered = sorted(texts, key=lambda t: t.skill)
     # the words of each document, once: its terms and the words shown for them come from them
-    name_words = {t.skill: words(t.name) for t in ordered}
-    description_words = {t.skill: words(t.description) for t in ordered}
-    docs = {
-        t.skill: Counter(
-            stem(w)
-            for w in (*name_words[t.skill], *name_words[t.skill], *description_words[t.skill])
-        )
-        for t in ordered
-    }
+    docs: dict[str, Counter[str]] = {}
+    shown: Counter[tuple[str, str]] = Counter()  # (term, word) → how often
+    for t in ordered:
+        doc_words = document_words(t)
+        stems = list(map(stem, doc_words))
+        docs[t.skill] = Counter(stems)
+        shown.update(zip(stems, doc_words, strict=True))
     df: Counter[str] = Counter()
     for terms in docs.values():
         df.update(terms.keys())
@@ -131,19 +134,12 @@ def build_model(texts: Iterable[SkillText]) -> Model:
     for skill, vector in vectors.items():
         for term, weight in vector.items():
             postings.setdefault(term, []).append((skill, weight))
-    seen: dict[str, Counter[str]] = {}
-    for text in ordered:
-        for word in (
-            *name_words[text.skill],
-            *name_words[text.skill],
-            *description_words[text.skill],
-        ):
-            term = stem(word)
-            counts = seen.get(term)
-            if counts is None:
-                counts = seen[term] = Counter()
-            counts[word] += 1
-    surface = {t: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for t, c in seen.items()}
+    best: dict[str, tuple[int, str]] = {}  # term → (-count, word) of its most frequent word
+    for (term, word), count in shown.items():
+        old = best.get(term)
+        if old is None or (-count, word) < old:
+            best[term] = (-count, word)
+    surface = {term: word for term, (_, word) in best.items()}
     return Model(
         skills=tuple(docs),
         idf=idf,
