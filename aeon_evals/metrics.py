@@ -130,6 +130,14 @@ class History:
             last = s
         return out
 
+    def with_run(self, day: date, results: Sequence[SkillResult]) -> History:
+        """This history with the run of `day` recorded (the samples `write_run` writes)."""
+        samples = {skill: list(found) for skill, found in self.samples.items()}
+        for result in results:
+            kept = [s for s in samples.get(result.skill, ()) if s.day < day]
+            samples[result.skill] = [*kept, sample_of(result, day)]
+        return History(samples, self.scores, self.warnings)
+
     def metrics(self, skill: str) -> list[str]:
         """The metrics `skill` has values of: the built-ins first, then numeric labels."""
         labels = sorted({label for s in self.samples.get(skill, ()) for label, _ in s.numeric})

@@ -181,6 +181,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         prior=prior,
         day_issues=(day_filed, day_closed),
         scope=inferred,
+        metrics=history,
     )
     if opts.dry_run:
         outcome.article_written = outcome.log_written = outcome.site_written = skipped("--dry-run")

@@ -105,7 +105,16 @@ def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
             out = opts.site_out or root / "site"
             if opts.site_out is None:
                 check_writable(root, out / "index.html", what="site")
-            built = site.build_site(root, out, now=opts.now, store=store, catalog=data.catalog)
+            # the skill pages: the history this run read plus its own samples (a --skill run
+            # keeps the other skills' lines of today's file: the site reads them back)
+            history = (
+                outcome.metrics.with_run(opts.today, outcome.results)
+                if outcome.metrics is not None and opts.skill is None
+                else None
+            )
+            built = site.build_site(
+                root, out, now=opts.now, store=store, catalog=data.catalog, history=history
+            )
             outcome.site_written = Artifact(
                 Fate.DONE,
                 f"{rel_path(out, root)}/index.html",

@@ -16,6 +16,7 @@ from aeon_evals.model import ContractsMode, ParsedArticle, SkillResult, Verdict
 
 if TYPE_CHECKING:
     from aeon_evals import render, report
+    from aeon_evals.metrics import History
     from aeon_evals.scope import Scope
 
 
@@ -62,6 +63,7 @@ class RunOutcome:
     prior: ParsedArticle | None = None
     day_issues: tuple[list[IssueRef], list[IssueRef]] = field(default_factory=lambda: ([], []))
     scope: Scope | None = None  # skills evaluated on SKILL.md contracts, and those without one
+    metrics: History | None = None  # the metrics history before this run (docs/metrics.md)
 
     def ledger(self) -> list[str]:
         filed = ", ".join(f"{i.id} ({i.skill})" for i in self.issues.filed) or "none"

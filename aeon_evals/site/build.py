@@ -32,7 +32,9 @@ from markupsafe import Markup
 from aeon_evals.errors import ConfigError
 from aeon_evals.fsio import check_writable, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
+from aeon_evals.metrics import History
 from aeon_evals.resources import templates_dir
+from aeon_evals.site.skill_site import SkillSite, site_history, write_page, write_skill_site
 from aeon_evals.site.views import Assets, RunPage, dashboard_page, grid_window
 from aeon_evals.store import ArticleStore
 
@@ -54,6 +56,7 @@ class SiteOutcome:
     unchanged: tuple[str, ...]
     removed: tuple[str, ...]  # run pages whose article is gone
     warnings: tuple[str, ...]
+    skills: SkillSite | None = None  # the skill pages and badges (skill_site.py)
 
 
 # --------------------------------------------------------------------------------------------
@@ -150,6 +153,7 @@ def build_site(
     template_dirs: list[Path] | None = None,
     store: ArticleStore | None = None,
     catalog: CatalogSummary | None = None,
+    history: History | None = None,
 ) -> SiteOutcome:
     """Render the dashboard and run pages for the instance at `root` into `out`.
 
@@ -159,14 +163,15 @@ def build_site(
     (a run's, which has read some of them already; by default the instance's own), which parses
     and renders only new or edited articles and keeps each run page's input key; a store made
     here is saved here. `catalog` (the catalog checks, catalog_summary) adds the dashboard's
-    Catalog panel. Output depends only on the files read and `now`.
+    Catalog panel. `history`: the metrics history for the skill pages and badges (a run's; by
+    default read here). Output depends only on the files read and `now`.
     """
     own_store = store is None
     store = store or ArticleStore(root)
     env = make_env(template_search_path(root, template_dirs), store.folder("templates"))
     assets = _assets(env)
     try:
-        outcome = _build(root, out, now, env, assets, store, catalog)
+        outcome = _build(root, out, now, env, assets, store, catalog, history)
     finally:
         store.wait()
     if own_store:
@@ -182,6 +187,7 @@ def _build(
     assets: Assets,
     store: ArticleStore,
     catalog: CatalogSummary | None = None,
+    history: History | None = None,
 ) -> SiteOutcome:
     if out.is_relative_to(root):  # the site inside the instance: not through a symlink out of it
         for rel in ("index.html", "runs/index.html"):
@@ -250,6 +256,19 @@ def _build(
         )
         emit(run.href, _render(env, "run.html", page=page))
 
+    # a page per skill and its badges (skill_site.py)
+    skills = write_skill_site(
+        root,
+        out,
+        history=history or site_history(root, store),
+        issues=issues,
+        run_days=[item.parsed.day for item in loaded],
+        render=lambda name, page: _render(env, name, page=page),
+        emit=lambda rel, text: write_page(out / rel, text),
+        assets=assets,
+        now=now,
+        generated=dashboard.generated,
+    )
     removed: list[str] = []
     runs_dir = out / "runs"
     if runs_dir.is_dir():
@@ -268,4 +287,5 @@ def _build(
         unchanged=tuple(unchanged),
         removed=tuple(removed),
         warnings=tuple(warnings),
+        skills=skills,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -28,6 +29,18 @@ if TYPE_CHECKING:
 GRID_RUNS = 52  # a year of weekly runs in the skills × runs grid; the charts and run list show all
 GRID_CELLS = 12_000  # a large fleet gets fewer grid columns (never under GRID_MIN_RUNS) so the page stays light
 GRID_MIN_RUNS = 8
+
+
+# A skill's name becomes a file name: plain names only (as evals.json requires them).
+PAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def page_name(skill: str) -> str | None:
+    """The skill's page, `skills/<skill>.html` (relative to the site root), or None for a name
+    that cannot safely be a file name."""
+    if not PAGE_NAME.match(skill) or skill in (".", ".."):
+        return None
+    return f"skills/{skill}.html"
 
 
 def grid_window(skills: int) -> int:
@@ -153,6 +166,7 @@ class SkillView:
     issue: str
     notes: str = "—"  # the article's Notes cell: disabled, muted, flaky, which log was used …
     flaky: bool = False
+    page: str = ""  # skills/<skill>.html, "" when the name cannot be a file name
 
     @property
     def cells_html(self) -> Markup:
@@ -376,6 +390,7 @@ def skill_views(
                 issue=issue or "—",
                 notes="; ".join(row.flags) if row is not None and row.flags else "—",
                 flaky=row is not None and "flaky" in row.flags,
+                page=page_name(skill) or "",
             )
         )
     return tuple(views)

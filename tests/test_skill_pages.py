@@ -1,0 +1,159 @@
+"""The dashboard's page per skill and its badges (issue 18): built by real runs, golden, sized."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from conftest import Instance
+from golden import assert_golden
+from test_metrics import _fleet, _week
+
+from aeon_evals import site
+from aeon_evals.metrics import Sample, render_tsv
+from aeon_evals.model import Status
+
+Cli = Callable[..., tuple[int, str, str]]
+NOW = datetime(2027, 6, 1, 6, tzinfo=UTC)
+
+
+def ten_weeks(inst: Instance, cli: Cli) -> Path:
+    """cost-report at ~565 words for 8 weekly runs, then 210 for two: drift on the last."""
+    _fleet(inst)
+    for n in range(8):
+        assert _week(inst, cli, n, 560 + 5 * (n % 3))[0] == 0
+    _week(inst, cli, 8, 210)
+    _week(inst, cli, 9, 212)
+    return inst.root / "site"
+
+
+@pytest.fixture
+def built(instance: Instance, cli: Cli) -> Path:
+    return ten_weeks(instance, cli)
+
+
+def test_golden_skill_page(built: Path) -> None:
+    assert_golden("site/skill-cost-report.html", (built / "skills/cost-report.html").read_text())
+
+
+def test_skill_page_shows_strip_charts_outputs_and_spec(built: Path) -> None:
+    html = (built / "skills/cost-report.html").read_text()
+    assert html.count('class="tick s-pass"') == 9 and html.count('class="tick s-warn"') == 1
+    assert 'href="../runs/skill-evals-2026-05-04.html" title="2026-05-04 · WARN · drift:words"' in (
+        html
+    )
+    assert "Passing, last 30 days: <strong>100% of 5 runs</strong>" in html
+    assert html.count('<figure class="chart metric"') == 2  # words and the dollars check
+    # regression: a marker's hover text once replaced the chart's caption
+    assert re.findall(r"<figcaption>([^<]*)</figcaption>", html) == ["Words", "dollars"]
+    assert 'class="step worse"' in html and 'class="band"' in html
+    assert "words 212 vs 565 (median of 8 runs), since 2026-04-27" in html
+    assert html.count('class="dot flag"') == 1  # the run the drift was flagged on
+    assert '<a href="../../articles/cost-report-2026-05-04.md">' in html
+    assert "&#34;output_pattern&#34;: &#34;articles/cost-report-*.md&#34;" in html
+    assert "<script>" in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_every_grid_row_links_its_skill_page(built: Path) -> None:
+    index = (built / "index.html").read_text()
+    for skill in ("cost-report", "steady"):
+        assert index.count(f'<a href="skills/{skill}.html">{skill}</a>') == 2  # grid + list
+        assert (built / f"skills/{skill}.html").is_file()
+
+
+def test_badges_follow_the_shields_endpoint_schema(built: Path) -> None:
+    endpoint = json.loads((built / "badges/cost-report.json").read_text())
+    assert endpoint == {
+        "schemaVersion": 1,
+        "label": "cost-report",
+        "message": "WARN",
+        "color": "yellow",
+    }
+    fleet = json.loads((built / "badges/fleet.json").read_text())
+    assert fleet == {
+        "schemaVersion": 1,
+        "label": "skill evals",
+        "message": "2/2 passing",
+        "color": "brightgreen",
+    }
+    svg = (built / "badges/cost-report.svg").read_text()
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
+    assert "<title>cost-report: WARN</title>" in svg and 'fill="#dfb317"' in svg
+
+
+def test_a_failing_skill_turns_its_badge_and_the_fleet_red(instance: Instance, cli: Cli) -> None:
+    ten_weeks(instance, cli)
+    _week(instance, cli, 10, 20)  # under min_words: FAIL
+    built = instance.root / "site"
+    assert json.loads((built / "badges/cost-report.json").read_text())["color"] == "red"
+    fleet = json.loads((built / "badges/fleet.json").read_text())
+    assert fleet["message"] == "1/2 passing" and fleet["color"] == "red"
+
+
+def test_a_skill_name_that_cannot_be_a_file_gets_no_page(tmp_path: Path) -> None:
+    root = tmp_path
+    day = date(2026, 6, 1)
+    samples = [("../escape", Sample(day, Status.PASS)), ("ok", Sample(day, Status.PASS))]
+    (root / "articles").mkdir()
+    (root / "articles/skill-evals-metrics-2026-06-01.tsv").write_text(render_tsv(samples))
+    outcome = site.build_site(root, root / "site", now=NOW)
+    assert outcome.skills is not None
+    assert "skills/ok.html" in outcome.skills.written
+    assert sorted(p.name for p in (root / "site/skills").iterdir()) == ["ok.html"]
+    assert not (root / "escape.html").exists() and not (root / "site/escape.html").exists()
+
+
+def year_of_runs(root: Path, skills: int = 3) -> None:
+    """365 daily metrics files with words, quality and two numeric checks per skill."""
+    (root / "articles").mkdir(parents=True)
+    start = date(2026, 6, 1)
+    for i in range(365):
+        day = start + timedelta(days=i)
+        rows = [
+            (
+                f"skill-{k}",
+                Sample(
+                    day,
+                    Status.PASS if i % 17 else Status.FAIL,
+                    words=500 + (i * 7919 + k) % 60,
+                    bytes=3000 + i,
+                    age_days=0.25,
+                    quality=4.0 + (i % 5) / 10,
+                    output=f"articles/skill-{k}-{day}.md",
+                    sha256=f"{i:064x}",
+                    cause="" if i % 17 else "word_count",
+                    numeric=(("dollar amount", 2000.0 + i % 30), ("items", 12.0 + i % 3)),
+                ),
+            )
+            for k in range(skills)
+        ]
+        (root / f"articles/skill-evals-metrics-{day}.tsv").write_text(render_tsv(rows))
+
+
+def test_a_year_of_daily_runs_keeps_a_skill_page_under_200_kb(tmp_path: Path) -> None:
+    year_of_runs(tmp_path)
+    site.build_site(tmp_path, tmp_path / "site", now=NOW)
+    page = tmp_path / "site/skills/skill-0.html"
+    html = page.read_text()
+    assert html.count('class="tick ') == 365
+    assert html.count('<figure class="chart metric"') == 4  # words, quality, 2 numeric checks
+    assert page.stat().st_size < 200_000, page.stat().st_size
+
+
+def test_the_history_is_read_from_the_cache_the_second_time(tmp_path: Path) -> None:
+    year_of_runs(tmp_path, skills=1)
+    site.build_site(tmp_path, tmp_path / "site", now=NOW)
+    cache = tmp_path / ".aeon-evals/cache/metrics.json"
+    entries = json.loads(cache.read_text())["files"]
+    assert len(entries) == 365
+    # a file whose stamp still matches is taken from the cache, not parsed: prove it by
+    # changing what the cache says for one day
+    key = "articles/skill-evals-metrics-2027-05-31.tsv"
+    entries[key]["rows"][0][2] = 123456
+    cache.write_text(json.dumps({"version": 1, "files": entries}))
+    site.build_site(tmp_path, tmp_path / "site", now=NOW)
+    assert "123,456" in (tmp_path / "site/skills/skill-0.html").read_text()
