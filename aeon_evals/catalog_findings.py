@@ -8,18 +8,11 @@ from dataclasses import dataclass, field
 
 from aeon_evals.catalog import Collision
 from aeon_evals.catalog_cases import CaseKind, CaseResult
+from aeon_evals.problems import Severity as Severity  # errors fail `lint` (exit 1)
 from aeon_evals.registry import Registry
 from aeon_evals.skillmd import SkillDoc
 
 SHOWN = 40  # characters of a value quoted in a message
-
-
-class Severity(enum.StrEnum):
-    """How much a finding matters: errors fail `lint` (exit 1), the others do not."""
-
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
 
 
 class Rule(enum.StrEnum):

@@ -15,7 +15,6 @@ from aeon_evals import cadence
 from aeon_evals.clock import parse_stamp
 from aeon_evals.daylog import SECTION
 from aeon_evals.errors import PathOutsideRoot
-from aeon_evals.manifest import Problem
 from aeon_evals.model import (
     Cause,
     CronState,
@@ -28,6 +27,7 @@ from aeon_evals.model import (
 )
 from aeon_evals.outputs import Body, OutputError, Outputs, name_date
 from aeon_evals.patterns import PatternError, compile_pattern
+from aeon_evals.problems import Problem
 from aeon_evals.state import Health
 
 QUALITY_FAIL = 2.5

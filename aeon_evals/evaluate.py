@@ -7,9 +7,10 @@ import dataclasses
 from aeon_evals import checks
 from aeon_evals import state as state_stage
 from aeon_evals.errors import ConfigError
-from aeon_evals.manifest import Manifest, Problem, parse_manifest, read_manifest_data
+from aeon_evals.manifest import Manifest, parse_manifest, read_manifest_data
 from aeon_evals.model import ContractsMode, SkillResult
 from aeon_evals.outputs import Outputs
+from aeon_evals.problems import Problem, Severity
 from aeon_evals.registry import Registry
 from aeon_evals.run_model import RunOptions
 from aeon_evals.scope import Scope
@@ -88,7 +89,8 @@ def load_warnings(manifest: Manifest, registry: Registry, state: StateSources) -
     """The loaders' warnings, in the article's order: evals.json, the registry, the state files."""
     return (
         [
-            p.line() + ("" if p.severity == "warning" else " (the skill is reported as ERROR)")
+            p.brief()
+            + ("" if p.severity is Severity.WARNING else " (the skill is reported as ERROR)")
             for p in manifest.problems
         ]
         + list(registry.warnings)

@@ -17,6 +17,7 @@ from aeon_evals.errors import ConfigError, EvalsError
 from aeon_evals.fsio import read_confined
 from aeon_evals.model import ContractsMode, Mute, NumericCheck, Spec
 from aeon_evals.patterns import PatternError, compile_pattern
+from aeon_evals.problems import Problem, Severity
 
 EVALS_PATH = "skills/skill-evals/evals.json"
 
@@ -46,18 +47,6 @@ SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 @dataclass(frozen=True)
-class Problem:
-    """One thing wrong with the configuration, located like `skills.x.numeric_checks[0].max`."""
-
-    where: str
-    message: str
-    severity: str = "error"  # "error" or "warning"
-
-    def line(self, path: str = EVALS_PATH) -> str:
-        return f"{path}: {self.where}: {self.message}" if self.where else f"{path}: {self.message}"
-
-
-@dataclass(frozen=True)
 class Manifest:
     """evals.json, validated: the usable specs and what is wrong with the rest."""
 
@@ -83,10 +72,10 @@ class _Collector:
         self.problems: list[Problem] = []
 
     def error(self, where: str, message: str) -> None:
-        self.problems.append(Problem(where, message))
+        self.problems.append(Problem(EVALS_PATH, where, message))
 
     def warn(self, where: str, message: str) -> None:
-        self.problems.append(Problem(where, message, "warning"))
+        self.problems.append(Problem(EVALS_PATH, where, message, Severity.WARNING))
 
 
 def _type_name(value: object) -> str:
@@ -259,7 +248,7 @@ def _mute(value: object, where: str, out: _Collector) -> Mute | None:
 
 def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
     at = f"skills.{skill}"
-    before = len([p for p in out.problems if p.severity == "error"])
+    before = len([p for p in out.problems if p.severity is Severity.ERROR])
     if not SKILL_NAME.match(skill):
         out.error(
             at,
@@ -328,8 +317,8 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
     found: list[tuple[str, str, str]] = []
     drift = parse_drift_spec(raw.get("drift"), [c.label for c in numeric], f"{at}.drift", found)
     for where, message, severity in found:
-        (out.warn if severity == "warning" else out.error)(where, message)
-    if len([p for p in out.problems if p.severity == "error"]) > before:
+        (out.warn if severity == Severity.WARNING else out.error)(where, message)
+    if len([p for p in out.problems if p.severity is Severity.ERROR]) > before:
         return None
     return Spec(
         skill=skill,
@@ -386,7 +375,9 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
         if spec is not None:
             specs[skill] = spec
         else:
-            spec_errors[skill] = tuple(p for p in out.problems[start:] if p.severity == "error")
+            spec_errors[skill] = tuple(
+                p for p in out.problems[start:] if p.severity is Severity.ERROR
+            )
     return Manifest(
         path=path,
         specs=specs,
@@ -424,7 +415,12 @@ def duplicate_keys(raw: bytes) -> list[Problem]:
         for key, _ in pairs:
             if key in seen:
                 found.append(
-                    Problem(key, "written twice in the same object; the last one wins", "warning")
+                    Problem(
+                        EVALS_PATH,
+                        key,
+                        "written twice in the same object; the last one wins",
+                        Severity.WARNING,
+                    )
                 )
             seen.add(key)
         return dict(pairs)

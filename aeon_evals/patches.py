@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from aeon_evals.manifest import Manifest
 from aeon_evals.model import Spec
+from aeon_evals.problems import Severity
 
 
 def whole_log(spec: Spec) -> bool:
@@ -30,7 +31,7 @@ def spec_patches(manifest: Manifest) -> list[tuple[str, str]]:
     the run's Action Queue "Patch" items (`Patch evals.json:heartbeat — add a section …`)."""
     by_skill: dict[str, list[str]] = {}
     for problem in manifest.problems:
-        if problem.severity != "warning":
+        if problem.severity is not Severity.WARNING:
             continue
         owners = [
             s

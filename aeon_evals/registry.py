@@ -13,6 +13,7 @@ import yaml
 from aeon_evals.errors import ConfigError, EvalsError
 from aeon_evals.fsio import confine, open_regular, read_confined
 from aeon_evals.model import Registration
+from aeon_evals.problems import Problem, Severity
 
 AEON_YML = "aeon.yml"
 _SKILLS_LINE = re.compile(r"^skills\s*:\s*(#.*)?$")
@@ -120,7 +121,7 @@ class Registry:
     raw: dict[str, Any] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     yaml_error: str | None = None
-    issues: tuple[tuple[str, str], ...] = ()  # the warnings as (where, message)
+    issues: tuple[Problem, ...] = ()  # the warnings, located
 
     def enabled(self) -> set[str]:
         return {name for name, reg in self.skills.items() if reg.enabled}
@@ -220,18 +221,11 @@ def _registry(
     yaml_error: str | None = None,
 ) -> Registry:
     skills = {name: _registration(name, value) for name, value in raw.items()}
-    found = Registry(
-        path, skills, (), raw=raw, lines=lines, yaml_error=yaml_error, issues=tuple(issues)
-    )
+    problems = tuple(Problem(path, where, message, Severity.WARNING) for where, message in issues)
+    found = Registry(path, skills, (), raw=raw, lines=lines, yaml_error=yaml_error, issues=problems)
     # The run prints these warnings; a schedule it cannot use is one of them (`validate` grades it).
-    every = [*issues, *((where, message) for where, message, _ in schedule_problems(found))]
-    return dataclasses.replace(
-        found,
-        warnings=tuple(
-            f"{path}: {where}: {message}" if where else f"{path}: {message}"
-            for where, message in every
-        ),
-    )
+    every = [*problems, *schedule_problems(found)]
+    return dataclasses.replace(found, warnings=tuple(p.brief() for p in every))
 
 
 def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
@@ -325,7 +319,8 @@ def _describe(value: dict[str, Any]) -> str:
 
 
 def _unusable(message: str, name: str = AEON_YML) -> Registry:
-    return Registry(name, {}, (f"{name}: {message}",), found=False, issues=(("", message),))
+    problem = Problem(name, "", message, Severity.WARNING)
+    return Registry(name, {}, (problem.brief(),), found=False, issues=(problem,))
 
 
 _CONFIG_SUFFIXES = (".yml", ".yaml")
@@ -400,7 +395,7 @@ def load_registry(root: Path, config: str | None = None) -> Registry:
         return dataclasses.replace(
             found,
             warnings=note + found.warnings,
-            issues=(("", note[0].split(": ", 1)[1]), *found.issues),
+            issues=(Problem(name, "", note[0].split(": ", 1)[1], Severity.WARNING), *found.issues),
         )
     return found
 
@@ -408,9 +403,8 @@ def load_registry(root: Path, config: str | None = None) -> Registry:
 _NOT_CRON = ("workflow_dispatch", "reactive")
 
 
-def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
-    """(where, message, "error" | "warning") for every entry whose `enabled` or `schedule`
-    aeon-evals cannot use as written.
+def schedule_problems(registry: Registry) -> list[Problem]:
+    """A problem for every entry whose `enabled` or `schedule` aeon-evals cannot use as written.
 
     `workflow_dispatch` and `reactive` are fine. `@daily` and 6-field crons are warnings: GitHub
     Actions only takes 5-field cron, so the expected cadence falls back to 14 days. Any other
@@ -418,7 +412,7 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
     """
     from aeon_evals import cadence
 
-    found: list[tuple[str, str, str]] = []
+    found: list[tuple[str, str, Severity]] = []  # where, message, severity
     for name in sorted(registry.raw):
         value = registry.raw[name]
         line = registry.lines.get(name)
@@ -430,7 +424,7 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
                     at,
                     f'expected a mapping such as {{ enabled: true, schedule: "0 7 * * *" }}, got '
                     f"{value!r}; read as disabled",
-                    "warning",
+                    Severity.WARNING,
                 )
             )
             continue
@@ -442,7 +436,7 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
                 (
                     f"skills.{name}.enabled{suffix}",
                     f"expected true or false, got {enabled!r}; read as {state}",
-                    "warning",
+                    Severity.WARNING,
                 )
             )
         on = registry.skills[name].enabled
@@ -454,7 +448,7 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
                         f"skills.{name}.schedule{suffix}",
                         f"enabled but no schedule; the {cadence.FALLBACK_DAYS:g}-day fallback "
                         "cadence applies",
-                        "warning",
+                        Severity.WARNING,
                     )
                 )
             continue
@@ -463,7 +457,7 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
                 (
                     f"skills.{name}.schedule{suffix}",
                     f"expected a cron string, got {schedule!r}",
-                    "error" if on else "warning",
+                    Severity.ERROR if on else Severity.WARNING,
                 )
             )
             continue
@@ -479,13 +473,17 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
                 (
                     f"skills.{name}.schedule{suffix}",
                     f"{expr!r} is not a 5-field cron; {fallback}",
-                    "warning",
+                    Severity.WARNING,
                 )
             )
             continue
         if len(expr.split()) == 6:
             found.append(
-                (f"skills.{name}.schedule{suffix}", f"{expr!r} has 6 fields; {fallback}", "warning")
+                (
+                    f"skills.{name}.schedule{suffix}",
+                    f"{expr!r} has 6 fields; {fallback}",
+                    Severity.WARNING,
+                )
             )
             continue
         try:
@@ -499,10 +497,10 @@ def schedule_problems(registry: Registry) -> list[tuple[str, str, str]]:
                     f"skills.{name}.schedule{suffix}",
                     f"{exc}; Aeon would never schedule it as written, and the "
                     f"{cadence.FALLBACK_DAYS:g}-day fallback cadence applies",
-                    "error" if on else "warning",
+                    Severity.ERROR if on else Severity.WARNING,
                 )
             )
-    return found
+    return [Problem(registry.path, where, message, severity) for where, message, severity in found]
 
 
 # --- switching over from the LLM-run skill ------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,38 +16,10 @@ from aeon_evals.fsio import inside, read_confined
 from aeon_evals.manifest import EVALS_PATH, Manifest, decode_json, duplicate_keys, parse_manifest
 from aeon_evals.outputs import Outputs
 from aeon_evals.patches import whole_log
+from aeon_evals.problems import Problem, Severity
 from aeon_evals.registry import Registry, llm_skill, load_registry, schedule_problems
 
 _GLOB_CHARS = "*?["
-
-
-_LINE_SUFFIX = re.compile(r"^(?:(.*) )?\(?line (\d+)\)?$")
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem: `file:line: severity: where: message` (the line when it is known)."""
-
-    file: str
-    where: str
-    message: str
-    severity: str  # "error" or "warning"
-    line: int | None = None
-
-    def located(self) -> Finding:
-        """The finding with the line a registry location carries (`skills.x (line 3)`, `line 20`)
-        moved into `line`."""
-        match = _LINE_SUFFIX.match(self.where)
-        if self.line is not None or match is None:
-            return self
-        return replace(self, where=match.group(1) or "", line=int(match.group(2)))
-
-    def text(self) -> str:
-        place = f"{self.file}:{self.line}" if self.line else self.file
-        return ": ".join(part for part in (place, self.severity, self.where, self.message) if part)
-
-    def as_json(self) -> dict[str, str | int | None]:
-        return {"file": self.file, "line": self.line, "where": self.where, "message": self.message}
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -82,44 +54,44 @@ def _literal_dir(pattern: str) -> str:
     return "/".join(fixed)
 
 
-def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
+def _manifest_findings(root: Path) -> tuple[list[Problem], Manifest | None]:
     try:
         raw = read_confined(root, EVALS_PATH)
     except FileNotFoundError:
         return [
-            Finding(
+            Problem(
                 EVALS_PATH,
                 "",
                 "not found; `aeon-evals run` would write a starter spec and stop (exit 3); "
                 "`aeon-evals audit --stubs` drafts one",
-                "error",
+                Severity.ERROR,
             )
         ], None
     except EvalsError as exc:
-        return [Finding(EVALS_PATH, "", exc.message, "error")], None
+        return [Problem(EVALS_PATH, "", exc.message, Severity.ERROR)], None
     except IsADirectoryError:
-        return [Finding(EVALS_PATH, "", "is a folder, not a file", "error")], None
+        return [Problem(EVALS_PATH, "", "is a folder, not a file", Severity.ERROR)], None
     except OSError as exc:
-        return [Finding(EVALS_PATH, "", f"cannot read: {exc.strerror}", "error")], None
+        return [Problem(EVALS_PATH, "", f"cannot read: {exc.strerror}", Severity.ERROR)], None
     try:
         data = decode_json(raw)
     except ValueError as exc:
         stop = re.search(r"at line (\d+)", str(exc))  # where the JSON parser stopped
         line = int(stop.group(1)) if stop else None
-        return [Finding(EVALS_PATH, "", str(exc), "error", line)], None
-    found = [Finding(EVALS_PATH, p.where, p.message, p.severity) for p in duplicate_keys(raw)]
+        return [Problem(EVALS_PATH, "", str(exc), Severity.ERROR, line)], None
+    found = [Problem(EVALS_PATH, p.where, p.message, p.severity) for p in duplicate_keys(raw)]
     try:
         manifest = parse_manifest(data)
     except ConfigError as exc:
-        return [*found, Finding(EVALS_PATH, exc.where or "", exc.message, "error")], None
-    found += [Finding(EVALS_PATH, p.where, p.message, p.severity) for p in manifest.problems]
+        return [*found, Problem(EVALS_PATH, exc.where or "", exc.message, Severity.ERROR)], None
+    found += [Problem(EVALS_PATH, p.where, p.message, p.severity) for p in manifest.problems]
     if not manifest.skills:
         found.append(
-            Finding(
+            Problem(
                 EVALS_PATH,
                 "skills",
                 "no skill specs; `aeon-evals run` would stop with SKILL_EVALS_BOOTSTRAP (exit 3)",
-                "error",
+                Severity.ERROR,
             )
         )
     outputs: Outputs | None = None
@@ -128,12 +100,12 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
         folder = _literal_dir(spec.output_pattern)
         if folder and (root / folder).exists() and not inside(root, root / folder):
             found.append(
-                Finding(
+                Problem(
                     EVALS_PATH,
                     at,
                     f"{spec.output_pattern!r} leads outside the instance root through the symlink "
                     f"{folder!r}",
-                    "error",
+                    Severity.ERROR,
                 )
             )
         elif "/" in spec.output_pattern and any(
@@ -146,49 +118,46 @@ def _manifest_findings(root: Path) -> tuple[list[Finding], Manifest | None]:
             except (EvalsError, OSError, ValueError):
                 skipped = ()
             found += [
-                Finding(EVALS_PATH, at, f"{why}; the run will not read it", "warning")
+                Problem(EVALS_PATH, at, f"{why}; the run will not read it", Severity.WARNING)
                 for why in skipped
                 if "leading outside the root" in why
             ]
         if whole_log(spec):
             found.append(
-                Finding(
+                Problem(
                     EVALS_PATH,
                     at,
                     f'checks apply to the whole shared daily log; add "section": "### {skill}" to '
                     "check only this skill's part",
-                    "warning",
+                    Severity.WARNING,
                 )
             )
     return found, manifest
 
 
-def _registry_findings(registry: Registry) -> list[Finding]:
+def _registry_findings(registry: Registry) -> list[Problem]:
     name = registry.path
     if not registry.found:
         return [
-            Finding(name, where, message + "; expected cadences fall back to 14 days", "warning")
-            for where, message in registry.issues
+            replace(p, message=p.message + "; expected cadences fall back to 14 days")
+            for p in registry.issues
         ]
-    found = [Finding(name, where, message, "warning") for where, message in registry.issues]
+    found = list(registry.issues)
     if registry.yaml_error and registry.skills:
         found.append(
-            Finding(
+            Problem(
                 name,
                 "",
                 f"not valid YAML as a whole ({registry.yaml_error}); the skills: block was read "
                 "on its own",
-                "warning",
+                Severity.WARNING,
             )
         )
-    found += [
-        Finding(name, where, message, severity)
-        for where, message, severity in schedule_problems(registry)
-    ]
+    found += schedule_problems(registry)
     return found
 
 
-def _llm_skill_findings(root: Path, config: str) -> list[Finding]:
+def _llm_skill_findings(root: Path, config: str) -> list[Problem]:
     """A warning while the registry still enables the LLM-run skill-evals (two writers)."""
     try:
         text = read_confined(root, config).decode("utf-8", errors="replace")
@@ -198,27 +167,27 @@ def _llm_skill_findings(root: Path, config: str) -> list[Finding]:
     if found is None:
         return []
     where, _, message = found.warning().partition(": ")
-    return [Finding(config, f"line {found.line}", message, "warning")] if where else []
+    return [Problem(config, f"line {found.line}", message, Severity.WARNING)] if where else []
 
 
-def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list[Finding]:
+def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list[Problem]:
     try:
         report = audit.audit(root, set(manifest.skills), registry)
     except (OSError, ValueError):
         return []
     return [
-        Finding(
+        Problem(
             EVALS_PATH,
             f"skills.{o.skill}",
             f"no skills/{o.skill}/ folder and no aeon.yml entry (orphan spec)"
             + (f"; did you mean {o.closest}?" if o.closest else ""),
-            "warning",
+            Severity.WARNING,
         )
         for o in report.orphans
     ]
 
 
-def _with_lines(root: Path, found: list[Finding]) -> list[Finding]:
+def _with_lines(root: Path, found: list[Problem]) -> list[Problem]:
     """evals.json findings located at the line of the member they name."""
     try:
         text = read_confined(root, EVALS_PATH).decode("utf-8-sig")
@@ -233,7 +202,7 @@ def _with_lines(root: Path, found: list[Finding]) -> list[Finding]:
     ]
 
 
-def validate(root: Path, config: str | None = None) -> list[Finding]:
+def validate(root: Path, config: str | None = None) -> list[Problem]:
     """Every problem in the instance's configuration, errors and warnings, in file order, each
     with its line when one is known. `config`: the skill registry (default: `layout.detect`)."""
     found, manifest = _manifest_findings(root)
@@ -253,8 +222,8 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         raise ConfigError("instance root does not exist or is not a folder", path=root)
     found = validate(root, args.config)
-    errors = [f for f in found if f.severity == "error"]
-    warnings = [f for f in found if f.severity != "error"]
+    errors = [f for f in found if f.severity is Severity.ERROR]
+    warnings = [f for f in found if f.severity is not Severity.ERROR]
     if args.json:
         print(
             json.dumps(
