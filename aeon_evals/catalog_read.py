@@ -3,6 +3,7 @@ aeon.yml, and the trigger cases of evals.json and skills/<name>/evals/trigger.js
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 from pathlib import Path
@@ -19,9 +20,9 @@ TRIGGER_LIMIT = 1 << 20
 
 
 def _skill_folders(root: Path) -> list[str]:
-    base = root / SKILLS_DIR
     try:
-        return sorted(p.name for p in base.iterdir() if not p.name.startswith(".") and p.is_dir())
+        with os.scandir(root / SKILLS_DIR) as found:
+            return sorted(e.name for e in found if not e.name.startswith(".") and e.is_dir())
     except OSError:
         return []
 
@@ -34,7 +35,8 @@ def _read_json(root: Path, rel: str) -> tuple[object, str] | Finding | None:
         return Finding(rel, 1, Severity.ERROR, Rule.TRIGGER_INVALID, message)
 
     try:
-        info = path.stat()
+        # os.stat on a string first: most skills have no trigger file, and pathlib is slow
+        info = os.stat(os.path.join(root, rel))
         if not inside(root, path):
             return problem("leads outside the instance root through a symlink; not read")
         if not stat.S_ISREG(info.st_mode):
