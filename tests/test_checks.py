@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 from realdata import put, realdata
 
 from aeon_evals.cadence import CronError, cron_gap_days, expected_cadence_days
-from aeon_evals.checks import Context, HeadingIndex, check_content, evaluate, extract_sections
+from aeon_evals.checks import Context, evaluate
+from aeon_evals.content import check_content
 from aeon_evals.model import NumericCheck, Registration, Spec, Status
 from aeon_evals.outputs import Outputs, name_matcher
 from aeon_evals.patterns import PatternError, compile_pattern
+from aeon_evals.sections import HeadingIndex, extract_sections
 from aeon_evals.state import Health
 
 NOW = datetime(2026, 5, 3, 6, 0, tzinfo=UTC)
