@@ -27,11 +27,12 @@ from aeon_evals.manifest import Manifest
 from aeon_evals.model import ArticleRow, ContractsMode, Coverage, Status
 from aeon_evals.outputs import Outputs
 from aeon_evals.publish import ARTICLE_BYTES_PER_ROW, probe_writable, publish
-from aeon_evals.registry import Registry, llm_skill, load_registry
+from aeon_evals.registry import Registry, load_registry
 from aeon_evals.run_model import RunOptions, RunOutcome
 from aeon_evals.scope import Scope
 from aeon_evals.state import load_state
 from aeon_evals.store import ArticleStore
+from aeon_evals.switchover import llm_skill
 
 
 def run(opts: RunOptions) -> RunOutcome:

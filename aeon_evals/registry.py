@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from aeon_evals import yamlsafe
 from aeon_evals.errors import ConfigError, EvalsError
 from aeon_evals.fsio import confine, open_regular, read_confined
 from aeon_evals.model import Registration
@@ -24,85 +25,6 @@ _ENTRY = re.compile(r"^([ \t]+)([A-Za-z0-9_][\w.:-]*?)\s*:(?:\s|$)(.*)$")
 # (`heartbeat: { enabled: true, schedule: "0 8 * * *"`).
 _LOOSE_ENABLED = re.compile(r"\benabled\s*:\s*[\"']?(true|false|yes|no|on|off)\b", re.IGNORECASE)
 _LOOSE_SCHEDULE = re.compile(r"\bschedule\s*:\s*(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^,}\n#]+))")
-
-
-def _loader(base: Any) -> Any:
-    """`base` with YAML 1.1's surprise removed: `on`, `off`, `yes`, `no` stay strings.
-
-    A skill may be named `off`."""
-    loader: Any = type(f"_{base.__name__}", (base,), {})
-    loader.yaml_implicit_resolvers = {
-        key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
-        for key, resolvers in base.yaml_implicit_resolvers.items()
-    }
-    loader.add_implicit_resolver(
-        "tag:yaml.org,2002:bool",
-        re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-        list("tTfF"),
-    )
-    return loader
-
-
-_PyLoader = _loader(yaml.SafeLoader)
-# libyaml's C parser when present: about 10× faster on a 1,000-skill aeon.yml.
-_FastLoader = _loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-
-
-MAX_NODES = 200_000  # nodes after alias expansion: a 1,000-skill aeon.yml has about 5,000
-MAX_DEPTH = 100  # nesting levels: an entry needs three
-
-
-class ShapeError(yaml.YAMLError):
-    """A document that would expand past MAX_NODES through aliases, or nest past MAX_DEPTH."""
-
-    def __init__(self, problem: str) -> None:
-        super().__init__(problem)
-        self.problem = problem
-
-
-def _check_shape(text: str, loader: Any) -> None:
-    """Walk the parser's events (no recursion, no objects built) and refuse a document whose
-    aliases expand to more than MAX_NODES nodes (`&a [*a, *a, …]` nine levels deep is 387
-    million) or that nests deeper than MAX_DEPTH (the composer recurses once per level)."""
-    sizes: dict[str, int] = {}
-    stack: list[tuple[str | None, int]] = []  # (anchor, nodes counted before the collection)
-    total = 0
-    for event in yaml.parse(text, Loader=loader):
-        if isinstance(event, yaml.CollectionStartEvent):
-            stack.append((event.anchor, total))
-            total += 1
-            if len(stack) > MAX_DEPTH:
-                raise ShapeError(f"nested more than {MAX_DEPTH} levels deep")
-        elif isinstance(event, yaml.CollectionEndEvent):
-            anchor, before = stack.pop()
-            if anchor is not None:
-                sizes[anchor] = total - before
-        elif isinstance(event, yaml.ScalarEvent):
-            total += 1
-            if event.anchor is not None:
-                sizes[event.anchor] = 1
-        elif isinstance(event, yaml.AliasEvent):
-            total += sizes.get(event.anchor or "", 1)
-        if total > MAX_NODES:
-            raise ShapeError(
-                f"its aliases expand to more than {MAX_NODES:,} values (an alias bomb)"
-            )
-
-
-def _load(text: str, *, precise: bool = False) -> object:
-    """Parse with libyaml; with `precise`, a failure is re-parsed by the pure-Python parser,
-    which words its errors more clearly (used for one entry's text, never the whole file).
-    Alias expansion and depth are bounded first (ShapeError, a YAMLError)."""
-    try:
-        _check_shape(text, _FastLoader)
-        return yaml.load(text, Loader=_FastLoader)  # SafeLoader subclasses: safe
-    except ShapeError:
-        raise
-    except yaml.YAMLError:
-        if not precise:
-            raise
-        _check_shape(text, _PyLoader)
-        return yaml.load(text, Loader=_PyLoader)
 
 
 @dataclass(frozen=True)
@@ -244,10 +166,10 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
 
     yaml_error: str | None = None
     try:
-        data = _load(text)
+        data = yamlsafe.load(text)
     except yaml.YAMLError as exc:
         data, yaml_error = None, _first_line(exc)
-        if isinstance(exc, ShapeError):
+        if isinstance(exc, yamlsafe.ShapeError):
             issues.append(("", f"not read as a whole: {exc.problem}; entries read one by one"))
     if yaml_error is None:
         if not isinstance(data, dict) or "skills" not in data:
@@ -273,7 +195,7 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
     # read the `skills:` block alone, and if that fails too, each entry on its own.
     if start is None:
         try:  # the message is shown: let the pure-Python parser word it
-            _load(text, precise=True)
+            yamlsafe.load(text, precise=True)
         except yaml.YAMLError as exc:
             yaml_error = _first_line(exc)
         issues.append(
@@ -285,7 +207,7 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
         )
         return _registry(path, {}, issues, line_of, yaml_error)
     try:
-        data = _load("\n".join(block)) if block else None
+        data = yamlsafe.load("\n".join(block)) if block else None
     except yaml.YAMLError:
         data = None
     if isinstance(data, dict):
@@ -296,7 +218,7 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
         if tab:
             issues.append((where, "indented with a tab (YAML allows only spaces); read anyway"))
         try:
-            parsed = _load(entry, precise=True)
+            parsed = yamlsafe.load(entry, precise=True)
         except yaml.YAMLError as exc:
             value = _loose(entry)
             issues.append(
@@ -503,101 +425,4 @@ def schedule_problems(registry: Registry) -> list[Problem]:
     return [Problem(registry.path, where, message, severity) for where, message, severity in found]
 
 
-# --- switching over from the LLM-run skill ------------------------------------------------------
-
 LLM_SKILL = "skill-evals"  # Aeon's own LLM-run skill, which this tool replaces
-_ENABLED_ON = re.compile(r"(\benabled\s*:\s*)([\"']?)(true|yes|on)\2(?![\w-])", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class LineEdit:
-    """One line of a file to replace: its 1-based number, and its text before and after."""
-
-    path: str
-    line: int
-    before: str
-    after: str
-
-
-@dataclass(frozen=True)
-class LlmSkill:
-    """The registry enables the LLM-run skill-evals: where, and the edit that disables it (None
-    when its entry is written in a way no one-line edit can safely change)."""
-
-    path: str
-    line: int
-    edit: LineEdit | None
-
-    def warning(self) -> str:
-        """One line: the file, the line, and the exact edit."""
-        if self.edit is None:
-            fix = "set `enabled: false` in its entry"
-        else:
-            fix = (
-                f"change `enabled: true` to `enabled: false` there, so the line reads "
-                f"`{_code(self.edit.after).strip()}`"
-            )
-        return (
-            f"{self.path}:{self.line}: the LLM-run {LLM_SKILL} skill is still enabled: it and "
-            f"aeon-evals would both write the day's article, issues and log section; {fix} "
-            "(`aeon-evals init --disable-llm-skill` makes that one edit)"
-        )
-
-
-def _code(line: str) -> str:
-    """A line without its trailing YAML comment (a `#` after a space, or at the start)."""
-    cut = line.find(" #")
-    code = line if cut < 0 else line[:cut]
-    return "" if code.lstrip().startswith("#") else code
-
-
-def llm_skill(
-    text: str, *, path: str = AEON_YML, registry: Registry | None = None
-) -> LlmSkill | None:
-    """Whether the registry text enables the LLM-run skill-evals, and the one-line edit that turns
-    it off (`enabled: true` → `enabled: false` on the entry's line, or the line below it that
-    holds `enabled:` in a multi-line entry). None when it is not enabled. `registry`: the text
-    already parsed (a run has it), so a large aeon.yml is not parsed twice."""
-    registry = registry if registry is not None else parse_registry(text, path=path)
-    reg = registry.skills.get(LLM_SKILL)
-    line = registry.lines.get(LLM_SKILL)
-    if reg is None or not reg.enabled or line is None:
-        return None
-    lines = text.lstrip("\ufeff").splitlines()
-    head = lines[line - 1]
-    width = len(head) - len(head.lstrip(" \t"))
-    end = line
-    while end < len(lines):
-        following = lines[end]
-        stripped = following.strip()
-        indent = len(following) - len(following.lstrip(" \t"))
-        if stripped and not stripped.startswith("#") and indent <= width:
-            break
-        end += 1
-    for index in range(line - 1, end):
-        code = _code(lines[index])
-        found = list(_ENABLED_ON.finditer(code))
-        if len(found) == 1:
-            m = found[0]
-            before = lines[index]
-            after = before[: m.start()] + m.group(1) + "false" + before[m.end() :]
-            return LlmSkill(path, index + 1, LineEdit(path, index + 1, before, after))
-    return LlmSkill(path, line, None)
-
-
-def apply_edit(raw: bytes, edit: LineEdit) -> bytes:
-    """`raw` with line `edit.line` replaced by `edit.after`; every other byte (line endings, the
-    BOM, the last line's missing newline) kept as it is. Raises ValueError when that line no
-    longer reads `edit.before`."""
-    lines = raw.splitlines(keepends=True)
-    index = edit.line - 1
-    if index >= len(lines):
-        raise ValueError(f"line {edit.line} is past the end of the file")
-    current = lines[index]
-    body = current.rstrip(b"\r\n")
-    ending = current[len(body) :]
-    prefix = b"\xef\xbb\xbf" if index == 0 and body.startswith(b"\xef\xbb\xbf") else b""
-    if body[len(prefix) :].decode("utf-8") != edit.before:
-        raise ValueError(f"line {edit.line} changed since it was read")
-    lines[index] = prefix + edit.after.encode("utf-8") + ending
-    return b"".join(lines)

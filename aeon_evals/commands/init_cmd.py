@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import __version__, audit, layout, registry, resources, stubs
+from aeon_evals import __version__, audit, layout, registry, resources, stubs, switchover
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, UsageError
 from aeon_evals.fsio import atomic_write, confine, create_exclusive
@@ -124,7 +124,7 @@ def _llm_skill(root: Path, config: str, *, disable: bool) -> int:
         raw = path.read_bytes()
     except OSError:
         return 0
-    found = registry.llm_skill(raw.decode("utf-8", errors="replace"), path=config)
+    found = switchover.llm_skill(raw.decode("utf-8", errors="replace"), path=config)
     if found is None:
         if disable:
             print(f"unchanged {config} (the LLM-run {registry.LLM_SKILL} is not enabled)")
@@ -139,7 +139,7 @@ def _llm_skill(root: Path, config: str, *, disable: bool) -> int:
             path=config,
         )
     try:
-        atomic_write(path, registry.apply_edit(raw, found.edit))
+        atomic_write(path, switchover.apply_edit(raw, found.edit))
     except ValueError as exc:
         raise ConfigError(f"not edited: {exc}", path=config) from None
     print(

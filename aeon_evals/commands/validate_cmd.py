@@ -17,7 +17,8 @@ from aeon_evals.manifest import EVALS_PATH, Manifest, decode_json, duplicate_key
 from aeon_evals.outputs import Outputs
 from aeon_evals.patches import whole_log
 from aeon_evals.problems import Problem, Severity
-from aeon_evals.registry import Registry, llm_skill, load_registry, schedule_problems
+from aeon_evals.registry import Registry, load_registry, schedule_problems
+from aeon_evals.switchover import llm_skill
 
 _GLOB_CHARS = "*?["
 
