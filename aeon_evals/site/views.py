@@ -171,7 +171,8 @@ class SkillView:
     @property
     def cells_html(self) -> Markup:
         """The row's grid cells: status glyph and colour only (readable without JavaScript)."""
-        return Markup("").join([_CELL_HTML[cell.mark] for cell in self.cells])
+        # a plain join: each piece is Markup already (Markup.join would escape-check every one)
+        return Markup("".join([_CELL_HTML[cell.mark] for cell in self.cells]))
 
 
 @dataclass(frozen=True)
