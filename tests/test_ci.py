@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from aeon_evals import ci, cli
+from aeon_evals import ci, cli, job_summary
 from aeon_evals.model import (
     Cause,
     Coverage,
@@ -345,32 +345,34 @@ def test_summary_of_a_2000_skill_fleet_stays_under_the_cap() -> None:
     outcome = outcome_of(
         fleet(2000), actions=[f"Investigate skill-{i:04d} — missing_pattern" for i in range(8)]
     )
-    link = ci.article_url(GITHUB, "articles/skill-evals-2026-05-31.md")
+    link = job_summary.article_url(GITHUB, "articles/skill-evals-2026-05-31.md")
     assert link == "https://github.com/acme/aeon/blob/0123abc/articles/skill-evals-2026-05-31.md"
-    text = ci.job_summary(outcome, fail_on=ci.FailOn.REGRESSED, code=1, article_link=link)
+    text = job_summary.job_summary(outcome, fail_on=ci.FailOn.REGRESSED, code=1, article_link=link)
     size = len(text.encode("utf-8"))
-    assert size <= ci.MAX_SUMMARY_BYTES < 1024 * 1024
+    assert size <= job_summary.MAX_SUMMARY_BYTES < 1024 * 1024
     assert "**Verdict:** `SKILL_EVALS_REGRESSED`" in text
     assert "**Diff:** 2000 new fail · 0 fixed · 0 still failing · 0 stable" in text
     assert "1. Investigate skill-0000 — missing_pattern" in text
-    assert text.count("| NEW_FAIL |") == ci.MAX_TABLE_ROWS
-    assert f"+{2000 - ci.MAX_TABLE_ROWS} more rows — see the [full article]({link})" in text
+    assert text.count("| NEW_FAIL |") == job_summary.MAX_TABLE_ROWS
+    assert (
+        f"+{2000 - job_summary.MAX_TABLE_ROWS} more rows — see the [full article]({link})" in text
+    )
     assert "tripped (verdict SKILL_EVALS_REGRESSED) → exit 1" in text
 
     # A tighter byte budget cuts on bytes instead of rows, and still says how many are missing.
-    small = ci.job_summary(
+    small = job_summary.job_summary(
         outcome, fail_on=ci.FailOn.NEVER, code=0, article_link=link, limit=16 * 1024
     )
     assert len(small.encode("utf-8")) <= 16 * 1024
     shown = small.count("| NEW_FAIL |")
-    assert 0 < shown < ci.MAX_TABLE_ROWS
+    assert 0 < shown < job_summary.MAX_TABLE_ROWS
     assert f"+{2000 - shown} more rows — see the [full article]({link})" in small
 
 
 def test_summary_cells_cannot_open_html_or_break_the_table() -> None:
     cause = Cause(Status.FAIL, "forbidden_pattern:<script>|x", "a\nb")
     outcome = outcome_of([Row(SkillResult("s", Status.FAIL, (cause,)), DiffLabel.NEW_FAIL, None)])
-    text = ci.job_summary(outcome, fail_on=ci.FailOn.NEVER, code=0)
+    text = job_summary.job_summary(outcome, fail_on=ci.FailOn.NEVER, code=0)
     row = next(line for line in text.splitlines() if line.startswith("| s |"))
     assert "<script>" not in row and "&lt;script&gt;\\|x" in row and "a b" in row
     assert (
@@ -414,11 +416,11 @@ def test_real_cli_on_a_fleet_caps_the_summary_table(
 ) -> None:
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    n = ci.MAX_TABLE_ROWS + 20
+    n = job_summary.MAX_TABLE_ROWS + 20
     root = make_instance(tmp_path / "inst", {f"s{i:03d}": {} for i in range(n)})
     assert run_cli(root, "--dry-run", "--fail-on", "regressed") == 1
     text = summary.read_text(encoding="utf-8")
-    assert text.count("| NEW_FAIL |") == ci.MAX_TABLE_ROWS
+    assert text.count("| NEW_FAIL |") == job_summary.MAX_TABLE_ROWS
     assert "+20 more rows — see the full article (articles/skill-evals-2026-05-31.md)" in text
     assert "(dry run: not written)" in text
 

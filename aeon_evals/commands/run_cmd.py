@@ -12,7 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
-from aeon_evals import checks, ci, clock, layout, notify, pipeline
+from aeon_evals import checks, ci, clock, job_summary, layout, notify, pipeline
 from aeon_evals.commands import CONFIG_HELP, summary
 from aeon_evals.errors import EvalsError, ExitCode, UsageError, WriteFailed
 from aeon_evals.fsio import atomic_write, read_confined, write_error
@@ -409,10 +409,16 @@ def _github_outputs(
             )
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
-        link = ci.article_url(env, prefix + outcome.article_path) if outcome.article_path else None
+        link = (
+            job_summary.article_url(env, prefix + outcome.article_path)
+            if outcome.article_path
+            else None
+        )
         _append(
             Path(summary),
-            ci.job_summary(outcome, fail_on=fail_on, code=code, article_link=link, dry_run=dry_run),
+            job_summary.job_summary(
+                outcome, fail_on=fail_on, code=code, article_link=link, dry_run=dry_run
+            ),
         )
 
 
@@ -422,7 +428,7 @@ def _github_error(env: Mapping[str, str], exc: EvalsError, *, stream: TextIO) ->
         print(ci.error_annotation(exc.line()), file=stream)
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
-        _append(Path(summary), ci.error_summary(exc.line(), int(exc.exit_code)))
+        _append(Path(summary), job_summary.error_summary(exc.line(), int(exc.exit_code)))
 
 
 def _append(path: Path, text: str) -> None:
