@@ -48,6 +48,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build the site; print warnings to stderr and one summary line to stdout."""
     from aeon_evals.site import build_site
+    from aeon_evals.site.skill_site import site_history
     from aeon_evals.store import ArticleStore
 
     _today, now = clock.resolve(None, args.now)  # the one `--now` parser: any offset → UTC
@@ -56,9 +57,12 @@ def run(args: argparse.Namespace) -> int:
     folder = layout.article_folder(root.resolve(), args.articles_dir) if root.is_dir() else None
     dirs = layout.Layout(folder).article_dirs if folder else ("articles",)
     store = ArticleStore(root, dirs=dirs)
-    outcome = build_site(root, out, now=now, store=store, catalog=_catalog(root))
+    # The metrics history is read here, not inside build_site, so that a metrics file it
+    # skips (truncated, binary, another format version) is named on stderr as a run names it.
+    history = site_history(root, store) if root.is_dir() else None
+    outcome = build_site(root, out, now=now, store=store, catalog=_catalog(root), history=history)
     store.save()
-    for warning in outcome.warnings:
+    for warning in (*outcome.warnings, *(history.warnings if history else ())):
         print(f"warning: {warning}", file=sys.stderr)
     print(f"site: wrote {len(outcome.written)} pages ({len(outcome.unchanged)} unchanged) to {out}")
     return 0
