@@ -1,9 +1,9 @@
 """Each run's per-skill metrics: recorded beside the article, read back as a history, drift applied.
 
 One file per run, `<articles>/skill-evals-metrics-YYYY-MM-DD.tsv` (docs/metrics.md): a version
-line, a header, one line per evaluated skill. Later runs read every such file (through a cache
-keyed by each file's inode, size and mtime, so a year of runs is not re-parsed each night) and,
-for days before the first one, what the articles say (status, words, quality) plus skill-health
+line, a header, one line per evaluated skill. Later runs read every such file and, for days
+before the first one, what the articles say (status, words, quality; kept in a cache keyed by
+each article's inode, size and mtime, so no article is parsed twice) plus skill-health
 `history[]`. `with_drift` then turns the drift detector's steps into causes and notes.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from aeon_evals import drift
 from aeon_evals.cache import CACHE_DIR
@@ -98,6 +98,10 @@ class Sample(NamedTuple):
         return dict(self.numeric).get(metric)
 
 
+# the Sample field of each built-in metric (the series of a year of runs is read a lot)
+_FIELD_AT = {WORDS: 2, BYTES: 3, AGE: 4, QUALITY: 5}
+
+
 @dataclass(frozen=True)
 class History:
     """Every skill's samples, oldest first, and each skill's skill-health scores by date."""
@@ -120,8 +124,12 @@ class History:
         per_output = metric not in (QUALITY, AGE)
         out: list[tuple[date, float]] = []
         last: Sample | None = None
+        field_at = _FIELD_AT.get(metric)
         for s in [*self.samples.get(skill, ()), *([latest] if latest is not None else [])]:
-            value = s.value(metric)
+            if field_at is not None:
+                value = cast("float | None", s[field_at])
+            else:
+                value = next((v for label, v in s.numeric if label == metric), None)
             if value is None:
                 continue
             if per_output and last is not None and _same_output(last, s):
@@ -245,33 +253,45 @@ def parse_tsv(text: str, *, day: date, path: str) -> dict[str, Sample]:
     if tuple(header[: len(COLUMNS)]) != COLUMNS:
         raise MetricsError("unexpected header line", path=path)
     out: dict[str, Sample] = {}
+    numerics: dict[str, tuple[tuple[str, float], ...]] = {}  # the same object text, parsed once
+    status_of = _STATUS.get
+    make = Sample
+    width = len(COLUMNS)
     for number, line in enumerate(lines[2:], start=3):
-        if not line.strip():
+        if not line or line.isspace():
             continue
-        cells = [_unesc(c) for c in line.split("\t")]
-        if len(cells) < len(COLUMNS):
-            raise MetricsError(
-                f"line {number}: {len(cells)} cells, expected {len(COLUMNS)}", path=path
-            )
+        cells = line.split("\t")
+        if len(cells) < width:
+            raise MetricsError(f"line {number}: {len(cells)} cells, expected {width}", path=path)
+        if "\\" in line:
+            cells = [_unesc(c) for c in cells]
+        skill, status, words, size, age, quality, output, sha, cause, numeric = cells[:width]
         try:
-            numeric = json.loads(cells[9]) if cells[9] else {}
-            if not isinstance(numeric, dict):
-                raise ValueError("numeric: not an object")
-            out[cells[0]] = Sample(
-                day=day,
-                status=_STATUS.get(cells[1]),
-                words=int(cells[2]) if cells[2] else None,
-                bytes=int(cells[3]) if cells[3] else None,
-                age_days=_float(cells[4]),
-                quality=_float(cells[5]),
-                output=cells[6] or None,
-                sha256=cells[7] or None,
-                cause=cells[8],
-                numeric=tuple(sorted((str(k), float(v)) for k, v in numeric.items())),
+            found = numerics.get(numeric) if numeric else ()
+            if found is None:
+                found = numerics[numeric] = _numeric(numeric)
+            out[skill] = make(
+                day,
+                status_of(status),
+                int(words) if words else None,
+                int(size) if size else None,
+                float(age) if age else None,
+                float(quality) if quality else None,
+                output or None,
+                sha or None,
+                cause,
+                found,
             )
         except ValueError as exc:
             raise MetricsError(f"line {number}: {exc}", path=path) from None
     return out
+
+
+def _numeric(text: str) -> tuple[tuple[str, float], ...]:
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("numeric: not an object")
+    return tuple(sorted((str(k), float(v)) for k, v in data.items()))
 
 
 def samples_of_article(article: ParsedArticle) -> dict[str, Sample]:
@@ -351,8 +371,8 @@ def _from_row(row: list[Any], day: date, source: str) -> tuple[str, Sample]:
 
 
 class MetricsCache:
-    """Parsed metrics files and backfilled articles by path, valid while the file's inode, size
-    and mtime are unchanged. One JSON file in the cache folder; safe to delete."""
+    """What the articles say per skill (the backfill) by article path, valid while the file's
+    inode, size and mtime are unchanged. One JSON file in the cache folder; safe to delete."""
 
     def __init__(self, root: Path, *, writable: bool) -> None:
         self.path = root / CACHE_DIR / CACHE_NAME
@@ -453,7 +473,10 @@ def load_history(
         stamp = _stamp(path)
         if stamp is None:
             continue
-        rows = cache.get(rel, stamp)
+        # A metrics file is parsed each time: a JSON copy of a year of them (70 MB at 1,000
+        # skills) decodes slower than the TSV parses. What the cache saves is the markdown
+        # parse of the articles the history is backfilled from.
+        rows = cache.get(rel, stamp) if kind == "article" else None
         if rows is not None:
             with contextlib.suppress(TypeError, ValueError, IndexError):
                 per_day.append((day, [_from_row(r, day, kind) for r in rows]))
@@ -468,7 +491,8 @@ def load_history(
             if kind == "run":  # an unreadable article is the article store's to report
                 warnings.append(exc.line() if isinstance(exc, EvalsError) else f"{rel}: {exc}")
             continue
-        cache.put(rel, stamp, [_row(skill, s) for skill, s in samples.items()])
+        if kind == "article":
+            cache.put(rel, stamp, [_row(skill, s) for skill, s in samples.items()])
         per_day.append((day, list(samples.items())))
     cache.save()
     by_skill: dict[str, list[Sample]] = {}

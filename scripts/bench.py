@@ -64,6 +64,7 @@ class Config:
     words: int = 200
     articles: int = 200
     specs: str = "evals"  # "skillmd": the N skills have no evals.json entry, only their SKILL.md
+    metrics: bool = False  # --history: each past article has its metrics file (docs/metrics.md)
 
     def label(self) -> str:
         label = f"N={self.skills} M={self.outputs} log={self.log_share:.0%} words={self.words} K={self.articles}"
@@ -84,6 +85,24 @@ class Plan:
 
 # --------------------------------------------------------------------------------------------
 # generator
+
+
+def _metrics(
+    day: date, plans: list[Plan], statuses: list[str], words: int, rng: random.Random
+) -> str:
+    """A past run's metrics file (aeon_evals/metrics.py's format v1), words a little noisy."""
+    lines = [
+        "# aeon-evals metrics v1",
+        "skill\tstatus\twords\tbytes\tage_days\tquality\toutput\tsha256\tcause\tnumeric",
+    ]
+    for plan, status in sorted(zip(plans, statuses, strict=True), key=lambda pair: pair[0].name):
+        n = int(words * (1 + rng.uniform(-0.05, 0.05)))
+        where = f"memory/logs/{day}.md" if plan.log else f"articles/{plan.name}-{day}.md"
+        sha = hashlib.sha256(f"{plan.name}{day}".encode()).hexdigest()
+        lines.append(
+            f'{plan.name}\t{status}\t{n}\t{n * 6}\t0.25\t\t{where}\t{sha}\t\t{{"count": {n % 50}}}'
+        )
+    return "\n".join(lines) + "\n"
 
 
 def _filler(rng: random.Random, n: int) -> str:
@@ -520,6 +539,10 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
             ]
         text = _article(d, plans, statuses, prev_status if n else None, issue_of, cfg.words, gaps)
         (arts / f"skill-evals-{d.isoformat()}.md").write_text(text)
+        if cfg.metrics:
+            (arts / f"skill-evals-metrics-{d.isoformat()}.tsv").write_text(
+                _metrics(d, plans, statuses, cfg.words, rng)
+            )
         prev_status = statuses
 
     # the shell baseline's input: one line per skill
@@ -1122,6 +1145,12 @@ def main(argv: list[str] | None = None) -> int:
         "--articles", type=int, default=200, help="past skill-evals articles K (default 200)"
     )
     p.add_argument(
+        "--history",
+        type=int,
+        default=0,
+        help="N past runs, each with its article and its metrics file (sets --articles N)",
+    )
+    p.add_argument(
         "--repeat", type=int, default=5, help="timed CLI runs; the median is reported (default 5)"
     )
     p.add_argument(
@@ -1194,8 +1223,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.startup_only:
             return 0
     startup = measure_startup(args.repeat)
+    if args.history:
+        args.articles = args.history
     base_cfg = Config(
-        args.skills, args.outputs, args.log_share, args.words, args.articles, args.specs
+        args.skills,
+        args.outputs,
+        args.log_share,
+        args.words,
+        args.articles,
+        args.specs,
+        metrics=bool(args.history),
     )
     with tempfile.TemporaryDirectory(prefix="aeon-bench-", dir=args.workdir) as tmp:
         work = Path(tmp)

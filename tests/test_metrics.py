@@ -173,7 +173,7 @@ def test_history_is_backfilled_from_articles_before_metrics_existed(
         _week(instance, cli, n, 565)
     for old in instance.root.glob("articles/skill-evals-metrics-*.tsv"):
         old.unlink()  # as if these runs happened before this version
-    (instance.root / ".aeon-evals/cache/metrics.json").unlink()
+    (instance.root / ".aeon-evals/cache/metrics.json").unlink(missing_ok=True)
     _week(instance, cli, 8, 210)
     _week(instance, cli, 9, 210)
     assert "drift: words 210 vs 565 (median of 8 runs), since 2026-04-27" in _article(instance, 9)

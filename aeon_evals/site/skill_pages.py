@@ -36,7 +36,8 @@ from aeon_evals.site.views import ABSENT_MARK, STATUS_MARKS, Assets, Mark
 MAX_MARKERS = 30  # a chart with more runs draws its line and only the flagged runs' markers
 # Not charted (still recorded): bytes follow words, and the age follows the schedule's phase.
 UNCHARTED = (metrics.BYTES, metrics.AGE)
-LINE_STEP = 3.0  # viewBox units per point of a long chart line (the plot is 428 wide)
+LINE_STEP = 1.0  # viewBox units per point of a long chart line (the plot is 428 wide)
+MAX_TICK_POINTS = 60
 MAX_OUTPUTS = 30  # outputs evaluated, newest first
 CHART_LABELS = {
     metrics.WORDS: "Words",
@@ -178,8 +179,8 @@ def _n(value: float) -> str:
 
 def _line(xs: Sequence[float], ys: Sequence[float]) -> str:
     """SVG path data through the points; with more points than the plot has room for (one per
-    LINE_STEP units), each such slice keeps its first, lowest, highest and last point, so no
-    spike is lost and a year of daily runs stays a few kilobytes."""
+    LINE_STEP units: more than 428), each such slice keeps its first, lowest, highest and last
+    point, so no spike is lost and years of daily runs stay a few kilobytes."""
     if len(xs) <= (RIGHT - LEFT) / LINE_STEP:
         pts = list(zip(xs, ys, strict=True))
     else:
@@ -203,6 +204,17 @@ def _keep(bucket: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return kept
 
 
+def _x_ticks(days: Sequence[date], xs: Sequence[float]) -> tuple[Tick, ...]:
+    """charts.x_ticks, on at most MAX_TICK_POINTS of the points (it looks at every point for
+    every tick; a year of daily runs needs no finer placement than that)."""
+    if len(xs) <= MAX_TICK_POINTS:
+        return x_ticks(days, xs)
+    keep = sorted(
+        {round(i * (len(xs) - 1) / (MAX_TICK_POINTS - 1)) for i in range(MAX_TICK_POINTS)}
+    )
+    return x_ticks([days[i] for i in keep], [xs[i] for i in keep])
+
+
 def metric_chart(
     key: str,
     title: str,
@@ -222,7 +234,9 @@ def metric_chart(
     def y_of(v: float) -> float:
         return BOTTOM - (BOTTOM - TOP) * max(0.0, min(v / y_max, 1.0))
 
-    line = _line(xs, [y_of(v) for _, v in series])
+    scale = (BOTTOM - TOP) / y_max
+    # values are never above y_max (it is rounded up from the largest); negative ones sit on 0
+    line = _line(xs, [BOTTOM - scale * v if v > 0 else BOTTOM for _, v in series])
     show_all = len(series) <= MAX_MARKERS
     dots = []
     for x, (d, v) in zip(xs, series, strict=True):
@@ -279,7 +293,7 @@ def metric_chart(
         line=line,
         markers=markers,
         y_ticks=ticks,
-        x_ticks=x_ticks(days, xs),
+        x_ticks=_x_ticks(days, xs),
         band=band,
         step=step_line,
         summary=summary,
@@ -288,16 +302,19 @@ def metric_chart(
 
 def _charts(skill: str, history: History) -> tuple[MetricChart, ...]:
     samples = history.samples.get(skill, ())
+    labels = sorted({label for s in samples for label, _ in s.numeric})
+    candidates = [m for m in metrics.BUILTIN if m not in UNCHARTED and m not in labels]
+    drifted = {s.day: s.cause for s in samples if "drift:" in s.cause}
     charts = []
-    for metric in history.metrics(skill):
-        if metric in UNCHARTED:
+    for metric in [*candidates, *labels]:
+        series = history.series(skill, metric)
+        if not series:
             continue
-        flagged = {s.day for s in samples if f"drift:{metric}" in s.cause}
+        code = f"drift:{metric}"
+        flagged = {day for day, cause in drifted.items() if code in cause}
         title = CHART_LABELS.get(metric, metric)
         direction = metrics.DIRECTIONS.get(metric, drift.Direction.EITHER)
-        charts.append(
-            metric_chart(metric, title, history.series(skill, metric), flagged, direction)
-        )
+        charts.append(metric_chart(metric, title, series, flagged, direction))
     return tuple(charts)
 
 
