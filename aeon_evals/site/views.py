@@ -7,7 +7,6 @@ using it in a template (docs/dashboard.md).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from aeon_evals.history import BODY_MD
 from aeon_evals.issues import IssueFile
 from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status
 from aeon_evals.site.charts import Chart, Point, fmt_pct, trend_chart
+from aeon_evals.site.grid import Cell, cells_html, grid_data
 
 if TYPE_CHECKING:
     from aeon_evals.catalog_summary import CatalogSummary
@@ -133,22 +133,6 @@ class RunView:
 
 
 @dataclass(frozen=True)
-class Cell:
-    """One grid cell: one skill in one run. Its link and hover text (skill, date, status, diff
-    label, root cause) are made in the browser from the page's grid data (`grid_data`)."""
-
-    mark: Mark
-    diff: str = ""  # the diff label, "" when none
-    root_cause: str = ""  # "" when none
-
-
-_CELL_HTML = {
-    mark: Markup('<td><a class="cell s-{}">{}</a></td>').format(mark.css, mark.glyph)
-    for mark in (*STATUS_MARKS.values(), ABSENT_MARK)
-}
-
-
-@dataclass(frozen=True)
 class SkillView:
     """One grid row plus the skill's details from the newest article."""
 
@@ -171,8 +155,7 @@ class SkillView:
     @property
     def cells_html(self) -> Markup:
         """The row's grid cells: status glyph and colour only (readable without JavaScript)."""
-        # a plain join: each piece is Markup already (Markup.join would escape-check every one)
-        return Markup("".join([_CELL_HTML[cell.mark] for cell in self.cells]))
+        return cells_html(self.cells)
 
 
 @dataclass(frozen=True)
@@ -217,8 +200,10 @@ class DashboardPage:
 
     @property
     def grid_data(self) -> str:
-        """The grids' links and hover texts, one JSON block (see `grid_data`)."""
-        return grid_data(self)
+        """The grids' links and hover texts, one JSON block (see `grid.grid_data`)."""
+        labels = {mark.css: mark.label for mark in STATUS_MARKS.values()}
+        tables = (("grid", self.skills), ("inferred", self.inferred))
+        return grid_data(self.grid_runs, tables, labels)
 
 
 @dataclass(frozen=True)
@@ -303,37 +288,6 @@ def _cell(row: ArticleRow | None) -> Cell:
         return _ABSENT_CELL
     cause = row.root_cause if row.root_cause and row.root_cause != "—" else ""
     return Cell(STATUS_MARKS[row.status], row.diff or "", cause)
-
-
-def grid_data(page: DashboardPage) -> str:
-    """The grid's links and hover texts as one JSON block, which site.js turns into each cell's
-    link, title and label: `runs` (the grid's columns, newest first: date and page), `labels`
-    (status by css class; none for an absent cell), `strings` (every diff label and root cause
-    once) and, per table and skill, the diff label of each column (a `strings` index, -1 for
-    none) and the columns that have a root cause. The template puts it in one attribute, escaped
-    as any other text: it is data, never markup or script."""
-    strings: dict[str, int] = {}
-
-    def index(text: str) -> int:
-        return strings.setdefault(text, len(strings)) if text else -1
-
-    tables = {}
-    for name, views in (("grid", page.skills), ("inferred", page.inferred)):
-        table = {}
-        for view in views:
-            diffs = [index(cell.diff) for cell in view.cells]
-            causes = [
-                [col, index(c.root_cause)] for col, c in enumerate(view.cells) if c.root_cause
-            ]
-            table[view.skill] = [diffs, causes] if causes else [diffs]
-        tables[name] = table
-    data = {
-        "runs": [[run.iso, run.href] for run in page.grid_runs],
-        "labels": {mark.css: mark.label for mark in STATUS_MARKS.values()},
-        "strings": list(strings),
-        "tables": tables,
-    }
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def _skill_order(
