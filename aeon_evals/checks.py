@@ -60,16 +60,33 @@ def error_result(skill: str, problems: tuple[Problem, ...], ctx: Context) -> Ski
 
 
 def _finish(
-    skill: str, status: Status, causes: tuple[Cause, ...], ctx: Context, **extra: object
+    skill: str,
+    status: Status,
+    causes: tuple[Cause, ...],
+    ctx: Context,
+    *,
+    muted: Mute | None = None,
+    notes: tuple[str, ...] = (),
+    words: int | None = None,
+    output: OutputFile | None = None,
+    numbers: tuple[tuple[str, float], ...] = (),
+    score: float | None = None,
 ) -> SkillResult:
+    """The result row; `score` is skill-health's average, shown as `avg=3.4`."""
     reg = ctx.registration
     return SkillResult(
         skill=skill,
         status=status,
         causes=causes,
+        words=words,
+        output=output,
+        quality="unknown" if score is None else f"avg={score:.2f}".rstrip("0").rstrip("."),
+        quality_score=score,
         enabled=bool(reg and reg.enabled),
         registered=reg is not None,
-        **extra,  # type: ignore[arg-type]
+        muted=muted,
+        notes=notes,
+        numbers=numbers,
     )
 
 
@@ -238,7 +255,7 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
             ctx,
             muted=muted,
             notes=tuple(notes),
-            **_quality(spec, ctx)[1],
+            score=_quality(spec, ctx)[1],
         )
 
     if run is not None and run.output is not None:
@@ -299,7 +316,7 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         found.extend(content_causes)
 
     # g. quality
-    quality_causes, quality_extra = _quality(spec, ctx)
+    quality_causes, score = _quality(spec, ctx)
     found.extend(quality_causes)
     if ctx.cron and ctx.cron.last_status == "failed" and not any(c.status.failing for c in found):
         err = f" ({ctx.cron.last_error[:120]})" if ctx.cron.last_error else ""
@@ -318,7 +335,7 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         muted=muted,
         notes=tuple(notes),
         numbers=tuple(sorted(values.items())),
-        **quality_extra,
+        score=score,
     )
 
 
@@ -373,15 +390,12 @@ def _not_run(
     )
 
 
-def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], dict[str, object]]:
+def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], float | None]:
+    """Check g: skill-health's average score (None when unknown), and a cause when it is low."""
     health = ctx.health
     if health is None or health.avg_score is None:
-        return [], {}
+        return [], None
     score = health.avg_score
-    extra: dict[str, object] = {
-        "quality": f"avg={score:.2f}".rstrip("0").rstrip("."),
-        "quality_score": score,
-    }
     if score < QUALITY_FAIL:
         return [
             Cause(
@@ -389,8 +403,8 @@ def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], dict[str, object]]:
                 f"quality_score:{score:g}",
                 f"skill-health avg_score {score:g} < {QUALITY_FAIL}",
             )
-        ], extra
-    return [], extra
+        ], score
+    return [], score
 
 
 def _days(value: float) -> str:

@@ -163,7 +163,7 @@ def job_summary(
         out += _table(
             "Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)",
             ["Skill", "Status", "Root cause", "Issue"],
-            [[r.skill, str(r.label), cause_text(r), r.issue or "—"] for r in regressions],
+            [[r.skill, r.diff, cause_text(r), r.issue or "—"] for r in regressions],
             budget,
             more,
         )

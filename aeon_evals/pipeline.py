@@ -131,11 +131,8 @@ def _run(opts: RunOptions) -> RunOutcome:
     warnings += list(issues.warnings)
     if opts.skill is not None:
         kept_rows, kept_inferred = _same_day_rows(store, opts.today, opts.skill)
-        rows += [report.Row(None, kept.diff, None, kept=kept) for kept in kept_rows.values()]
-        rows += [
-            report.Row(None, kept.diff, None, kept=kept, reported_only=True)
-            for kept in kept_inferred.values()
-        ]
+        rows += [report.Row.kept_from(kept) for kept in kept_rows.values()]
+        rows += [report.Row.kept_from(kept, reported_only=True) for kept in kept_inferred.values()]
 
     actions = report.action_queue(
         rows,

@@ -152,11 +152,11 @@ def full_result_cells(row: Row) -> list[str]:
     if result is None:
         previous = row.previous
         assert previous is not None
-        return [previous.skill, "—", str(row.label), "no longer in evals.json", "—", "—", "—", "—"]
+        return [previous.skill, "—", row.diff, "no longer in evals.json", "—", "—", "—", "—"]
     return [
         result.skill,
         result.status.value,
-        str(row.label),
+        row.diff,
         result.root_cause,
         result.quality,
         _words(result.words),
@@ -234,7 +234,7 @@ def _article_lines(
         out += mdtable.table(
             ["Skill", "Status", "Root cause", "Issue"],
             [
-                [r.skill, str(r.label), cause_text(r), r.issue or "—"]
+                [r.skill, r.diff, cause_text(r), r.issue or "—"]
                 for r in sorted(regressions, key=_status_order)
             ],
         )
@@ -248,7 +248,7 @@ def _article_lines(
                 [
                     r.skill,
                     f"{r.previous.status.value} ({r.previous.root_cause})" if r.previous else "—",
-                    r.result.status.value,  # type: ignore[union-attr]
+                    str(r.status),
                 ]
                 for r in sorted(recovered, key=lambda r: r.skill)
             ],
@@ -262,7 +262,7 @@ def _article_lines(
             [
                 [
                     r.skill,
-                    r.result.status.value,  # type: ignore[union-attr]
+                    str(r.status),
                     cause_text(r),
                     r.issue or "—",
                     r.failing_since.since.isoformat() if r.failing_since else "—",
@@ -346,9 +346,9 @@ def notify_body(data: ArticleData, *, article: str) -> str:
     ]
     by_skill = {r.skill: r for r in data.rows}
     lines += [
-        f"{skill}: {one_line(by_skill[skill].result.root_cause)}"  # type: ignore[union-attr]
+        f"{skill}: {one_line(result.root_cause)}"
         for skill in n.regressions[:3]
-        if by_skill[skill].result is not None
+        if (result := by_skill[skill].result) is not None
     ]
     if n.worse:
         named = []

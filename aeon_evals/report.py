@@ -73,6 +73,9 @@ def _calm_rank(status: Status) -> int:
     return _CALM.index(status)
 
 
+_LABELS = {label.value: label for label in DiffLabel}
+
+
 @dataclass(frozen=True)
 class Row:
     """A skill's line in this run's article: the result, its label and what is carried forward."""
@@ -80,7 +83,8 @@ class Row:
     result: (
         SkillResult | None
     )  # None for NEW_NO_COVERAGE rows and rows kept from a same-day article
-    label: DiffLabel | str
+    # None only for a row kept from today's article whose Diff cell names no label (`diff`)
+    label: DiffLabel | None
     previous: ArticleRow | None
     failing_since: FailingSince | None = None
     issue: str | None = None
@@ -88,12 +92,26 @@ class Row:
     kept: ArticleRow | None = None  # a row kept unchanged from today's article by a scoped run
     reported_only: bool = False  # an inferred contract in report mode: shown apart, never counted
 
+    @classmethod
+    def kept_from(cls, kept: ArticleRow, *, reported_only: bool = False) -> Row:
+        """A row a scoped run keeps unchanged from today's article: its label is the one its
+        Diff cell names (None when the cell names none)."""
+        return cls(None, _LABELS.get(kept.diff), None, kept=kept, reported_only=reported_only)
+
+    @property
+    def diff(self) -> str:
+        """The row's Diff cell: its label, or a kept row's cell as today's article wrote it."""
+        if self.label is not None:
+            return self.label.value
+        return self.kept.diff if self.kept is not None else ""
+
     @property
     def skill(self) -> str:
         if self.result is not None:
             return self.result.skill
-        assert self.kept is not None or self.previous is not None
-        return (self.kept or self.previous).skill  # type: ignore[union-attr]
+        row = self.kept or self.previous
+        assert row is not None
+        return row.skill
 
     @property
     def status(self) -> Status | None:
@@ -237,7 +255,7 @@ def count(rows: list[Row], *, reported: bool = False) -> DiffCounts:
         for r in rows
         if r.reported_only == reported
     ]
-    labels = Counter(str(r.label) for r in rows if counted(r))
+    labels = Counter(r.diff for r in rows if counted(r))
     ignored = sum(1 for r in rows if not counted(r))
     if ignored:
         labels["IGNORED"] = ignored
@@ -260,7 +278,7 @@ def coverage_cliff(previous_pct: float | None, pct: float) -> bool:
 
 def verdict(rows: list[Row], coverage: Coverage, previous_pct: float | None) -> Verdict:
     """SPEC §7 precedence, counting only enabled, unmuted skills."""
-    labels = {str(r.label) for r in rows if counted(r)}
+    labels = {r.diff for r in rows if counted(r)}
     if DiffLabel.NEW_FAIL in labels:
         return Verdict.REGRESSED
     if DiffLabel.NEW_QUALITY_DEGRADED in labels:
@@ -309,7 +327,7 @@ def action_queue(
     for row in sorted(
         rows,
         key=lambda r: (
-            str(r.label) != "NEW_FAIL" and str(r.label) != "NEW_QUALITY_DEGRADED",
+            r.label not in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED),
             r.skill,
         ),
     ):

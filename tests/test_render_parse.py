@@ -73,7 +73,7 @@ def _row(draw: st.DrawFn) -> Row:
             draw(st.none() | _TEXT),
             tuple(draw(st.lists(_TEXT, max_size=3))),
         )
-        return Row(None, str(draw(st.sampled_from(list(DiffLabel)))), None, kept=kept)
+        return Row(None, draw(st.sampled_from(list(DiffLabel))), None, kept=kept)
     status = draw(st.sampled_from(list(Status)))
     causes = tuple(Cause(status, draw(_TEXT), draw(_TEXT)) for _ in range(draw(st.integers(0, 2))))
     output = draw(st.none() | _TEXT.map(lambda p: OutputFile(p, 1, "0" * 64, 1.0, "filename")))
