@@ -282,9 +282,29 @@ def parse_tsv(text: str, *, day: date, path: str) -> dict[str, Sample]:
                 cause,
                 found,
             )
-        except ValueError as exc:
-            raise MetricsError(f"line {number}: {exc}", path=path) from None
+        except (ValueError, TypeError):
+            raise MetricsError(f"line {number}: {_bad_cell(cells[:width])}", path=path) from None
     return out
+
+
+def _bad_cell(cells: list[str]) -> str:
+    """Which cell of a line that did not parse is wrong, said plainly (the error path only)."""
+    for column in ("words", "bytes", "age_days", "quality", "numeric"):
+        got = cells[COLUMNS.index(column)]
+        if not got:
+            continue
+        try:
+            if column == "numeric":
+                _numeric(got)
+            elif column in ("words", "bytes"):
+                int(got)
+            else:
+                float(got)
+        except (ValueError, TypeError):
+            shown = got if len(got) <= 40 else got[:40] + "…"
+            what = "an object of numbers" if column == "numeric" else "a number"
+            return f"{column}: expected {what}, got {shown!r}"
+    return "a cell that is not what its column holds"
 
 
 def _numeric(text: str) -> tuple[tuple[str, float], ...]:
@@ -325,14 +345,44 @@ def write_run(
     the other skills' lines of today's file. Returns its path relative to the root."""
     rel = metrics_rel(articles, day)
     samples = {r.skill: sample_of(r, day) for r in results}
+    try:
+        earlier = read_file(root, rel, day=day)
+    except FileNotFoundError:
+        earlier = {}
+    except MetricsError as exc:
+        # Never replace what cannot be read: a --skill run would keep one line of the day's file,
+        # and a file of a newer format is a newer aeon-evals's data. A whole run rewrites a file
+        # that is only damaged (it holds every skill's line again).
+        if scoped or exc.message.startswith("format "):
+            raise MetricsError(
+                f"{exc.message}; left as it is, this run's metrics not recorded", path=exc.path
+            ) from None
+        earlier = {}
     if scoped:
-        with contextlib.suppress(OSError, EvalsError, UnicodeError):
-            earlier = parse_tsv(
-                read_confined(root, rel, cap=FILE_CAP).decode("utf-8"), day=day, path=rel
-            )
-            samples = {**earlier, **samples}
+        samples = {**earlier, **samples}
     atomic_write(root / rel, render_tsv(samples.items()))
     return rel
+
+
+def read_file(root: Path, rel: str, *, day: date) -> dict[str, Sample]:
+    """The samples of the metrics file `rel` (confined to the root, size-capped). Raises
+    FileNotFoundError when there is none, MetricsError (one line naming the file) for a file that
+    cannot be read or parsed."""
+    try:
+        text = read_confined(root, rel, cap=FILE_CAP).decode("utf-8")
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise MetricsError("is a folder, not a file", path=rel) from None
+    except OSError as exc:
+        raise MetricsError(f"cannot be read ({exc.strerror or exc})", path=rel) from None
+    except UnicodeDecodeError as exc:
+        raise MetricsError(
+            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})", path=rel
+        ) from None
+    except EvalsError as exc:
+        raise MetricsError(exc.message, path=exc.path or rel) from None
+    return parse_tsv(text, day=day, path=rel)
 
 
 # --------------------------------------------------------------------------------------------
@@ -483,10 +533,11 @@ def load_history(
                 continue
         try:
             if kind == "run":
-                text = read_confined(root, rel, cap=FILE_CAP).decode("utf-8")
-                samples = parse_tsv(text, day=day, path=rel)
+                samples = read_file(root, rel, day=day)
             else:
                 samples = samples_of_article(read_article(path))
+        except FileNotFoundError:  # removed since it was listed
+            continue
         except (EvalsError, OSError, UnicodeError) as exc:
             if kind == "run":  # an unreadable article is the article store's to report
                 warnings.append(exc.line() if isinstance(exc, EvalsError) else f"{rel}: {exc}")

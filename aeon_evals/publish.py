@@ -68,12 +68,14 @@ def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
     except OSError as exc:
         raise WriteFailed(write_error(exc, path, root=root)) from None
     outcome.article_written = Artifact(Fate.UNCHANGED if unchanged else Fate.DONE, article)
+    folder = opts.layout.articles if opts.layout is not None else "articles"
     try:  # the run's metrics beside the article, read back by later runs (docs/metrics.md)
-        folder = opts.layout.articles if opts.layout is not None else "articles"
         metrics.write_run(root, folder, opts.today, outcome.results, scoped=opts.skill is not None)
-    except (OSError, EvalsError) as exc:
-        reason = exc.message if isinstance(exc, EvalsError) else (exc.strerror or str(exc))
-        outcome.warnings.append(f"metrics: cannot write the run's metrics file: {reason}")
+    except EvalsError as exc:
+        outcome.warnings.append(exc.line())
+    except OSError as exc:
+        where = root / metrics.metrics_rel(folder, opts.today)
+        outcome.warnings.append(f"{write_error(exc, where, root=root)}; metrics not recorded")
     if not raw_controls:  # else the parse kept would not be the file's: it is parsed when read
         # kept parsed without parsing its big table: the dashboard and tomorrow's run read it there
         store.remember(path, raw, lambda: render.parsed_article(data, path=article))

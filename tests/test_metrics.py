@@ -16,6 +16,7 @@ from aeon_evals import metrics
 from aeon_evals.history import read_article
 from aeon_evals.metrics import Sample, parse_tsv, render_tsv
 from aeon_evals.model import Status
+from aeon_evals.site.badges import fleet_badge
 
 sys.path.insert(0, str(REPO / "scripts"))
 Cli = Callable[..., tuple[int, str, str]]
@@ -88,6 +89,66 @@ def test_a_metrics_file_of_another_version_is_a_warning_naming_it(tmp_path: Path
         "articles/skill-evals-metrics-2026-06-14.tsv: format v9 is not one this version reads "
         "(v1); upgrade aeon-evals",
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "warning"),
+    [
+        (b"\x9c\x00binary", "not UTF-8 text (byte 0x9c at offset 0)"),
+        (
+            b"# aeon-evals metrics v1\n" + "\t".join(metrics.COLUMNS).encode() + b"\n"
+            b"cost-report\tPASS\tSS\t\t\t\t\t\t\t\n",
+            "line 3: words: expected a number, got 'SS'",
+        ),
+        (
+            b"# aeon-evals metrics v1\n" + "\t".join(metrics.COLUMNS).encode() + b"\n"
+            b"cost-report\tPASS\t\t\t\t\t\t\t\t[1]\n",
+            "line 3: numeric: expected an object of numbers, got '[1]'",
+        ),
+    ],
+)
+def test_an_unreadable_metrics_file_is_one_plain_warning_naming_it(
+    tmp_path: Path, content: bytes, warning: str
+) -> None:
+    """Bug: a binary file or a bad cell was warned with Python's own error text."""
+    (tmp_path / "articles").mkdir()
+    (tmp_path / "articles/skill-evals-metrics-2026-06-14.tsv").write_bytes(content)
+    history = metrics.load_history(
+        tmp_path,
+        dirs=["articles"],
+        articles=[],
+        read_article=read_article,
+        health={},
+        writable=False,
+    )
+    assert history.warnings == (f"articles/skill-evals-metrics-2026-06-14.tsv: {warning}",)
+
+
+def test_a_skill_run_never_replaces_an_unreadable_metrics_file(
+    instance: Instance, cli: Cli
+) -> None:
+    """Bug: `run --skill X` on a day whose metrics file cannot be parsed (truncated, binary,
+    written by a newer aeon-evals in format v2) rewrote it with X's line alone, silently."""
+    _fleet(instance)
+    code, _out, err = _week(instance, cli, 0, 300)
+    assert code == 0, err
+    rel = "articles/skill-evals-metrics-2026-03-02.tsv"
+    path = instance.root / rel
+    good = path.read_bytes()
+    for damaged in (good.replace(b"metrics v1", b"metrics v2"), good[:-40], b"\x9c\x00"):
+        path.write_bytes(damaged)
+        code, _out, err = _week(instance, cli, 0, 300, "--skill", "steady")
+        assert code == 0, err
+        assert path.read_bytes() == damaged
+        assert f"{rel}: " in err and "left as it is, this run's metrics not recorded" in err
+    # a whole run holds every skill's line again: it replaces a damaged file, not a newer one
+    path.write_bytes(good[:-40])
+    code, _out, err = _week(instance, cli, 0, 300)
+    assert code == 0 and path.read_bytes() == good, err
+    newer = good.replace(b"metrics v1", b"metrics v2")
+    path.write_bytes(newer)
+    code, _out, err = _week(instance, cli, 0, 300)
+    assert code == 0 and path.read_bytes() == newer and "upgrade aeon-evals" in err
 
 
 def test_each_run_records_its_metrics_beside_the_article(instance: Instance, cli: Cli) -> None:
@@ -236,3 +297,18 @@ def test_validate_names_a_bad_drift_mode_and_an_unknown_metric(
     assert code == 2
     assert 'skills.cost-report.drift.words: expected "warn", "fail" or "off", got \'loud\'' in text
     assert "skills.cost-report.drift.wrods: unknown metric (ignored)" in text
+
+
+def test_the_fleet_badge_counts_only_the_skills_judged_in_the_latest_run() -> None:
+    """Bug: an on-demand skill that did not run (NOT_RUN) counted as passing on the fleet badge."""
+    statuses = {
+        "a": Status.PASS,
+        "b": Status.FAIL,
+        "c": Status.NOT_RUN,
+        "d": Status.NOT_RUN,
+        "e": None,
+        "f": Status.PASS,
+    }
+    badge = fleet_badge(statuses)
+    assert (badge.message, badge.color) == ("2/3 passing", "red")
+    assert fleet_badge({"c": Status.NOT_RUN}).message == "no runs"

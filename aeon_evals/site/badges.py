@@ -98,8 +98,9 @@ def skill_badge(skill: str, status: Status | None) -> Badge:
 
 
 def fleet_badge(statuses: Mapping[str, Status | None]) -> Badge:
-    """The fleet's badge: how many of the skills in the latest run are not failing."""
-    judged = [s for s in statuses.values() if s is not None]
+    """The fleet's badge: how many of the skills judged in the latest run are not failing (an
+    on-demand skill that did not run, NOT_RUN, is not judged)."""
+    judged = [s for s in statuses.values() if s is not None and s is not Status.NOT_RUN]
     failing = sum(1 for s in judged if s.failing)
     if not judged:
         return Badge("skill evals", "no runs", "lightgrey")

@@ -272,7 +272,8 @@ def metric_chart(
     ticks = tuple(Tick(_n(y_of(y_max * i / 4)), drift.number(y_max * i / 4)) for i in range(5))
     if series:
         summary = (
-            f"{title}: {len(series)} runs, latest {drift.number(series[-1][1])} on "
+            f"{title}: {len(series)} run{'s' * (len(series) != 1)}, latest "
+            f"{drift.number(series[-1][1])} on "
             f"{series[-1][0].isoformat()}"
         )
         if step is not None:
