@@ -98,6 +98,14 @@ class Sample(NamedTuple):
         return dict(self.numeric).get(metric)
 
 
+def _label_value(numeric: tuple[tuple[str, float], ...], metric: str) -> float | None:
+    """The value of the numeric check `metric` in a sample's `numeric`, if there."""
+    for label, value in numeric:
+        if label == metric:
+            return value
+    return None
+
+
 # the Sample field of each built-in metric (the series of a year of runs is read a lot)
 _FIELD_AT = {WORDS: 2, BYTES: 3, AGE: 4, QUALITY: 5}
 
@@ -122,20 +130,30 @@ class History:
         if metric == SCORE:
             return list(self.scores.get(skill, ()))
         per_output = metric not in (QUALITY, AGE)
-        out: list[tuple[date, float]] = []
-        last: Sample | None = None
+        samples = self.samples.get(skill, ())
+        if latest is not None:
+            samples = [*samples, latest]
         field_at = _FIELD_AT.get(metric)
-        for s in [*self.samples.get(skill, ()), *([latest] if latest is not None else [])]:
-            if field_at is not None:
-                value = cast("float | None", s[field_at])
-            else:
-                value = next((v for label, v in s.numeric if label == metric), None)
+        if field_at is not None:
+            values = [cast("float | None", s[field_at]) for s in samples]
+        else:
+            values = [_label_value(s.numeric, metric) if s.numeric else None for s in samples]
+        out: list[tuple[date, float]] = []
+        # the last kept sample's output and SHA-256 (a year of a fleet's series is read a lot)
+        output: str | None = None
+        sha: str | None = None
+        for s, value in zip(samples, values, strict=True):
             if value is None:
                 continue
-            if per_output and last is not None and _same_output(last, s):
+            if (
+                per_output
+                and output is not None
+                and output == s.output
+                and (sha is None or s.sha256 is None or sha == s.sha256)
+            ):
                 continue
             out.append((s.day, value))
-            last = s
+            output, sha = s.output, s.sha256
         return out
 
     def with_run(self, day: date, results: Sequence[SkillResult]) -> History:
@@ -151,12 +169,6 @@ class History:
         labels = sorted({label for s in self.samples.get(skill, ()) for label, _ in s.numeric})
         found = [m for m in BUILTIN if m not in labels and self.series(skill, m)]
         return found + labels
-
-
-def _same_output(a: Sample, b: Sample) -> bool:
-    if a.output is None or a.output != b.output:
-        return False
-    return a.sha256 is None or b.sha256 is None or a.sha256 == b.sha256
 
 
 # --------------------------------------------------------------------------------------------

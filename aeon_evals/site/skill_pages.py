@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from html import escape
 
@@ -135,17 +135,39 @@ class SkillPage:
 # Pure builders.
 
 
-def strip_html(samples: Sequence[Sample], run_pages: Mapping[date, str]) -> Markup:
+@dataclass(frozen=True)
+class StripMemo:
+    """What the strips of one build's pages share, escaped once: each day's ISO text and run
+    link, each cause as " · cause". Filled as met; only for one `run_pages`."""
+
+    days: dict[date, tuple[str, str]] = field(default_factory=dict)
+    causes: dict[str, str] = field(default_factory=dict)
+
+
+def strip_html(
+    samples: Sequence[Sample], run_pages: Mapping[date, str], memo: StripMemo | None = None
+) -> Markup:
     """The status strip, oldest first: one link per run, its title the date, status and cause.
-    Built here rather than in a template loop: a year of daily runs is 365 of them per page."""
+    Built here rather than in a template loop: a year of daily runs is 365 of them per page.
+    `memo`: shared by the pages of one build (a thousand strips of the same days)."""
+    memo = memo if memo is not None else StripMemo()
+    days, causes = memo.days, memo.causes
     parts = []
     for s in samples:
-        mark = STATUS_MARKS[s.status] if s.status is not None else ABSENT_MARK
-        label = s.status.value if s.status is not None else "not evaluated"
-        title = escape(f"{s.day.isoformat()} · {label}" + (f" · {s.cause}" if s.cause else ""))
-        href = escape(run_pages.get(s.day, ""))
+        day = days.get(s.day)
+        if day is None:
+            day = days[s.day] = (s.day.isoformat(), escape(run_pages.get(s.day, "")))
+        cause = causes.get(s.cause)
+        if cause is None:
+            cause = causes[s.cause] = escape(f" · {s.cause}") if s.cause else ""
+        if s.status is None:
+            css, label = ABSENT_MARK.css, "not evaluated"
+        else:
+            css, label = STATUS_MARKS[s.status].css, s.status.value
+        # a date and a status value hold nothing to escape
+        title = f"{day[0]} · {label}{cause}"
         parts.append(
-            f'<a class="tick s-{mark.css}" href="{href}" title="{title}" aria-label="{title}"></a>'
+            f'<a class="tick s-{css}" href="{day[1]}" title="{title}" aria-label="{title}"></a>'
         )
     return Markup("".join(parts))
 
@@ -397,9 +419,11 @@ def skill_page(
     generated: str,
     root_href: str = "../..",
     skill_md: bool = False,
+    memo: StripMemo | None = None,
 ) -> SkillPage:
     """The context of one skill's page. `spec`: its evals.json entry (None: none); `run_pages`:
-    each run's page relative to skills/; `skill_md`: skills/<skill>/SKILL.md exists."""
+    each run's page relative to skills/; `skill_md`: skills/<skill>/SKILL.md exists; `memo`:
+    shared by the pages of one build (strip_html)."""
     samples = history.samples.get(skill, ())
     last = samples[-1] if samples else None
     mark = STATUS_MARKS[last.status] if last is not None and last.status else ABSENT_MARK
@@ -424,7 +448,7 @@ def skill_page(
         skill=skill,
         mark=mark,
         latest=latest,
-        strip=strip_html(samples, run_pages),
+        strip=strip_html(samples, run_pages, memo),
         runs=len(samples),
         pass_30=pass_rate(samples, today, 30),
         pass_90=pass_rate(samples, today, 90),

@@ -24,7 +24,7 @@ from aeon_evals.manifest import read_manifest_data
 from aeon_evals.metrics import History, history_for_run
 from aeon_evals.model import Status
 from aeon_evals.site.badges import fleet_badge, skill_badge
-from aeon_evals.site.skill_pages import skill_page
+from aeon_evals.site.skill_pages import StripMemo, skill_page
 from aeon_evals.site.views import Assets, page_name
 from aeon_evals.state import load_state
 from aeon_evals.store import ArticleStore
@@ -108,6 +108,7 @@ def write_skill_site(
     written: list[str] = []
     unchanged: list[str] = []
     pages: set[str] = set()
+    memo = StripMemo()
     for skill in sorted(history.samples):
         rel = page_name(skill)
         if rel is None:
@@ -122,6 +123,7 @@ def write_skill_site(
             assets=assets,
             generated=generated,
             skill_md=(root / "skills" / skill / "SKILL.md").is_file(),
+            memo=memo,
         )
         pages.add(rel)
         (written if emit(rel, render("skill.html", page)) else unchanged).append(rel)
