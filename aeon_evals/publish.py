@@ -120,7 +120,7 @@ def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
             outcome.site_written = Artifact(
                 Fate.DONE,
                 f"{rel_path(out, root)}/index.html",
-                f"{len(built.written)} written, {len(built.unchanged)} unchanged",
+                f"{len(built.written)} written, {len(built.unchanged)} unchanged{built.extra()}",
             )
         except Exception as exc:  # the dashboard must never cost the operator the article
             outcome.site_written = failed(f"{type(exc).__name__}: {exc}")

@@ -560,13 +560,15 @@ def test_every_status_and_verdict_has_a_glyph_and_label() -> None:
 def test_run_prints_one_line(instance: Path, cli: Cli) -> None:
     code, out, _err = cli("site", "--root", str(instance), "--now", "2026-08-17T06:00:00Z")
     assert code == 0
-    assert out == f"site: wrote 4 pages (0 unchanged) to {instance / 'site'}\n"
+    # 4 pages; 4 skill pages, 4 × 2 badge files and the fleet's 2, from the articles' history
+    pages = "4 pages (0 unchanged), 14 skill pages and badges (0 unchanged)"
+    assert out == f"site: wrote {pages} to {instance / 'site'}\n"
     elsewhere = instance / "elsewhere"
     code, out, _err = cli(
         "site", "--root", str(instance), "--out", str(elsewhere), "--now", "2026-08-17"
     )
     assert code == 0
-    assert out == f"site: wrote 4 pages (0 unchanged) to {elsewhere}\n"
+    assert out == f"site: wrote {pages} to {elsewhere}\n"
     index = (elsewhere / "index.html").read_text(encoding="utf-8")
     assert "generated 2026-08-17 00:00 UTC" in index
     assert 'href="../memory/issues/ISS-002.md"' in index

@@ -166,3 +166,18 @@ def test_the_backfill_from_articles_is_read_from_the_cache_the_second_time(
     cache.write_text(json.dumps({"version": 1, "files": entries}))
     site.build_site(tmp_path, tmp_path / "site", now=SITE_NOW)
     assert "123,456" in (tmp_path / f"site/skills/{row[0]}.html").read_text()
+
+
+def test_the_run_and_site_count_the_skill_pages_and_badges_they_write(
+    instance: Instance, cli: Cli
+) -> None:
+    """Bug: the ledger said `site/index.html (4 written)` while the run also wrote every skill
+    page and badge (2 skills: 2 pages, 2 × 2 badge files, the fleet's 2)."""
+    _fleet(instance)
+    code, out, err = _week(instance, cli, 0, 300)
+    assert code == 0, err
+    site_line = next(line for line in out.splitlines() if "site/index.html" in line)
+    assert site_line.endswith(", 8 skill pages and badges (0 unchanged))"), site_line
+    code, out, _err = cli("site", "--root", str(instance.root), "--now", "2026-03-02T09:00:00Z")
+    assert code == 0
+    assert "pages (" in out and ", 0 skill pages and badges (8 unchanged) to " in out, out

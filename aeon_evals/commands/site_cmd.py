@@ -64,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
     store.save()
     for warning in (*outcome.warnings, *(history.warnings if history else ())):
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"site: wrote {len(outcome.written)} pages ({len(outcome.unchanged)} unchanged) to {out}")
+    print(
+        f"site: wrote {len(outcome.written)} pages ({len(outcome.unchanged)} unchanged)"
+        f"{outcome.extra()} to {out}"
+    )
     return 0
 
 

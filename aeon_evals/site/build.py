@@ -58,6 +58,14 @@ class SiteOutcome:
     warnings: tuple[str, ...]
     skills: SkillSite | None = None  # the skill pages and badges (skill_site.py)
 
+    def extra(self) -> str:
+        """What the run and `site` add after the page counts: the skill pages and badges
+        (`, 35 skill pages and badges (0 unchanged)`), empty when none were built."""
+        if self.skills is None:
+            return ""
+        done, same = len(self.skills.written), len(self.skills.unchanged)
+        return f", {done} skill pages and badges ({same} unchanged)"
+
 
 # --------------------------------------------------------------------------------------------
 # Jinja2, configured once.
