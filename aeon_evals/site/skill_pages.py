@@ -14,6 +14,7 @@ from datetime import date, timedelta
 from html import escape
 
 from markupsafe import Markup
+from markupsafe import escape as escape_markup
 
 from aeon_evals import drift, metrics
 from aeon_evals.issues import IssueFile
@@ -130,6 +131,16 @@ class SkillPage:
     root_href: str  # the instance root from skills/
     generated: str
 
+    @property
+    def charts_html(self) -> Markup:
+        """The charts' figures, as skill.html showed them with a loop (chart_figures)."""
+        return chart_figures(self.charts)
+
+    @property
+    def outputs_html(self) -> Markup:
+        """The outputs table's rows (output_rows)."""
+        return output_rows(self.outputs)
+
 
 # --------------------------------------------------------------------------------------------
 # Pure builders.
@@ -170,6 +181,67 @@ def strip_html(
             f'<a class="tick s-{css}" href="{day[1]}" title="{title}" aria-label="{title}"></a>'
         )
     return Markup("".join(parts))
+
+
+def chart_figures(charts: Sequence[MetricChart]) -> Markup:
+    """Each chart's <figure>, escaped as the templates escape: built here rather than in
+    template loops (a thousand pages of a few charts with their ticks each night)."""
+    e = escape_markup
+    parts = []
+    for i, c in enumerate(charts, start=1):
+        summary = e(c.summary)
+        left, right = c.plot_left, c.plot_right
+        parts.append(
+            f'<figure class="chart metric" id="metric-{i}">\n'
+            f"<figcaption>{e(c.title)}</figcaption>\n"
+            f'<svg viewBox="0 0 {c.width} {c.height}" role="img" aria-label="{summary}" '
+            'xmlns="http://www.w3.org/2000/svg">\n'
+            f"<title>{summary}</title>\n"
+        )
+        for tick in c.y_ticks:
+            pos = e(tick.pos)
+            parts.append(
+                f'<line class="gridline" x1="{left}" x2="{right}" y1="{pos}" y2="{pos}"/>'
+                f'<text class="ylabel" x="{left - 6}" y="{pos}" text-anchor="end" '
+                f'dominant-baseline="middle">{e(tick.label)}</text>'
+            )
+        last = len(c.x_ticks) - 1
+        for n, tick in enumerate(c.x_ticks):
+            anchor = (
+                "start" if n == 0 and n != last else ("end" if n == last and n != 0 else "middle")
+            )
+            parts.append(
+                f'<text class="xlabel" x="{e(tick.pos)}" y="{c.plot_bottom + 20}" '
+                f'text-anchor="{anchor}">{e(tick.label)}</text>'
+            )
+        if c.band:
+            parts.append(
+                f'<rect class="band" x="{left}" width="{right - left}" y="{e(c.band.y)}" '
+                f'height="{e(c.band.height)}"><title>{e(c.band.title)}</title></rect>'
+            )
+        if c.step:
+            x = e(c.step.x)
+            parts.append(
+                f'<line class="step {e(c.step.css)}" x1="{x}" x2="{x}" y1="{c.plot_top}" '
+                f'y2="{c.plot_bottom}"><title>{e(c.step.title)}</title></line>'
+            )
+        if c.line:
+            parts.append(f'<path class="line" d="{e(c.line)}"/>')
+        parts.append(f'{e(c.markers)}\n</svg>\n<p class="muted summary">{summary}</p>\n</figure>\n')
+    return Markup("".join(parts))
+
+
+def output_rows(outputs: Sequence[OutputView]) -> Markup:
+    """The rows of the outputs table (see chart_figures)."""
+    e = escape_markup
+    return Markup(
+        "".join(
+            f'<tr><td class="nowrap">{e(o.day)}</td><td class="path"><a href="{e(o.href)}">'
+            f'{e(o.path)}</a></td><td class="num nowrap">{e(o.size)}</td>'
+            f'<td class="path sha">{e(o.sha256)}</td></tr>\n'
+            for o in outputs
+        )
+    )
 
 
 def pass_rate(samples: Sequence[Sample], today: date, days: int) -> str:
@@ -325,7 +397,9 @@ def metric_chart(
 
 def _charts(skill: str, history: History) -> tuple[MetricChart, ...]:
     samples = history.samples.get(skill, ())
-    labels = sorted({label for s in samples for label, _ in s.numeric})
+    # each distinct `numeric` once (a metrics file's identical cells are one tuple)
+    distinct = {id(s.numeric): s.numeric for s in samples if s.numeric}
+    labels = sorted({label for numeric in distinct.values() for label, _ in numeric})
     candidates = [m for m in metrics.BUILTIN if m not in UNCHARTED and m not in labels]
     drifted = {s.day: s.cause for s in samples if "drift:" in s.cause}
     charts = []
