@@ -166,7 +166,7 @@ def inside(root: Path, candidate: Path) -> bool:
 
 
 def confine(root: Path, relative: str, *, what: str) -> Path:
-    """Resolve `relative` under `root`, refusing absolute paths, `..` and symlinks out of the root."""
+    """Resolve `relative` under `root`, refusing absolute paths, `..` and symlinks out of it."""
     if relative.startswith(("/", "\\")) or (len(relative) > 1 and relative[1] == ":"):
         raise PathOutsideRoot(
             f"{what} {relative!r} is an absolute path; paths must be relative to the root"
@@ -185,7 +185,8 @@ def check_writable(root: Path, path: Path, *, what: str) -> None:
         link = _first_link(root, path)
         through = f"the symlink {link}" if link else "a symlink"
         raise PathOutsideRoot(
-            f"{what} {path.relative_to(root).as_posix()} leads outside the root through {through}; not written"
+            f"{what} {path.relative_to(root).as_posix()} leads outside the root "
+            f"through {through}; not written"
         )
 
 

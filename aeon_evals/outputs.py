@@ -307,7 +307,7 @@ def _first_link(root: Path, rel: str) -> tuple[str, str] | None:
 
 def name_matcher(name: str) -> Callable[[str], object]:
     """fnmatch for one file name (case-sensitive, `*` also matches dots), without a regex for the
-    usual one-star name (`cost-report-*.md`): a thousand specs compile a thousand regexes otherwise."""
+    usual one-star name (`cost-report-*.md`): a thousand specs would compile a thousand regexes."""
     if name.count("*") == 1 and "?" not in name and "[" not in name:
         prefix, suffix = name.split("*")
         least = len(prefix) + len(suffix)

@@ -1,4 +1,4 @@
-"""Read memory/cron-state.json and memory/skill-health/<skill>.json; never fatal, always explained."""
+"""Read memory/cron-state.json and memory/skill-health/<skill>.json; never fatal, explained."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def parse_health(skill: str, data: object) -> tuple[Health | None, str | None]:
     if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
         return (
             None,
-            f"{SKILL_HEALTH}/{skill}.json: avg_score: expected a number, got {score!r}; quality unknown",
+            f"{SKILL_HEALTH}/{skill}.json: avg_score: expected a number, got {score!r}; "
+            "quality unknown",
         )
     flags = data.get("flags")
     return Health(

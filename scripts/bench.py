@@ -1,4 +1,5 @@
-"""Benchmark `aeon-evals run` on a generated Aeon instance (issue #7). Never part of the tests' pass/fail.
+"""Benchmark `aeon-evals run` on a generated Aeon instance (issue #7). Never part of the tests'
+pass/fail.
 
     python scripts/bench.py                      # medium instance: 1,000 skills × 30 days, K=200
     python scripts/bench.py --skills 250 --outputs 365 --repeat 3
@@ -12,7 +13,8 @@ layout, aeon.yml with crons, cron-state, skill-health, memory/issues with INDEX.
 * times the real CLI (`aeon-evals run --now … --no-notify`, with the site) as a subprocess,
   `--repeat` times, each on a fresh copy of the instance; peak memory is the child's ru_maxrss;
 * runs the pipeline in a fresh interpreter with the stage functions wrapped by timers (no package
-  file is edited) to attribute the time to load, glob, read, match, diff, audit, issues, render, site;
+  file is edited) to attribute the time to load, glob, read, match, diff, audit, issues, render,
+  site;
 * runs scripts/bench_baseline.sh (ls | sort | tail -1, wc -w, grep -E per pattern) on the same
   instance and reports its time as a ratio to aeon-evals.
 
@@ -49,9 +51,9 @@ SEED = 7
 STAGES = ("load", "glob", "read", "match", "cadence", "diff", "audit", "issues", "render", "site")
 
 _TEXT = (
-    "the fleet shipped steady work this week with fewer retries and cleaner outputs while operators "
-    "reviewed alerts trimmed noisy feeds merged small fixes across the agent stack and noted latency "
-    "budgets for every scheduled job in the nightly window"
+    "the fleet shipped steady work this week with fewer retries and cleaner outputs while "
+    "operators reviewed alerts trimmed noisy feeds merged small fixes across the agent stack and "
+    "noted latency budgets for every scheduled job in the nightly window"
 )
 _WORDS = _TEXT.split(" ")
 
@@ -67,7 +69,10 @@ class Config:
     metrics: bool = False  # --history: each past article has its metrics file (docs/metrics.md)
 
     def label(self) -> str:
-        label = f"N={self.skills} M={self.outputs} log={self.log_share:.0%} words={self.words} K={self.articles}"
+        label = (
+            f"N={self.skills} M={self.outputs} log={self.log_share:.0%} words={self.words} "
+            f"K={self.articles}"
+        )
         return label + (" specs=SKILL.md (enforce)" if self.specs == "skillmd" else "")
 
 
@@ -212,7 +217,7 @@ def plan_skills(cfg: Config) -> list[Plan]:
 
 
 def _skill_md(plan: Plan) -> str:
-    """A SKILL.md that states what the skill writes: the file (or the log entry) and its skeleton."""
+    """A SKILL.md that states what the skill writes: the file (or the log entry), its skeleton."""
     where = "memory/logs/${today}.md" if plan.log else f"articles/{plan.name}-${{today}}.md"
     verb = "Append to" if plan.log else "Save to"
     head = f"### {plan.name}" if plan.log else f"# {plan.name} — ${{today}}"
@@ -249,7 +254,10 @@ def _row(plan: Plan, status: str, diff: str, output: str, words: int) -> str:
     cause = _cause(plan, status).replace("|", "\\|")
     quality = "avg=2.1" if plan.mode == "quality" else "unknown"
     shown = "—" if status == "NO_OUTPUT" else f"{words:,}"
-    return f"| {plan.name} | {status} | {diff} | {cause} | {quality} | {shown} | {output if status != 'NO_OUTPUT' else '—'} | — |"
+    return (
+        f"| {plan.name} | {status} | {diff} | {cause} | {quality} | {shown} | "
+        f"{output if status != 'NO_OUTPUT' else '—'} | — |"
+    )
 
 
 def _article(
@@ -294,7 +302,8 @@ def _article(
         issue = issue_of.get(plan.name, "—")
         if diff == "STILL_FAIL":
             still.append(
-                f"| {plan.name} | {status} | {_cause(plan, status)} | {issue} | {(day - timedelta(days=9)).isoformat()} |"
+                f"| {plan.name} | {status} | {_cause(plan, status)} | {issue} | "
+                f"{(day - timedelta(days=9)).isoformat()} |"
             )
         elif diff.startswith("NEW_") and status in _FAILING:
             new.append(f"| {plan.name} | {diff} | {_cause(plan, status)} | {issue} |")
@@ -308,7 +317,8 @@ def _article(
         "",
         f"**Verdict:** {'SKILL_EVALS_REGRESSED' if new else 'SKILL_EVALS_OK'}",
         f"**Coverage:** {len(plans)}/{enabled} ({pct:.1f}%) = vs prior {pct:.1f}%",
-        f"**Diff:** {counts['NEW_FAIL'] + counts['NEW_QUALITY_DEGRADED']} new fail · {counts['FIXED']} fixed · "
+        f"**Diff:** {counts['NEW_FAIL'] + counts['NEW_QUALITY_DEGRADED']} new fail · "
+        f"{counts['FIXED']} fixed · "
         f"{counts['STILL_FAIL']} still failing · {counts['STABLE']} stable",
         "",
         "## Action Queue",
@@ -356,10 +366,13 @@ def _article(
 def _issue(num: int, skill: str, *, status: str, detector: str, day: date, cause: str) -> str:
     resolved = f"'{day.isoformat()}T06:00:00Z'" if status == "resolved" else "null"
     return (
-        f"---\nid: ISS-{num:03d}\ntitle: '{skill}: {cause}'\nstatus: {status}\nseverity: high\ncategory: prompt-bug\n"
-        f"detected_by: {detector}\ndetected_at: '{(day - timedelta(days=20)).isoformat()}T06:00:00Z'\nresolved_at: {resolved}\n"
+        f"---\nid: ISS-{num:03d}\ntitle: '{skill}: {cause}'\nstatus: {status}\n"
+        "severity: high\ncategory: prompt-bug\n"
+        f"detected_by: {detector}\ndetected_at: "
+        f"'{(day - timedelta(days=20)).isoformat()}T06:00:00Z'\nresolved_at: {resolved}\n"
         f"affected_skills:\n- {skill}\nroot_cause: {cause}\n---\n\n"
-        f"The latest output of {skill} failed its checks: {cause}. Article: articles/skill-evals-{(day - timedelta(days=20)).isoformat()}.md\n"
+        f"The latest output of {skill} failed its checks: {cause}. Article: "
+        f"articles/skill-evals-{(day - timedelta(days=20)).isoformat()}.md\n"
     )
 
 
@@ -488,7 +501,8 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
                 )
             )
             open_rows.append(
-                f"| [ISS-{num:03d}](ISS-{num:03d}.md) | {p.name}: word_count | high | quality-regression | {(TODAY - timedelta(days=20)).isoformat()} | {p.name} |"
+                f"| [ISS-{num:03d}](ISS-{num:03d}.md) | {p.name}: word_count | high | "
+                f"quality-regression | {(TODAY - timedelta(days=20)).isoformat()} | {p.name} |"
             )
     for k in range(max(5, cfg.skills // 10)):
         num += 1
@@ -505,7 +519,8 @@ def generate(root: Path, cfg: Config) -> dict[str, object]:
             )
         )
         resolved_rows.append(
-            f"| [ISS-{num:03d}](ISS-{num:03d}.md) | {p.name}: missing_pattern:x\\|y | high | — | {(TODAY - timedelta(days=30 + k)).isoformat()} |"
+            f"| [ISS-{num:03d}](ISS-{num:03d}.md) | {p.name}: missing_pattern:x\\|y | high | — | "
+            f"{(TODAY - timedelta(days=30 + k)).isoformat()} |"
         )
     index = [
         "# Issues",
@@ -584,7 +599,8 @@ def specs_tsv(root: Path) -> Path:
 
 def prime_site(root: Path) -> float:
     """Build the dashboard of the past articles, as yesterday's run would have left it (a cold
-    build: nothing cached). Runs the real CLI so the cache carries the installed code's fingerprint."""
+    build: nothing cached). Runs the real CLI so the cache carries the installed code's
+    fingerprint."""
     wall, _, code, tail = timed_child(
         [*_cli(), "site", "--root", str(root), "--now", "2026-05-31T06:00:00Z"]
     )
@@ -620,7 +636,7 @@ def prime_site(root: Path) -> float:
 
 
 def package_digest() -> str:
-    """A hash of the aeon_evals sources and templates: other people edit them while the bench runs."""
+    """A hash of the aeon_evals sources and templates: others edit them while the bench runs."""
     import importlib.util
 
     spec = importlib.util.find_spec("aeon_evals")
@@ -691,7 +707,8 @@ def _cli() -> list[str]:
 def timed_child(
     cmd: list[str], *, cwd: Path | None = None, out: list[str] | None = None
 ) -> tuple[float, float, int, str]:
-    """(wall seconds, peak RSS MiB of this child alone, exit code, stderr tail); stdout appended to `out`."""
+    """(wall seconds, peak RSS MiB of this child alone, exit code, stderr tail); stdout appended
+    to `out`."""
     with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as std:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=std, stderr=err, cwd=cwd)
@@ -1030,7 +1047,10 @@ def machine() -> str:
             if dirty.strip()
             else ""
         )
-    return f"nproc={os.cpu_count()} · CPU {model} · Python {platform.python_version()} · {platform.system()} {platform.release()} · {tree}"
+    return (
+        f"nproc={os.cpu_count()} · CPU {model} · Python {platform.python_version()} · "
+        f"{platform.system()} {platform.release()} · {tree}"
+    )
 
 
 def bench_one(cfg: Config, args: argparse.Namespace, work: Path) -> dict[str, object]:
@@ -1039,8 +1059,8 @@ def bench_one(cfg: Config, args: argparse.Namespace, work: Path) -> dict[str, ob
     facts = generate(template, cfg)
     gen = time.perf_counter() - t0
     print(
-        f"[{cfg.label()}] generated {facts['output_files']:,} output files, {cfg.articles} articles, "
-        f"{facts['issues']} issues in {gen:.1f}s",
+        f"[{cfg.label()}] generated {facts['output_files']:,} output files, "
+        f"{cfg.articles} articles, {facts['issues']} issues in {gen:.1f}s",
         file=sys.stderr,
     )
     # the code's digest is taken before priming: an edit during the priming re-primes
@@ -1050,7 +1070,8 @@ def bench_one(cfg: Config, args: argparse.Namespace, work: Path) -> dict[str, ob
             template
         )  # `aeon-evals site` over K articles, nothing cached
         print(
-            f"[{cfg.label()}] primed site/ (cold build_site of {cfg.articles} articles) in {facts['cold_site_s']:.1f}s",
+            f"[{cfg.label()}] primed site/ (cold build_site of {cfg.articles} articles) in "
+            f"{facts['cold_site_s']:.1f}s",
             file=sys.stderr,
         )
     runs = measure_runs(template, work, args.repeat, args.site, tree)
@@ -1089,11 +1110,13 @@ def report(res: dict[str, object], args: argparse.Namespace, startup: float) -> 
     runs: dict = res["runs"]  # type: ignore[type-arg]
     facts: dict = res["facts"]  # type: ignore[type-arg]
     print(
-        f"\n## {cfg.label()}  ({facts['output_files']:,} output files; site {'on, ' + args.site_state if args.site else 'off'}; {res['tree']})"
+        f"\n## {cfg.label()}  ({facts['output_files']:,} output files; site "
+        f"{'on, ' + args.site_state if args.site else 'off'}; {res['tree']})"
     )
     print(
         f"aeon-evals run: median {runs['median']:.3f}s over {len(runs['walls'])} runs "
-        f"(min {min(runs['walls']):.3f}, max {max(runs['walls']):.3f}); peak RSS {runs['peak_mb']:.0f} MiB"
+        f"(min {min(runs['walls']):.3f}, max {max(runs['walls']):.3f}); peak RSS "
+        f"{runs['peak_mb']:.0f} MiB"
         + (
             f"; measurement restarted {runs['restarts']}× after package edits"
             if runs.get("restarts")
@@ -1101,16 +1124,19 @@ def report(res: dict[str, object], args: argparse.Namespace, startup: float) -> 
         )
     )
     print(
-        f"expected statuses: {facts['expected']} · new fail {facts['expected_new_fail']} · fixed {facts['expected_fixed']}"
+        f"expected statuses: {facts['expected']} · new fail {facts['expected_new_fail']} · fixed "
+        f"{facts['expected_fixed']}"
     )
     if "cold_site_s" in facts:
         print(
-            f"cold site build (`aeon-evals site` on yesterday's {cfg.articles} articles, nothing cached; not in the median): {facts['cold_site_s']:.1f}s"
+            f"cold site build (`aeon-evals site` on yesterday's {cfg.articles} articles, nothing "
+            f"cached; not in the median): {facts['cold_site_s']:.1f}s"
         )
     if "breakdown" in res:
         bd: dict[str, float] = res["breakdown"]  # type: ignore[assignment]
         print(
-            f"breakdown (median of {args.breakdown} in-process runs; interpreter start + imports ≈ {startup:.3f}s extra):"
+            f"breakdown (median of {args.breakdown} in-process runs; interpreter start + imports ≈ "
+            f"{startup:.3f}s extra):"
         )
         print("| stage | seconds | share |")
         print("|---|---:|---:|")
@@ -1121,7 +1147,8 @@ def report(res: dict[str, object], args: argparse.Namespace, startup: float) -> 
         base: dict = res["baseline"]  # type: ignore[type-arg]
         print(
             f"shell baseline: median {base['median']:.2f}s over {len(base['walls'])} run(s) → "
-            f"aeon-evals is {base['median'] / runs['median']:.1f}× faster; baseline statuses {base['statuses']}"
+            f"aeon-evals is {base['median'] / runs['median']:.1f}× faster; baseline statuses "
+            f"{base['statuses']}"
         )
 
 
@@ -1183,8 +1210,9 @@ def main(argv: list[str] | None = None) -> int:
         "--site-state",
         choices=("warm", "cold"),
         default="warm",
-        help="warm: the instance holds yesterday's site/ (and its parse cache), as a nightly job that keeps site/ "
-        "sees it; cold: no site/ yet, every past article is parsed and rendered (default warm)",
+        help="warm: the instance holds yesterday's site/ (and its parse cache), as a nightly job "
+        "that keeps site/ sees it; cold: no site/ yet, every past article is parsed and rendered "
+        "(default warm)",
     )
     p.add_argument(
         "--scaling",
@@ -1225,9 +1253,8 @@ def main(argv: list[str] | None = None) -> int:
         return child_profile(Path(args.child_profile[0]), args.site, int(args.child_profile[1]))
 
     print(machine())
-    print(
-        f"command: python scripts/bench.py {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip()
-    )
+    words = " ".join(argv if argv is not None else sys.argv[1:])
+    print(f"command: python scripts/bench.py {words}".rstrip())
     compile_package()
     if args.startup:
         report_startup(startup_table(args.startup))
@@ -1266,17 +1293,25 @@ def main(argv: list[str] | None = None) -> int:
         cfg, runs, facts = res["cfg"], res["runs"], res["facts"]
         note = ""
         if i in (1, 2):  # N grows 4× at M=30
-            note = f"4× N → {runs['median'] / results[i - 1]['runs']['median']:.2f}× time (target ≤ 4.5×)"
+            note = (
+                f"4× N → {runs['median'] / results[i - 1]['runs']['median']:.2f}× time (target ≤ "
+                "4.5×)"
+            )
         elif i == 3:  # M grows 30 → 365 at N=1000
-            note = f"M 30→365 → {runs['median'] / results[1]['runs']['median']:.2f}× time (target < 2×)"
+            note = (
+                f"M 30→365 → {runs['median'] / results[1]['runs']['median']:.2f}× time (target < "
+                "2×)"
+            )
         print(
-            f"| {cfg.skills:,} | {cfg.outputs} | {facts['output_files']:,} | {runs['median']:.3f} | "
+            f"| {cfg.skills:,} | {cfg.outputs} | {facts['output_files']:,} | {runs['median']:.3f} "
+            "| "
             f"{min(runs['walls']):.3f}–{max(runs['walls']):.3f} | {runs['peak_mb']:.0f} | {note} |"
         )
     if len({res["code"] for res in results}) > 1:
         trees = sorted({str(res["tree"]) for res in results})
         print(
-            f"warning: the rows were measured on different package code ({'; '.join(trees)}): rerun when the tree is quiet"
+            f"warning: the rows were measured on different package code ({'; '.join(trees)}): "
+            "rerun when the tree is quiet"
         )
     return 0
 

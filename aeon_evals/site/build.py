@@ -72,7 +72,7 @@ class SiteOutcome:
 
 
 def template_search_path(root: Path, template_dirs: Sequence[Path] | None = None) -> list[Path]:
-    """Instance overrides first, then `template_dirs`, then the packaged templates (mkdocs-style)."""
+    """Instance overrides first, then `template_dirs`, then the packaged templates (as mkdocs)."""
     return [root / OVERRIDE_DIR, *(template_dirs or ()), templates_dir()]
 
 

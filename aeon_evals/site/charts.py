@@ -174,7 +174,8 @@ def trend_chart(
         last_value = known[-1].value
         assert last_value is not None
         summary = (
-            f"{title}: {len(known)} run{'s' * (len(known) != 1)}, latest {fmt_pct(last_value)}{unit} "
+            f"{title}: {len(known)} run{'s' * (len(known) != 1)}, "
+            f"latest {fmt_pct(last_value)}{unit} "
             f"on {known[-1].day.isoformat()}"
         )
     else:

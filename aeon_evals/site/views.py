@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from aeon_evals.catalog_summary import CatalogSummary
 
 GRID_RUNS = 52  # a year of weekly runs in the skills × runs grid; the charts and run list show all
-GRID_CELLS = 12_000  # a large fleet gets fewer grid columns (never under GRID_MIN_RUNS) so the page stays light
+# A large fleet gets fewer grid columns (never under GRID_MIN_RUNS) so the page stays light.
+GRID_CELLS = 12_000
 GRID_MIN_RUNS = 8
 
 
