@@ -69,9 +69,11 @@ def add_specs(found: audit_stage.AuditReport, registry: Registry) -> list[report
     contract, else `### <skill>`), most frequently scheduled first."""
     adds = []
     for gap in found.uncovered_enabled:
+        contract = found.contracts.get(gap.skill)
+        if contract is not None and not contract.scorable:
+            continue  # `scorable: false`: listed, never scored, so no spec to add
         section = None
         if gap.inferred_pattern.startswith("memory/logs/"):
-            contract = found.contracts.get(gap.skill)
             section = next(
                 (
                     o.spec.section

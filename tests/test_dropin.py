@@ -337,3 +337,14 @@ def test_each_run_writes_one_card_like_the_real_ones(new_layout: Path, cli: Cli)
     code, data, _ = run_json(cli, new_layout, "2026-08-23")
     assert len([p for p in feed.iterdir() if p.name.startswith("skill-evals-")]) == 2
     assert not [p for p in feed.iterdir() if p.name.startswith(".")]  # no temp file left
+
+
+def test_the_action_queue_never_asks_for_a_spec_for_a_skill_that_is_not_scorable(
+    new_layout: Path, cli: Cli
+) -> None:
+    """Bug: miroshark's Action Queue said "Add evals.json entry for heartbeat" and for
+    memory-flush, whose SKILL.md says `scorable: false` (listed, never scored)."""
+    code, data, err = run_json(cli, new_layout, "2026-08-22")
+    assert code == 0, err
+    adds = [a for a in data["action_queue"] if a.startswith("Add evals.json entry for")]
+    assert not [a for a in adds if "heartbeat" in a or "memory-flush" in a], adds
