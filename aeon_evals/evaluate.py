@@ -40,6 +40,20 @@ def contracts_mode(manifest: Manifest, opts: RunOptions) -> ContractsMode:
     return manifest.contracts or ContractsMode.REPORT
 
 
+def _context(
+    skill: str, registry: Registry, state: StateSources, opts: RunOptions
+) -> checks.Context:
+    """What one skill's checks know besides its spec: its schedule, state and the run's clock."""
+    return checks.Context(
+        registry.skills.get(skill),
+        state.cron.get(skill),
+        state.health.get(skill),
+        opts.now,
+        opts.today,
+        opts.grace,
+    )
+
+
 def evaluate_all(
     manifest: Manifest,
     registry: Registry,
@@ -51,14 +65,7 @@ def evaluate_all(
     """Checks for every skill in scope; a broken spec gives an ERROR row, never a crash."""
     results: list[SkillResult] = []
     for skill in scope:
-        ctx = checks.Context(
-            registry.skills.get(skill),
-            state.cron.get(skill),
-            state.health.get(skill),
-            opts.now,
-            opts.today,
-            opts.grace,
-        )
+        ctx = _context(skill, registry, state, opts)
         if skill in manifest.spec_errors:
             results.append(checks.error_result(skill, manifest.spec_errors[skill], ctx))
         else:
@@ -72,14 +79,7 @@ def evaluate_inferred(
     """Checks for every skill evaluated on its SKILL.md contract; the row names the spec's line."""
     results: list[SkillResult] = []
     for skill, inferred in sorted(scope.inferred.items()):
-        ctx = checks.Context(
-            registry.skills.get(skill),
-            state.cron.get(skill),
-            state.health.get(skill),
-            opts.now,
-            opts.today,
-            opts.grace,
-        )
+        ctx = _context(skill, registry, state, opts)
         result = checks.evaluate(inferred.output.spec, outputs, ctx)
         results.append(dataclasses.replace(result, spec_source=inferred.source))
     return results
