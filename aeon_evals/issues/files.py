@@ -130,27 +130,19 @@ def scan(issues_dir: Path) -> list[tuple[int, Path]]:
 rel = fsio.rel_path  # the one rule for naming a file relative to the root (fsio)
 
 
-# (path, inode, size, mtime): a run reads the issues, files and closes some, and its dashboard
-# reads them again; only the files written in between are parsed twice.
-_MEMO: dict[tuple[str, int, int, int], Loaded] = {}
-
-
 def load_one(path: Path, number: int, root: Path) -> Loaded | str:
     """The issue file at `path`, or the one-line reason it is left untouched."""
     name = rel(path, root)
     if path.is_symlink() and not fsio.inside(root, path):
         return f"{name}: leads outside the root; left untouched"
     try:
-        stat = path.stat()
-        key = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        size: int | None = path.stat().st_size
     except OSError:
-        key = None
-    if key is not None and key in _MEMO:  # read already in this process, and unchanged since
-        return _MEMO[key]
+        size = None
     try:
         with path.open("rb") as fh:
             # a buffer the size of the file, not of the cap; a file that grew is read to the cap
-            first = min(key[2] if key else MAX_FILE_BYTES, MAX_FILE_BYTES) + 1
+            first = min(MAX_FILE_BYTES if size is None else size, MAX_FILE_BYTES) + 1
             raw = fh.read(first)
             if len(raw) == first <= MAX_FILE_BYTES:
                 raw += fh.read(MAX_FILE_BYTES + 1 - first)
@@ -184,14 +176,9 @@ def load_one(path: Path, number: int, root: Path) -> Loaded | str:
             f"{name}: frontmatter id {said!r} disagrees with the file name; read as {own}"
         )
         said = ""
-    loaded = Loaded(
+    return Loaded(
         _issue_from(data, iid=said or own, rel=name, valid=valid), path, text, tuple(warnings)
     )
-    if key is not None:
-        if len(_MEMO) > 50_000:
-            _MEMO.clear()
-        _MEMO[key] = loaded
-    return loaded
 
 
 def _number(iid: str) -> int | None:
