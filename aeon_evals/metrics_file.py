@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterable, Sequence
 from datetime import date
 from pathlib import Path
@@ -86,19 +87,15 @@ def _esc(text: str) -> str:
 
 
 def _unesc(text: str) -> str:
+    """The inverse of `_esc`: `\\t`, `\\n`, `\\r` and `\\\\`; any other escaped character stands
+    for itself, and a lone trailing backslash is kept."""
     if "\\" not in text:
         return text
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text):
-            out.append({"t": "\t", "n": "\n", "r": "\r"}.get(text[i + 1], text[i + 1]))
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    return _ESCAPED.sub(lambda m: _UNESCAPE.get(m[1], m[1]), text)
+
+
+_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
+_UNESCAPE = {"t": "\t", "n": "\n", "r": "\r"}
 
 
 def _num(value: float | None) -> str:
