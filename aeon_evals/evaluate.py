@@ -7,10 +7,10 @@ import dataclasses
 from aeon_evals import checks
 from aeon_evals import state as state_stage
 from aeon_evals.errors import ConfigError
-from aeon_evals.manifest import Manifest, parse_manifest, read_manifest_data
+from aeon_evals.manifest import Manifest, read_manifest
 from aeon_evals.model import ContractsMode, SkillResult
 from aeon_evals.outputs import Outputs
-from aeon_evals.problems import Problem, Severity
+from aeon_evals.problems import Severity
 from aeon_evals.registry import Registry
 from aeon_evals.run_model import RunOptions
 from aeon_evals.scope import Scope
@@ -18,15 +18,10 @@ from aeon_evals.state import StateSources
 
 
 def load_manifest(opts: RunOptions) -> Manifest | None:
-    """evals.json validated, or None when it is missing or names no skill (bootstrap)."""
-    duplicates: list[Problem] = []
-    data = read_manifest_data(opts.root, retry_delay=opts.retry_delay, problems=duplicates)
-    if data is None:
-        return None
-    manifest = parse_manifest(data)
-    if duplicates:
-        manifest = dataclasses.replace(manifest, problems=(*duplicates, *manifest.problems))
-    return manifest if manifest.skills else None
+    """evals.json validated, each problem at its line, or None when it is missing or names no
+    skill (bootstrap)."""
+    manifest = read_manifest(opts.root, retry_delay=opts.retry_delay)
+    return manifest if manifest is not None and manifest.skills else None
 
 
 def contracts_mode(manifest: Manifest, opts: RunOptions) -> ContractsMode:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Mapping
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+', re.DOTALL)
 
@@ -18,9 +19,20 @@ def member_lines(text: str) -> dict[str, int]:
     assumed to be JSON that parsed; on anything else the paths read so far are returned. The
     scan is iterative, so a deeply nested document cannot exhaust the stack.
     """
+    return _scan(text)[0]
+
+
+def duplicate_members(text: str) -> list[tuple[str, int]]:
+    """Each key written again in the same object, as (its path, the line of the repeat), in
+    document order; same assumptions as `member_lines`."""
+    return _scan(text)[1]
+
+
+def _scan(text: str) -> tuple[dict[str, int], list[tuple[str, int]]]:
     newlines = [m.start() for m in re.finditer("\n", text)]
     lines: dict[str, int] = {}
-    # Each open container: [is_object, path, key or item index, expecting a key].
+    repeats: list[tuple[str, int]] = []
+    # Each open container: [is_object, path, key or item index, expecting a key, keys seen].
     stack: list[list[object]] = []
     for match in _TOKEN.finditer(text):
         token = match.group()
@@ -43,9 +55,15 @@ def member_lines(text: str) -> dict[str, int]:
             try:
                 key = json.loads(token)
             except ValueError:
-                return lines
+                return lines, repeats
             top[2], top[3] = key, False
-            lines[_join(str(top[1]), str(key))] = line
+            member = _join(str(top[1]), str(key))
+            seen = top[4]
+            assert isinstance(seen, set)
+            if key in seen:
+                repeats.append((member, line))
+            seen.add(key)
+            lines[member] = line
             continue
         if top is None:
             path = ""
@@ -55,17 +73,17 @@ def member_lines(text: str) -> dict[str, int]:
             path = f"{top[1]}[{top[2]}]"
             lines[path] = line
         if token == "{":
-            stack.append([True, path, "", True])
+            stack.append([True, path, "", True, set()])
         elif token == "[":
-            stack.append([False, path, 0, False])
-    return lines
+            stack.append([False, path, 0, False, set()])
+    return lines, repeats
 
 
 def _join(prefix: str, key: str) -> str:
     return f"{prefix}.{key}" if prefix else key
 
 
-def line_of(lines: dict[str, int], where: str) -> int | None:
+def line_of(lines: Mapping[str, int], where: str) -> int | None:
     """The line of `where`, or of its nearest enclosing member that has one (a problem about a
     missing key is located at the object that lacks it)."""
     while where:

@@ -6,12 +6,13 @@ import json
 import math
 import re
 import time
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import cadence, jsonio
+from aeon_evals import cadence, jsonio, jsonpos
 from aeon_evals.drift import parse_drift_spec
 from aeon_evals.errors import ConfigError, EvalsError
 from aeon_evals.fsio import read_confined
@@ -407,41 +408,38 @@ def decode_json(raw: bytes) -> Any:
 
 
 def duplicate_keys(raw: bytes) -> list[Problem]:
-    """Warnings for keys written twice in one JSON object (json.loads silently keeps the last)."""
-    found: list[Problem] = []
-
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                found.append(
-                    Problem(
-                        EVALS_PATH,
-                        key,
-                        "written twice in the same object; the last one wins",
-                        Severity.WARNING,
-                    )
-                )
-            seen.add(key)
-        return dict(pairs)
-
+    """Warnings for keys written twice in one JSON object (json.loads silently keeps the last),
+    each at the path and line of the repeat."""
     try:
-        json.loads(raw.decode("utf-8-sig"), object_pairs_hook=hook, parse_int=float)
-    except (ValueError, RecursionError):
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
         return []
-    return found
+    return [
+        Problem(
+            EVALS_PATH,
+            where,
+            "written twice in the same object; the last one wins",
+            Severity.WARNING,
+            line,
+        )
+        for where, line in jsonpos.duplicate_members(text)
+    ]
 
 
-def read_manifest_data(
-    root: Path, *, retry_delay: float = 5.0, problems: list[Problem] | None = None
-) -> Any | None:
-    """The parsed JSON of evals.json, None when the file does not exist.
+def with_lines(problems: Iterable[Problem], lines: Mapping[str, int]) -> list[Problem]:
+    """evals.json problems located at the line of the member they name (`lines` from
+    `jsonpos.member_lines`); a problem that already has its line keeps it."""
+    return [
+        replace(p, line=jsonpos.line_of(lines, p.where))
+        if p.file == EVALS_PATH and p.line is None
+        else p
+        for p in problems
+    ]
 
-    The file is read confined to the root, only when it is a regular file under the size cap
-    (ConfigError otherwise). A file that does not parse is read once more `retry_delay` seconds
-    later (it may be half-written by a concurrent commit); a second failure raises ConfigError.
-    `problems`, when given, receives a warning for each key written twice.
-    """
+
+def _read_raw(root: Path, retry_delay: float) -> tuple[bytes, Any] | None:
+    """evals.json's bytes and parsed JSON, None when the file does not exist (see
+    `read_manifest_data`)."""
     for attempt in (1, 2):
         try:
             raw = read_confined(root, EVALS_PATH)
@@ -454,15 +452,50 @@ def read_manifest_data(
         except OSError as exc:
             raise ConfigError(f"cannot read: {exc.strerror}", path=EVALS_PATH) from None
         try:
-            data = decode_json(raw)
+            return raw, decode_json(raw)
         except ValueError as exc:
             if attempt == 2:
                 raise ConfigError(
                     f"{exc} (also after a retry {retry_delay:g}s later)", path=EVALS_PATH
                 ) from None
             time.sleep(retry_delay)
-            continue
-        if problems is not None:
-            problems += duplicate_keys(raw)
-        return data
     return None  # pragma: no cover - the loop always returns or raises
+
+
+def read_manifest_data(
+    root: Path, *, retry_delay: float = 5.0, problems: list[Problem] | None = None
+) -> Any | None:
+    """The parsed JSON of evals.json, None when the file does not exist.
+
+    The file is read confined to the root, only when it is a regular file under the size cap
+    (ConfigError otherwise). A file that does not parse is read once more `retry_delay` seconds
+    later (it may be half-written by a concurrent commit); a second failure raises ConfigError.
+    `problems`, when given, receives a warning for each key written twice.
+    """
+    found = _read_raw(root, retry_delay)
+    if found is None:
+        return None
+    raw, data = found
+    if problems is not None:
+        problems += duplicate_keys(raw)
+    return data
+
+
+def read_manifest(root: Path, *, retry_delay: float = 5.0) -> Manifest | None:
+    """evals.json read (as `read_manifest_data`) and validated, every problem (keys written
+    twice first) located at its line; None when the file does not exist. Raises ConfigError
+    when nothing in it can be used."""
+    found = _read_raw(root, retry_delay)
+    if found is None:
+        return None
+    raw, data = found
+    manifest = parse_manifest(data)
+    lines = jsonpos.member_lines(raw.decode("utf-8-sig"))
+    return replace(
+        manifest,
+        problems=tuple(with_lines([*duplicate_keys(raw), *manifest.problems], lines)),
+        spec_errors={
+            skill: tuple(with_lines(errors, lines))
+            for skill, errors in manifest.spec_errors.items()
+        },
+    )

@@ -16,6 +16,8 @@ class Severity(enum.StrEnum):
     INFO = "info"
 
 
+# A warning that starts at a line of a file (`Problem.brief`): `skills/x/evals.json:9: …`.
+_AT_LINE = re.compile(r"^([^\s:]+:\d+): (.*)$", re.S)
 # A location that ends in its line (`skills.x (line 3)`, `line 20`), as the registry writes them.
 _LINE_SUFFIX = re.compile(r"^(?:(.*) )?\(?line (\d+)\)?$")
 
@@ -32,8 +34,10 @@ class Problem:
     line: int | None = None
 
     def brief(self) -> str:
-        """`file: where: message`, as the run's warnings show it."""
-        return ": ".join(part for part in (self.file, self.where, self.message) if part)
+        """`file:line: where: message` (`file: where: message` without a line), as the run's
+        warnings show it."""
+        place = f"{self.file}:{self.line}" if self.line else self.file
+        return ": ".join(part for part in (place, self.where, self.message) if part)
 
     def text(self) -> str:
         """`file:line: severity: where: message`, as `validate` prints it."""
@@ -51,3 +55,13 @@ class Problem:
     def as_json(self) -> dict[str, str | int | None]:
         """The problem for `validate --json` (its severity is the list it is in)."""
         return {"file": self.file, "line": self.line, "where": self.where, "message": self.message}
+
+
+def warning_line(warning: str) -> str:
+    """A run warning as printed on stderr: `file:line: warning: …` when it starts at a line of a
+    file, as `validate` and `lint` print it (so editors and CI logs can jump to it), else
+    `warning: …`."""
+    match = _AT_LINE.match(warning)
+    if match is None:
+        return f"warning: {warning}"
+    return f"{match.group(1)}: {Severity.WARNING}: {match.group(2)}"

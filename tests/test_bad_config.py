@@ -252,7 +252,11 @@ class Case:
     cleanup: Callable[[Path], None] | None = None  # undone after the run (chattr +i)
 
 
-W = "warning: skills/skill-evals/evals.json: "
+def W(line: int) -> str:
+    """The start of a run's warning about evals.json, at the line `validate` names."""
+    return f"skills/skill-evals/evals.json:{line}: warning: "
+
+
 A = "warning: aeon.yml: "
 FAIL_COST = spec("cost-report", min_words=1000)  # a failing skill, so that an issue is filed
 
@@ -328,7 +332,7 @@ CASES = [
         "spec-a-string",
         "a spec that is a string",
         whole_spec("heartbeat", "memory/logs/*.md"),
-        W + "skills.heartbeat: expected an object with at least output_pattern, got a string "
+        W(22) + "skills.heartbeat: expected an object with at least output_pattern, got a string "
         '"memory/logs/*.md"',
         0,
     ),
@@ -336,28 +340,28 @@ CASES = [
         "min-words-string",
         "`min_words` is a string",
         spec("cost-report", min_words="20"),
-        W + 'skills.cost-report.min_words: expected an integer, got a string "20"',
+        W(6) + 'skills.cost-report.min_words: expected an integer, got a string "20"',
         0,
     ),
     Case(
         "min-words-negative",
         "negative `min_words`",
         spec("cost-report", min_words=-5),
-        W + "skills.cost-report.min_words: must be 0 or more, got -5",
+        W(6) + "skills.cost-report.min_words: must be 0 or more, got -5",
         0,
     ),
     Case(
         "min-above-max",
         "numeric check with min > max",
         numeric(min=5, max=1),
-        W + "skills.cost-report.numeric_checks[0].max: max 1 is below min 5",
+        W(18) + "skills.cost-report.numeric_checks[0].max: max 1 is below min 5",
         0,
     ),
     Case(
         "max-a-string",
         "numeric `max` is a string",
         numeric(max="1000"),
-        W
+        W(18)
         + 'skills.cost-report.numeric_checks[0].max: expected a finite number, got a string "1000"',
         0,
     ),
@@ -365,14 +369,16 @@ CASES = [
         "max-nan",
         "numeric `max` is NaN",
         replace_in(EVALS, '"max": 1000', '"max": NaN'),
-        W + "skills.cost-report.numeric_checks[0].max: expected a finite number, got a number NaN",
+        W(18)
+        + "skills.cost-report.numeric_checks[0].max: expected a finite number, got a number NaN",
         0,
     ),
     Case(
         "numeric-no-pattern",
         "numeric check without `pattern`",
         numeric(pattern=None),
-        W + "skills.cost-report.numeric_checks[0].pattern: is required (a regex whose group 1 is "
+        W(14)
+        + "skills.cost-report.numeric_checks[0].pattern: is required (a regex whose group 1 is "
         "the number)",
         0,
     ),
@@ -380,7 +386,8 @@ CASES = [
         "lookbehind",
         "regex `(?<=a)b` (RE2 has no lookbehind)",
         spec("cost-report", required_patterns=["(?<=a)b"]),
-        W + "skills.cost-report.required_patterns[0]: pattern `(?<=a)b` does not compile: invalid "
+        W(8)
+        + "skills.cost-report.required_patterns[0]: pattern `(?<=a)b` does not compile: invalid "
         "perl operator: (?<=",
         0,
     ),
@@ -388,7 +395,8 @@ CASES = [
         "backreference",
         "regex `(a)\\1` (RE2 has no backreferences)",
         spec("cost-report", forbidden_patterns=["(a)\\1"]),
-        W + "skills.cost-report.forbidden_patterns[0]: pattern `(a)\\1` does not compile: invalid "
+        W(11)
+        + "skills.cost-report.forbidden_patterns[0]: pattern `(a)\\1` does not compile: invalid "
         "escape sequence: \\1",
         0,
     ),
@@ -396,14 +404,15 @@ CASES = [
         "required-a-number",
         "`required_patterns` is a number",
         spec("cost-report", required_patterns=5),
-        W + "skills.cost-report.required_patterns: expected a list of patterns, got an integer 5",
+        W(7)
+        + "skills.cost-report.required_patterns: expected a list of patterns, got an integer 5",
         0,
     ),
     Case(
         "pattern-dotdot",
         "`output_pattern` with `..`",
         spec("cost-report", output_pattern="../articles/*.md"),
-        W + "skills.cost-report.output_pattern: '../articles/*.md' contains '..'; patterns must "
+        W(5) + "skills.cost-report.output_pattern: '../articles/*.md' contains '..'; patterns must "
         "stay inside the instance root",
         0,
     ),
@@ -411,7 +420,7 @@ CASES = [
         "pattern-absolute",
         "absolute `output_pattern`",
         spec("cost-report", output_pattern="/etc/passwd"),
-        W + "skills.cost-report.output_pattern: '/etc/passwd' is an absolute path; patterns are "
+        W(5) + "skills.cost-report.output_pattern: '/etc/passwd' is an absolute path; patterns are "
         "relative to the instance root",
         0,
     ),
@@ -419,28 +428,30 @@ CASES = [
         "pattern-bracket",
         "`output_pattern` with an unbalanced `[`",
         spec("cost-report", output_pattern="articles/[a-*.md"),
-        W + "skills.cost-report.output_pattern: 'articles/[a-*.md' has an unbalanced '['",
+        W(5) + "skills.cost-report.output_pattern: 'articles/[a-*.md' has an unbalanced '['",
         0,
     ),
     Case(
         "pattern-empty",
         "empty `output_pattern`",
         spec("cost-report", output_pattern=""),
-        W + "skills.cost-report.output_pattern: is empty",
+        W(5) + "skills.cost-report.output_pattern: is empty",
         0,
     ),
     Case(
         "mute-bad-date",
         "`mute.until` is not a date",
         spec("cost-report", mute={"until": "next week", "reason": "holiday"}),
-        W + 'skills.cost-report.mute.until: expected a date YYYY-MM-DD, got a string "next week"',
+        W(22)
+        + 'skills.cost-report.mute.until: expected a date YYYY-MM-DD, got a string "next week"',
         0,
     ),
     Case(
         "cadence-bogus",
         "`expected_cadence` is not a cadence",
         spec("cost-report", expected_cadence="fortnightly"),
-        W + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a "
+        W(21)
+        + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a "
         '5-field cron, got a string "fortnightly"',
         0,
     ),
@@ -448,7 +459,7 @@ CASES = [
         "section-empty",
         "`section` is blank",
         spec("heartbeat", section=""),
-        W
+        W(24)
         + "skills.heartbeat.section: expected a heading such as '### heartbeat', got a string \"\"",
         0,
     ),
@@ -456,7 +467,8 @@ CASES = [
         "section-bad-regex",
         "`section` neither a heading nor a valid pattern",
         spec("heartbeat", section="(?<=x)"),
-        W + "skills.heartbeat.section: not a heading such as '### heartbeat', and as a pattern: "
+        W(24)
+        + "skills.heartbeat.section: not a heading such as '### heartbeat', and as a pattern: "
         "pattern `(?<=x)` does not compile",
         0,
     ),
@@ -464,7 +476,7 @@ CASES = [
         "skill-name-a-path",
         "a skill named `../../etc`",
         whole_spec("../../etc", {"output_pattern": "articles/x-*.md"}),
-        W + 'skills.../../etc: "../../etc" is not a skill name',
+        W(30) + 'skills.../../etc: "../../etc" is not a skill name',
         0,
     ),
     # harmless but worth a word: warned, used
@@ -472,21 +484,21 @@ CASES = [
         "unknown-spec-key",
         "unknown key in a spec (typo)",
         spec("cost-report", outptu_pattern="x"),
-        W + "skills.cost-report.outptu_pattern: unknown key (ignored)",
+        W(21) + "skills.cost-report.outptu_pattern: unknown key (ignored)",
         0,
     ),
     Case(
         "unknown-top-key",
         "unknown top-level key",
         evals_json({"version": "1", "skills": SPECS, "skils": {}}),
-        W + "skils: unknown key (ignored)",
+        W(31) + "skils: unknown key (ignored)",
         0,
     ),
     Case(
         "unknown-version",
         '`version` is "2"',
         evals_json({"version": "2", "skills": SPECS}),
-        W + 'version: unknown version "2"; read as version 1',
+        W(2) + 'version: unknown version "2"; read as version 1',
         0,
     ),
     Case(
@@ -792,14 +804,14 @@ CASES = [
         "evals-duplicate-key",
         "a key written twice in evals.json",
         replace_in(EVALS, '"min_words": 20,', '"min_words": 20, "min_words": 25,'),
-        W + "min_words: written twice in the same object; the last one wins",
+        W(6) + "skills.cost-report.min_words: written twice in the same object; the last one wins",
         0,
     ),
     Case(
         "pattern-140kb",
         "a 140 KB pattern",
         spec("cost-report", required_patterns=["x" * 143_360]),
-        W
+        W(8)
         + "skills.cost-report.required_patterns[0]: pattern is 143,360 characters long; the limit "
         "is 4,096",
         0,
@@ -808,7 +820,8 @@ CASES = [
         "cadence-infinity",
         "`expected_cadence` is Infinity",
         replace_in(EVALS, '"min_words": 20,', '"min_words": 20, "expected_cadence": Infinity,'),
-        W + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a "
+        W(6)
+        + "skills.cost-report.expected_cadence: expected days (7), '7d', 'daily', 'weekly' or a "
         "5-field cron, got a number Infinity",
         0,
     ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from aeon_evals.jsonpos import line_of, member_lines
+from aeon_evals.jsonpos import duplicate_members, line_of, member_lines
 
 DOC = """{
   "version": "1",
@@ -70,3 +70,9 @@ def test_deep_nesting_does_not_exhaust_the_stack() -> None:
 def test_text_that_is_not_json_returns_what_was_read_so_far() -> None:
     assert member_lines('{"a": 1,\n"b": {"c"') == {"a": 1, "b": 2, "b.c": 2}
     assert member_lines('{"bad\\x": 1}') == {}
+
+
+def test_a_key_written_twice_is_reported_at_its_path_and_the_line_of_the_repeat() -> None:
+    text = '{"skills": {\n  "a": {"x": 1,\n    "x": 2},\n  "b": {}, "a": {"x": 3}\n}, "v": 1}'
+    assert duplicate_members(text) == [("skills.a.x", 3), ("skills.a", 4)]
+    assert duplicate_members(DOC) == []

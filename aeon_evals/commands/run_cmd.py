@@ -18,6 +18,7 @@ from aeon_evals.errors import EvalsError, ExitCode, UsageError, WriteFailed
 from aeon_evals.fsio import atomic_write, read_confined, write_error
 from aeon_evals.manifest import EVALS_PATH
 from aeon_evals.model import ContractsMode
+from aeon_evals.problems import warning_line
 from aeon_evals.run_model import RunOptions, RunOutcome
 
 NO_NOTIFIER = (
@@ -349,7 +350,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     for notice in outcome.notices:
         print(f"warning: {notice}", file=sys.stderr)
     for warning in outcome.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(warning_line(warning), file=sys.stderr)
     for line in outcome.ledger():
         print(line, file=human)
     if args.junit is not None:

@@ -13,7 +13,14 @@ from aeon_evals import audit, jsonpos, layout
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, EvalsError, ExitCode
 from aeon_evals.fsio import inside, read_confined
-from aeon_evals.manifest import EVALS_PATH, Manifest, decode_json, duplicate_keys, parse_manifest
+from aeon_evals.manifest import (
+    EVALS_PATH,
+    Manifest,
+    decode_json,
+    duplicate_keys,
+    parse_manifest,
+    with_lines,
+)
 from aeon_evals.outputs import Outputs
 from aeon_evals.patches import whole_log
 from aeon_evals.problems import Problem, Severity
@@ -55,6 +62,18 @@ def _literal_dir(pattern: str) -> str:
     return "/".join(fixed)
 
 
+def _stop_line(message: str, raw: bytes = b"") -> int | None:
+    """The line a parser's message says it stopped at (`… at line 199 …`), or the line of the
+    byte offset it names (`byte 0xe9 at offset 16`) in `raw`."""
+    stop = re.search(r"\bat line (\d+)", message)
+    if stop:
+        return int(stop.group(1))
+    offset = re.search(r"\bat offset (\d+)", message)
+    if offset and raw:
+        return raw.count(b"\n", 0, int(offset.group(1))) + 1
+    return None
+
+
 def _manifest_findings(root: Path) -> tuple[list[Problem], Manifest | None]:
     try:
         raw = read_confined(root, EVALS_PATH)
@@ -77,15 +96,13 @@ def _manifest_findings(root: Path) -> tuple[list[Problem], Manifest | None]:
     try:
         data = decode_json(raw)
     except ValueError as exc:
-        stop = re.search(r"at line (\d+)", str(exc))  # where the JSON parser stopped
-        line = int(stop.group(1)) if stop else None
-        return [Problem(EVALS_PATH, "", str(exc), Severity.ERROR, line)], None
-    found = [Problem(EVALS_PATH, p.where, p.message, p.severity) for p in duplicate_keys(raw)]
+        return [Problem(EVALS_PATH, "", str(exc), Severity.ERROR, _stop_line(str(exc), raw))], None
+    found = duplicate_keys(raw)
     try:
         manifest = parse_manifest(data)
     except ConfigError as exc:
         return [*found, Problem(EVALS_PATH, exc.where or "", exc.message, Severity.ERROR)], None
-    found += [Problem(EVALS_PATH, p.where, p.message, p.severity) for p in manifest.problems]
+    found += manifest.problems
     if not manifest.skills:
         found.append(
             Problem(
@@ -143,7 +160,11 @@ def _registry_findings(registry: Registry) -> list[Problem]:
             replace(p, message=p.message + "; expected cadences fall back to 14 days")
             for p in registry.issues
         ]
-    found = list(registry.issues)
+    # A problem with the whole file is located where the YAML parser stopped.
+    found = [
+        replace(p, line=_stop_line(p.message)) if not p.where and p.line is None else p
+        for p in registry.issues
+    ]
     if registry.yaml_error and registry.skills:
         found.append(
             Problem(
@@ -152,6 +173,7 @@ def _registry_findings(registry: Registry) -> list[Problem]:
                 f"not valid YAML as a whole ({registry.yaml_error}); the skills: block was read "
                 "on its own",
                 Severity.WARNING,
+                _stop_line(registry.yaml_error),
             )
         )
     found += schedule_problems(registry)
@@ -194,18 +216,19 @@ def _with_lines(root: Path, found: list[Problem]) -> list[Problem]:
         text = read_confined(root, EVALS_PATH).decode("utf-8-sig")
     except (OSError, EvalsError, UnicodeDecodeError):
         return found
-    lines = jsonpos.member_lines(text)
-    return [
-        replace(f, line=jsonpos.line_of(lines, f.where))
-        if f.file == EVALS_PATH and f.line is None
-        else f
-        for f in found
-    ]
+    return with_lines(found, jsonpos.member_lines(text))
+
+
+def _in_file_order(found: list[Problem]) -> list[Problem]:
+    """Sorted by file, then line (a whole-file problem first), then errors before warnings; the
+    order they were found in breaks ties."""
+    return sorted(found, key=lambda f: (f.file, f.line or 0, f.severity is not Severity.ERROR))
 
 
 def validate(root: Path, config: str | None = None) -> list[Problem]:
-    """Every problem in the instance's configuration, errors and warnings, in file order, each
-    with its line when one is known. `config`: the skill registry (default: `layout.detect`)."""
+    """Every problem in the instance's configuration, errors and warnings, sorted by file and
+    line, each with its line when one is known. `config`: the skill registry (default:
+    `layout.detect`)."""
     found, manifest = _manifest_findings(root)
     if found:
         found = _with_lines(root, found)
@@ -215,7 +238,7 @@ def validate(root: Path, config: str | None = None) -> list[Problem]:
     found += _llm_skill_findings(root, config)
     if manifest is not None:
         found += _with_lines(root, _orphan_findings(root, manifest, registry))
-    return [f.located() for f in found]
+    return _in_file_order([f.located() for f in found])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -238,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     else:
-        for finding in [*errors, *warnings]:
+        for finding in found:
             print(finding.text())
         verdict = "invalid" if errors else "valid"
         print(
