@@ -396,7 +396,7 @@ class ArticleCache:
             if not self._ready:
                 self._prepare()
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_if_changed(path, text)
+            write_if_changed(path, text, sync=False)  # a cache: a lost write is a miss
         except OSError:
             self.writable = False  # a read-only instance: go on without the cache
 

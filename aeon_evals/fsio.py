@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
 import tempfile
@@ -33,6 +34,7 @@ def _after_write(path: Path) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+@functools.cache  # process-wide, and only this process sets it: read it once (one per file)
 def umask() -> int:
     """The process umask, read without changing it (Linux), else by setting and restoring it."""
     with (
@@ -68,19 +70,21 @@ def encoded(data: str | bytes) -> bytes:
     return (data if data.endswith("\n") else data + "\n").encode("utf-8")
 
 
-def atomic_write(path: Path, data: str | bytes) -> None:
+def atomic_write(path: Path, data: str | bytes, *, sync: bool = True) -> None:
     """Replace `path` with `data` so that a crash leaves either the old file or the new one.
 
     Text is written as UTF-8 and always ends with a newline. The file mode of an existing file
-    is kept; a new file gets the umask's mode, as `open()` would give it.
+    is kept; a new file gets the umask's mode, as `open()` would give it. `sync=False` skips the
+    file's fsync: for a cache, or one of a batch whose folder the caller syncs once (sync_dir).
     """
     raw = encoded(data)
     fd, tmp = _tmp_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
         with contextlib.suppress(FileNotFoundError):
             os.chmod(tmp, path.stat().st_mode & 0o7777)
         os.replace(tmp, path)
@@ -91,17 +95,17 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     _after_write(path)
 
 
-def write_if_changed(path: Path, data: str | bytes) -> bool:
-    """`atomic_write`, only when `path` does not hold exactly those bytes already; True when
-    written. An identical file keeps its inode and mtime (for make, rsync and the article cache,
-    which trusts an unchanged stamp)."""
+def write_if_changed(path: Path, data: str | bytes, *, sync: bool = True) -> bool:
+    """`atomic_write` (with its `sync`), only when `path` does not hold exactly those bytes
+    already; True when written. An identical file keeps its inode and mtime (for make, rsync and
+    the article cache, which trusts an unchanged stamp)."""
     raw = encoded(data)
     try:  # only a regular file of the same size is read (a FIFO there would block the read)
         if path.is_file() and path.stat().st_size == len(raw) and path.read_bytes() == raw:
             return False
     except OSError:
         pass  # missing or unreadable: write it
-    atomic_write(path, raw)
+    atomic_write(path, raw, sync=sync)
     return True
 
 
@@ -131,11 +135,11 @@ def append_bytes(path: Path, data: bytes) -> None:
     _after_write(path)
 
 
-def create_exclusive(path: Path, text: str) -> bool:
+def create_exclusive(path: Path, text: str, *, sync: bool = True) -> bool:
     """Create `path` with `text` only if nothing exists there; False if the name was taken.
 
     The content is complete before the name appears (temp file + hard link), so a reader never
-    sees a half-written file and two writers never both win.
+    sees a half-written file and two writers never both win. `sync=False`: as atomic_write's.
     """
     if not text.endswith("\n"):
         text += "\n"
@@ -143,8 +147,9 @@ def create_exclusive(path: Path, text: str) -> bool:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -154,6 +159,23 @@ def create_exclusive(path: Path, text: str) -> bool:
             os.unlink(tmp)
     _after_write(path)
     return True
+
+
+def sync_dir(folder: Path) -> None:
+    """One fsync of `folder` after a batch of writes there made with `sync=False`: the names the
+    batch created or replaced are on disk when it returns (their bytes follow with the kernel's
+    writeback, which ext4 and XFS start at once for a file renamed over another). A folder that
+    cannot be opened or synced (another platform) is left as it is."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (OSError, AttributeError):
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def inside(root: Path, candidate: Path) -> bool:

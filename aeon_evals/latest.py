@@ -18,25 +18,29 @@ from aeon_evals.sections import HeadingIndex, extract_sections
 def pick_log(
     spec: Spec, files: tuple[str, ...], outputs: Outputs, schedule: str | None, now: datetime
 ) -> tuple[str, str | None]:
-    """The file to check: the newest, except that a shared-log spec looks back across the logs
-    written since the skill's previous expected run for the newest one holding its entry."""
+    """The file to check: the newest, except that a shared-log spec looks back for the newest log
+    holding its entry: since the skill's previous expected run (it runs later in the day than
+    the eval), and for a spec naming its section, at any age. A skill that missed its runs is
+    then judged on its last entry, whose age makes it STALE as an article's would; a section
+    found in no log at all is judged on the newest log (missing_section)."""
     if not spec.output_pattern.startswith("memory/logs/"):
         return files[-1], None
     # A log holding nothing but the section this tool wrote (its first run today) is no output.
     cut = len(files)
     while cut > 1 and _only_own_section(outputs, files[cut - 1]):
         cut -= 1
-    others = list(files[:cut])
+    others = tuple(files[:cut])
     newest = others[-1]
-    if not schedule:
-        return newest, None
-    files = tuple(others)
-    fired = cadence.previous_fire(schedule, now)
-    if fired is None:
-        return newest, None
-    rel = newest_entry(spec, files, outputs, fired.date())
+    fired = cadence.previous_fire(schedule, now) if schedule else None
+    rel = newest_entry(spec, others, outputs, fired.date()) if fired is not None else None
+    if rel is None and spec.section:
+        rel = newest_entry(spec, others, outputs, date.min)
+        if rel is not None and rel != newest:
+            since = f" since its last expected run ({fired:%Y-%m-%d %H:%M} UTC)" if fired else ""
+            return rel, f"used {rel}: the newest log with an entry; none{since}"
     if rel is None or rel == newest:
         return newest, None
+    assert fired is not None
     return (
         rel,
         f"used {rel}: the newest log has no entry yet "

@@ -133,24 +133,23 @@ class Outputs:
             if listing is not None:
                 # The listing is sorted by name: jump to the pattern's literal prefix instead of
                 # matching every entry, so N skills × M outputs in one folder is not N × N·M work.
-                matcher = name_matcher(name)
                 prefix = _GLOB_CHARS.split(name, 1)[0]
                 names = self._names[head]
                 start = bisect.bisect_left(names, prefix)
-                for index in range(start, len(names)):
-                    if not names[index].startswith(prefix):
-                        break
+                stop = bisect.bisect_left(names, prefix + _LAST, start)
+                while stop < len(names) and names[stop].startswith(prefix):
+                    stop += 1  # a name with U+10FFFF right after the prefix
+                for index in _matching(names, start, stop, name, len(prefix)):
                     entry = listing[index]
-                    if matcher(entry.name):
-                        rel = f"{head}/{entry.name}" if head else entry.name
-                        try:  # scandir knows the type of a plain entry: no stat call
-                            if entry.is_file(follow_symlinks=False):
-                                files.append(rel)
-                                continue
-                            is_dir = entry.is_dir()
-                        except OSError:
-                            is_dir = False
-                        self._admit(rel, Path(entry.path), is_dir, files, skipped)
+                    rel = f"{head}/{entry.name}" if head else entry.name
+                    try:  # scandir knows the type of a plain entry: no stat call
+                        if entry.is_file(follow_symlinks=False):
+                            files.append(rel)
+                            continue
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    self._admit(rel, Path(entry.path), is_dir, files, skipped)
         result = Match(tuple(files), tuple(skipped))
         self._matches[pattern] = result
         return result
@@ -303,6 +302,20 @@ def _first_link(root: Path, rel: str) -> tuple[str, str] | None:
                 target = "?"
             return at.relative_to(root).as_posix(), target
     return None
+
+
+_LAST = chr(0x10FFFF)  # sorts after every character a file name can hold
+
+
+def _matching(names: list[str], start: int, stop: int, name: str, fixed: int) -> list[int]:
+    """The indexes in names[start:stop] (every one of them starts with `name`'s first `fixed`
+    characters, its literal prefix) whose names match the glob `name`."""
+    if name.count("*") == 1 and "?" not in name and "[" not in name:
+        suffix = name.split("*")[1]
+        least = fixed + len(suffix)
+        return [i for i in range(start, stop) if len(n := names[i]) >= least and n.endswith(suffix)]
+    matcher = name_matcher(name)
+    return [i for i in range(start, stop) if matcher(names[i])]
 
 
 def name_matcher(name: str) -> Callable[[str], object]:

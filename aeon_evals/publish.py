@@ -78,9 +78,11 @@ def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
         outcome.warnings.append(f"{write_error(exc, where, root=root)}; metrics not recorded")
     if not raw_controls:  # else the parse kept would not be the file's: it is parsed when read
         # kept parsed without parsing its big table: the dashboard and tomorrow's run read it there
-        store.remember(path, raw, lambda: render.parsed_article(data, path=article))
+        store.remember(
+            path, raw, lambda: render.parsed_article(data, path=article), render=opts.site
+        )
     else:
-        store.remember(path, raw)
+        store.remember(path, raw, render=opts.site)
 
     filed, closed = outcome.day_issues
     section = render.log_section(

@@ -99,7 +99,8 @@ class ArticleStore:
         self._memo: dict[str, tuple[list[int], ParsedArticle]] = {}  # file path → stamp, parse
         self._by_sha: dict[str, ParsedArticle] = {}  # whole articles seen in this process
         self._on_disk: set[str] | None = None  # content hashes of every article, after `load`
-        self._child: int | None = None
+        self._children: list[int] = []
+        self._rendering: set[str] = set()  # content hashes whose body a child is rendering
 
     # -- which articles exist
 
@@ -190,10 +191,21 @@ class ArticleStore:
         return None, warnings
 
     def remember(
-        self, path: Path, raw: bytes, parse: Callable[[], ParsedArticle | None] | None = None
+        self,
+        path: Path,
+        raw: bytes,
+        parse: Callable[[], ParsedArticle | None] | None = None,
+        *,
+        render: bool = False,
     ) -> None:
         """The run wrote `raw` to the article file `path`: list it, and keep it parsed. `parse`
-        gives the parse without parsing the text (render.parsed_article); None: parsed when read."""
+        gives the parse without parsing the text (render.parsed_article); None: parsed when read.
+        `render` (the dashboard follows): its body is rendered by a forked child from now on,
+        while this process goes on with the log, the dashboard's index and the skill pages."""
+        if render and not self.cache.has_body(content_key(raw)):
+            sha = content_key(raw)
+            if self._render_in_child([(sha, raw)]):
+                self._rendering.add(sha)
         names = self.names()
         at = bisect.bisect_left(names, path.name)
         if at == len(names) or names[at] != path.name:
@@ -258,7 +270,8 @@ class ArticleStore:
                 if not raw:  # known bytes, not read above: read them after all
                     with contextlib.suppress(OSError, EvalsError):
                         found[i] = (path, raw := read_article_bytes(path, self.root), sha)
-                unrendered.append((sha, raw))
+                if sha not in self._rendering:  # else a child started on it (`remember`)
+                    unrendered.append((sha, raw))
         forked = fork and self._render_in_child(unrendered)
         loaded: list[StoredArticle] = []
         for path, raw, sha in found:
@@ -266,9 +279,10 @@ class ArticleStore:
             if hit is not None and fits(path, sha):
                 loaded.append(StoredArticle(hit[0], sha, path, hit[1], self, has_rows=False))
                 continue
+            in_child = forked or sha in self._rendering
             try:
                 parsed, tokens = parse_raw(
-                    raw, path, root=self.root, md=None if forked else BODY_MD
+                    raw, path, root=self.root, md=None if in_child else BODY_MD
                 )
             except (ArticleParseError, UnicodeError) as exc:
                 warnings.append(f"{_failure(exc, path)}; skipped")
@@ -276,7 +290,7 @@ class ArticleStore:
             self.cache.put(sha, parsed)
             self._by_sha[sha] = parsed
             html: str | None = None
-            if not forked:  # a new article always needs its page: render it from the same tokens
+            if not in_child:  # a new article always needs its page: render it from the same tokens
                 html = BODY_MD.renderer.render(tokens, BODY_MD.options, {})
                 self.cache.put_body(sha, html)
             loaded.append(StoredArticle(parsed, sha, path, counts_of(parsed), self, html=html))
@@ -321,15 +335,15 @@ class ArticleStore:
                 code = 0
             finally:
                 os._exit(code)
-        self._child = pid
+        self._children.append(pid)
         return True
 
     def wait(self) -> None:
-        """Wait for the child rendering bodies, if one is running."""
-        if self._child is not None:
+        """Wait for the children rendering bodies, if any is running."""
+        while self._children:
             with contextlib.suppress(ChildProcessError):
-                os.waitpid(self._child, 0)
-            self._child = None
+                os.waitpid(self._children.pop(), 0)
+        self._rendering.clear()
 
     # -- derived files of the dashboard, and saving
 

@@ -247,7 +247,7 @@ def test_a_dead_renderer_costs_time_not_pages(
         pid = os.fork()
         if pid == 0:
             os._exit(9)
-        self._child = pid
+        self._children.append(pid)
         return True
 
     monkeypatch.setattr(ArticleStore, "_render_in_child", dies)

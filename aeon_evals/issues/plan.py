@@ -325,7 +325,8 @@ def _closing(
 
 def apply_plan(plan: IssuePlan) -> IssueOutcome:
     """Write the plan: new issue files (created exclusively: when another process took a number
-    first, the next free one is used), the closed issues, INDEX.md last. Returns what was done."""
+    first, the next free one is used), the closed issues, one fsync of the folder for them all,
+    INDEX.md last (synced on its own). Returns what was done."""
     moved: dict[str, IssueFile] = {}  # planned id -> the issue as filed under another number
     skipped: set[str] = set()
     warnings: list[str] = []
@@ -338,7 +339,7 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
                 iid = f"ISS-{number:03d}"
                 issue = dataclasses.replace(planned.issue, id=iid, path=f"{ISSUES_DIR}/{iid}.md")
                 text = files.render_issue(issue, planned.body)
-            if fsio.create_exclusive(plan.state.issues_dir / f"{issue.id}.md", text):
+            if fsio.create_exclusive(plan.state.issues_dir / f"{issue.id}.md", text, sync=False):
                 break
             number += 1
         else:
@@ -351,8 +352,10 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
         floor = number + 1
         if issue.id != planned.issue.id:
             moved[planned.issue.id] = issue
-    for closing in plan.closing:
-        fsio.atomic_write(closing.file, closing.text.encode("utf-8"))  # bytes: keep its last byte
+    for closing in plan.closing:  # bytes: keep its last byte
+        fsio.atomic_write(closing.file, closing.text.encode("utf-8"), sync=False)
+    if plan.new or plan.closing:  # one fsync for the batch, not one per file
+        fsio.sync_dir(plan.state.issues_dir)
     index_text = plan.index_text
     if moved or skipped:
         index_text = _replay(plan, moved, skipped)
