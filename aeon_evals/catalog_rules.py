@@ -7,12 +7,12 @@ import re
 from collections.abc import Iterable, Mapping
 
 from aeon_evals.catalog_findings import Finding, Rule, Severity, show
-from aeon_evals.manifest import EVALS_PATH
+from aeon_evals.manifest import EVALS_PATH, SKILL_NAME_MAX
 from aeon_evals.registry import Registry
 from aeon_evals.skillmd import SKILL_MD, SKILLS_DIR, Form, SkillDoc, skill_md_path
 
 LINE_BUDGET = 500
-NAME_MAX = 64
+NAME_MAX = SKILL_NAME_MAX  # the Agent Skills limit
 DESCRIPTION_MAX = 1024
 # The Agent Skills specification's top-level keys; everything else belongs under `metadata:`.
 AGENT_SKILLS_KEYS = frozenset(

@@ -45,6 +45,8 @@ MUTE_KEYS = {"until", "reason"}
 VERSIONS = ("1",)
 # A skill name becomes a path (memory/skill-health/<skill>.json): plain names only.
 SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# The Agent Skills limit on a skill's name (and so its folder); `lint` applies it to SKILL.md.
+SKILL_NAME_MAX = 64
 
 
 @dataclass(frozen=True)
@@ -255,6 +257,13 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
             at,
             f"{_show(skill)} is not a skill name (letters, digits, '-', '_', '.'; it names the "
             "skills/<name>/ folder)",
+        )
+    elif len(skill) > SKILL_NAME_MAX:
+        out.warn(
+            at,
+            f"{_show(skill)} is {len(skill)} characters: an Agent Skills name is at most "
+            f"{SKILL_NAME_MAX} (lowercase letters, digits, hyphens), and it names the "
+            "skills/<name>/ folder",
         )
     if not isinstance(raw, dict):
         out.error(at, f"expected an object with at least output_pattern, got {_got(raw)}")

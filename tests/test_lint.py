@@ -142,6 +142,31 @@ def test_a_5000_character_name_is_one_short_finding(instance: Instance, cli: Cli
     assert summary == "lint: 1 skill: 1 error, 0 warnings, 0 infos; 0 collisions"
 
 
+def test_a_300_character_name_is_an_error_in_the_agent_skills_form_and_a_warning_flat(
+    instance: Instance, cli: Cli
+) -> None:
+    """Acceptance check: Agent Skills names are at most 64 characters; the flat form's names
+    are often titles, so there it is a warning."""
+    long = "a" * 300
+    good_catalog(instance)
+    instance.write(
+        "skills/paper-pick/SKILL.md",
+        skill_md(long, "Pick the one research paper worth reading today from Hugging Face."),
+    )
+    instance.write(
+        "skills/rss-feed/SKILL.md",
+        f"---\nname: {long}\ndescription: Build an RSS feed of the week's articles.\n---\n"
+        "Save to `articles/rss-feed-${today}.md`:\n",
+    )
+    code, out, _ = cli("lint", "--root", str(instance.root), "paper-pick", "rss-feed")
+    assert code == 1
+    agent, flat, summary = out.splitlines()
+    assert agent.startswith("skills/paper-pick/SKILL.md:2: error: name 'aaaa")
+    assert flat.startswith("skills/rss-feed/SKILL.md:2: warning: name 'aaaa")
+    assert "300 characters (at most 64)" in agent and "300 characters (at most 64)" in flat
+    assert summary == "lint: 2 skills: 1 error, 1 warning, 0 infos; 0 collisions"
+
+
 def test_scope_by_name_folder_or_file(instance: Instance, cli: Cli) -> None:
     root = broken_catalog(instance).root
     code, out, _ = cli(

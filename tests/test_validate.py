@@ -717,3 +717,27 @@ def test_run_warnings_name_the_evals_json_line_validate_gives(instance: Instance
         broken.replace(": error: ", ": warning: ", 1) + " (the skill is reported as ERROR)"
         in err.splitlines()
     )
+
+
+def test_a_300_character_skill_name_in_evals_json_is_a_warning(
+    instance: Instance, cli: Cli
+) -> None:
+    """Acceptance bug: a 300-character skill key passed validate's name check; an Agent Skills
+    name (and so its folder) is at most 64 characters. A warning: the spec still runs."""
+    long = "a" * 300
+    specs = {**copy.deepcopy(SPECS), long: {"output_pattern": "articles/a-*.md"}}
+    inst = valid(instance, specs)
+    inst.write(f"skills/{long[:200]}/SKILL.md", "")  # not the folder either (the limit is 255)
+    code, out, _ = cli("validate", "--json", "--root", str(inst.root))
+    data = json.loads(out)
+    assert code == 0 and data["valid"], data
+    assert {
+        "file": EVALS,
+        "line": _line_of(specs, f"skills.{long}"),
+        "where": f"skills.{long}",
+        "message": f'"{long[:56]}... is 300 characters: an Agent Skills name is at most 64 '
+        "(lowercase letters, digits, hyphens), and it names the skills/<name>/ folder",
+    } in data["warnings"]
+    specs = {**copy.deepcopy(SPECS), "a" * 64: {"output_pattern": "articles/a-*.md"}}
+    code, out, _ = cli("validate", "--root", str(valid(instance, specs).root))
+    assert "characters: an Agent Skills name" not in out
