@@ -119,6 +119,13 @@ def _run_beyond(values: Sequence[float], length: int, params: Params) -> tuple[i
     return sides.pop(), b
 
 
+def needed(params: Params = DEFAULT) -> int:
+    """How many of a series' newest points `detect` looks at: the baseline window before a step
+    of at most `settle` + 1 runs (longer ones are settled). `detect` on that tail of a series
+    gives what it gives on the whole series."""
+    return params.window + max(params.confirm, params.settle + 1)
+
+
 def detect(
     series: Sequence[tuple[date, float]],
     direction: Direction = Direction.EITHER,
@@ -137,6 +144,8 @@ def detect(
     side, b = found
     length = params.confirm
     while length < len(values):
+        if length > params.settle:
+            return None  # settled: however long it goes on, it is the new normal
         longer = _run_beyond(values, length + 1, params)
         if longer is None or longer[0] != side:
             break

@@ -19,10 +19,11 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from aeon_evals import drift
+from aeon_evals import drift, metrics_cache
 from aeon_evals.cache import CACHE_DIR
 from aeon_evals.errors import EvalsError
 from aeon_evals.fsio import atomic_write, rel_path
+from aeon_evals.metrics_cache import EMPTY, SampleMap, SkillColumns, Source
 from aeon_evals.metrics_file import (
     AGE,
     BYTES,
@@ -86,9 +87,163 @@ if TYPE_CHECKING:
     from aeon_evals.store import ArticleStore
 
 
-def _label_value(numeric: tuple[tuple[str, float], ...], metric: str) -> float | None:
-    """The value of the numeric check `metric` in a sample's `numeric`, if there."""
-    for label, value in numeric:
+_PER_RUN = (QUALITY, AGE)  # metrics of the run, not of the output: every run is a point
+
+
+@dataclass(frozen=True)
+class History:
+    """Every skill's samples, oldest first, and each skill's skill-health scores by date.
+
+    `samples` is a mapping skill → list of Samples; a history read by `load_history` holds
+    each skill's samples as columns (metrics_cache.SkillColumns) and builds the Samples of a
+    skill only when they are read. `columns(skill)` gives the columns themselves: days,
+    statuses, causes, outputs … without building a Sample (what the skill pages need)."""
+
+    samples: Mapping[str, Sequence[Sample]] = field(default_factory=dict)
+    scores: Mapping[str, Sequence[tuple[date, float]]] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.samples, SampleMap):
+            object.__setattr__(self, "samples", SampleMap.of_samples(self.samples))
+
+    def columns(self, skill: str) -> SkillColumns:
+        """`skill`'s samples as columns, oldest first (empty when it has none). Fast accessors,
+        none of which builds a Sample: `days()`, `statuses()`, `causes()`, `outputs()`,
+        `shas()`, `values(metric)` (raw values, None where there is none), `sample(i)`,
+        `len()`."""
+        return cast(SampleMap, self.samples).columns(skill)
+
+    def series(
+        self,
+        skill: str,
+        metric: str,
+        latest: Sample | None = None,
+        *,
+        last: int | None = None,
+    ) -> list[tuple[date, float]]:
+        """(day, value) of `metric` for `skill`, oldest first; runs without a value skipped.
+
+        A metric of the output (words, bytes, a numeric check) counts each output once: a run
+        that evaluated the same file as the run before (same path, and same SHA-256 when both
+        are known) measured nothing new, and an old article's re-estimate of an unchanged file
+        is no step of the skill. `latest`: this run's sample, taken after the history.
+        `last`: only the newest `last` points (the same ones the whole series ends with), read
+        without walking the whole history."""
+        if metric == SCORE:
+            scores = list(self.scores.get(skill, ()))
+            return scores[-last:] if last is not None and last > 0 else scores
+        cols = self.columns(skill)
+        return _series(cols, metric, latest, metric not in _PER_RUN, last)
+
+    def with_run(self, day: date, results: Sequence[SkillResult]) -> History:
+        """This history with the run of `day` recorded (the samples `write_run` writes)."""
+        current = cast(SampleMap, self.samples)
+        columns = dict(current.all_columns())
+        for result in results:
+            cols = columns.get(result.skill, EMPTY)
+            if len(cols) and max(cols.day_ords) >= day.toordinal():
+                cols = SkillColumns.of([s for s in cols.samples() if s.day < day])
+            columns[result.skill] = cols.plus(SkillColumns.of([sample_of(result, day)]))
+        return History(SampleMap(columns), self.scores, self.warnings)
+
+    def metrics(self, skill: str) -> list[str]:
+        """The metrics `skill` has values of: the built-ins first, then numeric labels."""
+        cols = self.columns(skill)
+        labels = sorted(cols.numeric.labels()) if len(cols) else []
+        found = [
+            m
+            for m in BUILTIN
+            if m not in labels
+            and (
+                bool(self.scores.get(skill))
+                if m == SCORE
+                else any(v is not None for v in cols.values(m))
+            )
+        ]
+        return found + labels
+
+
+def _series(
+    cols: SkillColumns, metric: str, latest: Sample | None, per_output: bool, last: int | None
+) -> list[tuple[date, float]]:
+    """History.series on one skill's columns."""
+    if last is not None and last <= 0:
+        return []
+    n = len(cols)
+    total = n + (1 if latest is not None else 0)
+    if last is None:
+        return _points(cols, metric, latest, per_output, 0)
+    # The newest `last` points from a window of the newest runs, doubled until it holds them.
+    # The window is read from its first block start: a run with a value whose output differs
+    # from the previous run with a value (or has none). The whole series keeps that run
+    # whatever came before, so the points from there on are the whole series' last ones.
+    size = 2 * last + 8
+    while True:
+        lo = max(0, total - size)
+        points = _points(cols, metric, latest, per_output, lo, from_block=lo > 0)
+        if len(points) >= last or lo == 0:
+            return points[-last:]
+        size *= 2
+
+
+def _points(
+    cols: SkillColumns,
+    metric: str,
+    latest: Sample | None,
+    per_output: bool,
+    lo: int,
+    *,
+    from_block: bool = False,
+) -> list[tuple[date, float]]:
+    """The series' points of runs lo… (`latest` last), the per-output rule applied from a fresh
+    start; `from_block`: from the first block start after the first run with a value."""
+    n = len(cols)
+    values = cols.values(metric, lo) if lo < n else []
+    ords = cols.day_ords[lo:].tolist()
+    none: list[str | None] = [None] * len(values)
+    outs = cols.outputs_col.values(lo) if per_output and lo < n else none
+    shas = cols.shas_col.values(lo) if per_output and lo < n else list(none)
+    if latest is not None:
+        values.append(latest[_FIELD_AT[metric]] if metric in _FIELD_AT else _label(latest, metric))
+        ords.append(latest.day.toordinal())
+        outs.append(latest.output if per_output else None)
+        shas.append(latest.sha256 if per_output else None)
+    start = 0
+    if from_block:
+        prev: str | None = None
+        seen = False
+        start = len(values)
+        for i, value in enumerate(values):
+            if value is None:
+                continue
+            if seen and (not per_output or outs[i] is None or outs[i] != prev):
+                start = i
+                break
+            seen, prev = True, outs[i]
+    out: list[tuple[date, float]] = []
+    fromordinal = date.fromordinal
+    output: str | None = None
+    sha: str | None = None
+    for i in range(start, len(values)):
+        value = values[i]
+        if value is None:
+            continue
+        s_output, s_sha = outs[i], shas[i]
+        if (
+            per_output
+            and output is not None
+            and output == s_output
+            and (sha is None or s_sha is None or sha == s_sha)
+        ):
+            continue
+        out.append((fromordinal(ords[i]), value))
+        output, sha = s_output, s_sha
+    return out
+
+
+def _label(sample: Sample, metric: str) -> float | None:
+    for label, value in sample.numeric:
         if label == metric:
             return value
     return None
@@ -96,67 +251,6 @@ def _label_value(numeric: tuple[tuple[str, float], ...], metric: str) -> float |
 
 # the Sample field of each built-in metric (the series of a year of runs is read a lot)
 _FIELD_AT = {WORDS: 2, BYTES: 3, AGE: 4, QUALITY: 5}
-
-
-@dataclass(frozen=True)
-class History:
-    """Every skill's samples, oldest first, and each skill's skill-health scores by date."""
-
-    samples: Mapping[str, Sequence[Sample]] = field(default_factory=dict)
-    scores: Mapping[str, Sequence[tuple[date, float]]] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-
-    def series(
-        self, skill: str, metric: str, latest: Sample | None = None
-    ) -> list[tuple[date, float]]:
-        """(day, value) of `metric` for `skill`, oldest first; runs without a value skipped.
-
-        A metric of the output (words, bytes, a numeric check) counts each output once: a run
-        that evaluated the same file as the run before (same path, and same SHA-256 when both
-        are known) measured nothing new, and an old article's re-estimate of an unchanged file
-        is no step of the skill. `latest`: this run's sample, taken after the history."""
-        if metric == SCORE:
-            return list(self.scores.get(skill, ()))
-        per_output = metric not in (QUALITY, AGE)
-        samples = self.samples.get(skill, ())
-        if latest is not None:
-            samples = [*samples, latest]
-        field_at = _FIELD_AT.get(metric)
-        if field_at is not None:
-            values = [cast("float | None", s[field_at]) for s in samples]
-        else:
-            values = [_label_value(s.numeric, metric) if s.numeric else None for s in samples]
-        out: list[tuple[date, float]] = []
-        # the last kept sample's output and SHA-256 (a year of a fleet's series is read a lot)
-        output: str | None = None
-        sha: str | None = None
-        for s, value in zip(samples, values, strict=True):
-            if value is None:
-                continue
-            if (
-                per_output
-                and output is not None
-                and output == s.output
-                and (sha is None or s.sha256 is None or sha == s.sha256)
-            ):
-                continue
-            out.append((s.day, value))
-            output, sha = s.output, s.sha256
-        return out
-
-    def with_run(self, day: date, results: Sequence[SkillResult]) -> History:
-        """This history with the run of `day` recorded (the samples `write_run` writes)."""
-        samples = {skill: list(found) for skill, found in self.samples.items()}
-        for result in results:
-            kept = [s for s in samples.get(result.skill, ()) if s.day < day]
-            samples[result.skill] = [*kept, sample_of(result, day)]
-        return History(samples, self.scores, self.warnings)
-
-    def metrics(self, skill: str) -> list[str]:
-        """The metrics `skill` has values of: the built-ins first, then numeric labels."""
-        labels = sorted({label for s in self.samples.get(skill, ()) for label, _ in s.numeric})
-        found = [m for m in BUILTIN if m not in labels and self.series(skill, m)]
-        return found + labels
 
 
 # --------------------------------------------------------------------------------------------
@@ -241,12 +335,12 @@ class MetricsCache:
             )
 
 
-def _stamp(path: Path) -> list[int] | None:
+def _stamp(path: Path) -> tuple[int, int, int] | None:
     try:
         st = path.stat()
     except OSError:
         return None
-    return [st.st_ino, st.st_size, st.st_mtime_ns]
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _metric_files(root: Path, dirs: Sequence[str]) -> dict[date, Path]:
@@ -283,53 +377,98 @@ def load_history(
     """Every skill's samples from the metrics files under `dirs` and, for days without one, from
     the `articles` ((day, path), read with `read_article(path) -> ParsedArticle`); only runs
     dated before `before` when given. `health`: skill-health `history[]` by skill. A file that
-    cannot be read is a warning, never an error; the cache is written when `writable`."""
-    cache = MetricsCache(root, writable=writable)
+    cannot be read is a warning, never an error; the caches are written when `writable`.
+
+    Incremental: `.aeon-evals/cache/history.bin` holds the history of the sources (by path and
+    inode, size, mtime) it was built from. When tonight's sources are those plus newer ones,
+    only the new ones are read; when they are the first of those, the history is cut; when any
+    of them changed or went away, everything is read again (the same result as with no
+    cache)."""
     files = _metric_files(root, dirs)
-    sources: list[tuple[date, Path, str]] = [(d, p, "run") for d, p in files.items()]
-    sources += [(d, p, "article") for d, p in articles if d not in files]
-    per_day: list[tuple[date, list[tuple[str, Sample]]]] = []
-    warnings: list[str] = []
-    for day, path, kind in sorted(sources, key=lambda item: item[0]):
+    listed: list[tuple[date, Path, str]] = [(d, p, "run") for d, p in files.items()]
+    listed += [(d, p, "article") for d, p in articles if d not in files]
+    sources: list[Source] = []
+    paths: list[Path] = []
+    for day, path, kind in sorted(listed, key=lambda item: item[0]):
         if before is not None and day >= before:
             continue
-        rel = rel_path(path, root)
         stamp = _stamp(path)
         if stamp is None:
             continue
-        # A metrics file is parsed each time: a JSON copy of a year of them (70 MB at 1,000
-        # skills) decodes slower than the TSV parses. What the cache saves is the markdown
-        # parse of the articles the history is backfilled from.
-        rows = cache.get(rel, stamp) if kind == "article" else None
-        if rows is not None:
-            with contextlib.suppress(TypeError, ValueError, IndexError):
-                per_day.append((day, [_from_row(r, day, kind) for r in rows]))
-                continue
-        try:
-            if kind == "run":
-                samples = read_file(root, rel, day=day)
-            else:
-                samples = samples_of_article(read_article(path))
-        except FileNotFoundError:  # removed since it was listed
-            continue
-        except (EvalsError, OSError, UnicodeError) as exc:
-            if kind == "run":  # an unreadable article is the article store's to report
-                warnings.append(exc.line() if isinstance(exc, EvalsError) else f"{rel}: {exc}")
-            continue
-        if kind == "article":
-            cache.put(rel, stamp, [_row(skill, s) for skill, s in samples.items()])
-        per_day.append((day, list(samples.items())))
-    cache.save()
-    by_skill: dict[str, list[Sample]] = {}
-    for _day, pairs in per_day:
-        for skill, sample in pairs:
-            by_skill.setdefault(skill, []).append(sample)
+        sources.append((rel_path(path, root), kind, day.toordinal(), *stamp))
+        paths.append(path)
+    code = metrics_cache.fingerprint()
+    cache_path = root / CACHE_DIR / metrics_cache.CACHE_NAME
+    cached = metrics_cache.read_cache(cache_path, code)
+    known = cached.sources if cached is not None else []
+    if cached is not None and sources[: len(known)] == known:
+        base, start = cached, len(known)  # the cached sources and maybe newer ones
+    elif cached is not None and known[: len(sources)] == sources:
+        base, start = cached.before_source(len(sources)), len(sources)  # a run of an earlier day
+    else:
+        base, start = metrics_cache.Cached([], [], {}), 0  # changed, gone, or no cache
+    columns = dict(base.columns)
+    found = list(zip(base.sources, base.warnings, strict=True))
+    if start < len(sources):
+        # the per-article cache (metrics.json) saves the markdown parse when all is read again
+        article_cache = MetricsCache(root, writable=writable) if start == 0 else None
+        added: dict[str, list[Sample]] = {}
+        indices: dict[str, list[int]] = {}
+        for at in range(start, len(sources)):
+            source = sources[at]
+            pairs, warning = _read_source(root, source, paths[at], read_article, article_cache)
+            found.append((source, warning))
+            for skill, sample in pairs:
+                added.setdefault(skill, []).append(sample)
+                indices.setdefault(skill, []).append(at)
+        if article_cache is not None:
+            article_cache.save()
+        for skill, new in added.items():
+            more = SkillColumns.of(new, indices[skill])
+            columns[skill] = columns[skill].plus(more) if skill in columns else more
+        if writable:
+            metrics_cache.write_cache(
+                cache_path,
+                metrics_cache.Cached([s for s, _ in found], [w for _, w in found], columns),
+                code,
+            )
     scores = {
         skill: [(d, v) for d, v in series if before is None or d < before]
         for skill, series in health.items()
         if series
     }
-    return History(by_skill, scores, tuple(warnings))
+    warnings = tuple(w for _, w in found if w is not None)
+    return History(SampleMap(columns), scores, warnings)
+
+
+def _read_source(
+    root: Path,
+    source: Source,
+    path: Path,
+    read_article: Any,
+    cache: MetricsCache | None,
+) -> tuple[list[tuple[str, Sample]], str | None]:
+    """The samples of one metrics file or article, and the warning it gives (or None)."""
+    rel, kind, ordinal, *stamp = source
+    day = date.fromordinal(ordinal)
+    rows = cache.get(rel, stamp) if cache is not None and kind == "article" else None
+    if rows is not None:
+        with contextlib.suppress(TypeError, ValueError, IndexError):
+            return [_from_row(r, day, kind) for r in rows], None
+    try:
+        if kind == "run":
+            samples = read_file(root, rel, day=day)
+        else:
+            samples = samples_of_article(read_article(path))
+    except FileNotFoundError:  # removed since it was listed
+        return [], None
+    except (EvalsError, OSError, UnicodeError) as exc:
+        if kind == "run":  # an unreadable article is the article store's to report
+            return [], exc.line() if isinstance(exc, EvalsError) else f"{rel}: {exc}"
+        return [], None
+    if kind == "article" and cache is not None:
+        cache.put(rel, stamp, [_row(skill, s) for skill, s in samples.items()])
+    return list(samples.items()), None
 
 
 # --------------------------------------------------------------------------------------------
@@ -366,20 +505,21 @@ def steps_for(
     metrics the spec turns off are not looked at."""
     if result.status in (Status.ERROR, Status.NOT_RUN, Status.NO_OUTPUT):
         return []
-    scores = history.scores.get(result.skill, ())
     sample = sample_of(result, day)
     labels = [label for label, _ in result.numbers]
     found: list[Found] = []
+    tail = drift.needed(params)  # the detector looks at no more than these newest points
     for metric in [WORDS, BYTES, AGE, QUALITY, SCORE, *labels]:
         mode = _mode(spec, metric)
         if mode is DriftMode.OFF:
             continue
         if metric == SCORE:
-            series = list(scores)  # skill-health's own dates: its newest entry is "today"
+            # skill-health's own dates: its newest entry is "today"
+            series = history.series(result.skill, SCORE, last=tail)
         elif sample.value(metric) is None:
             continue
         else:
-            series = history.series(result.skill, metric, sample)
+            series = history.series(result.skill, metric, sample, last=tail)
         if not series:
             continue
         step = drift.detect(series, DIRECTIONS.get(metric, drift.Direction.EITHER), params)
@@ -407,7 +547,7 @@ def with_drift(
             continue
         causes = list(result.causes)
         notes = list(result.notes)
-        for f in found:
+        for f in one_quality_step(found):
             if f.step.worse:
                 status = Status.FAIL if f.mode is DriftMode.FAIL else Status.WARN
                 causes.append(Cause(status, f"drift:{f.metric}", f.text))
@@ -418,6 +558,22 @@ def with_drift(
         status = worst([c.status for c in ordered]) if ordered else result.status
         out.append(dataclasses.replace(result, causes=ordered, status=status, notes=tuple(notes)))
     return out, every
+
+
+def one_quality_step(found: Sequence[Found]) -> list[Found]:
+    """`found` with at most one of `quality` and `score` when both stepped the same way on this
+    run: they are one signal (quality is skill-health's avg_score, score the history[] it is
+    the average of), so one cause and one note. The one kept is the one whose mode is stronger
+    (fail over warn), else `quality`: the figure the row's Quality cell shows."""
+    by_metric = {f.metric: f for f in found}
+    quality, score = by_metric.get(QUALITY), by_metric.get(SCORE)
+    if quality is None or score is None or quality.step.worse != score.step.worse:
+        return list(found)
+    drop = quality if _RANK[score.mode] > _RANK[quality.mode] else score
+    return [f for f in found if f is not drop]
+
+
+_RANK = {DriftMode.OFF: 0, DriftMode.WARN: 1, DriftMode.FAIL: 2}
 
 
 def history_for_run(

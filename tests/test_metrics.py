@@ -312,3 +312,34 @@ def test_the_fleet_badge_counts_only_the_skills_judged_in_the_latest_run() -> No
     badge = fleet_badge(statuses)
     assert (badge.message, badge.color) == ("2/3 passing", "red")
     assert fleet_badge({"c": Status.NOT_RUN}).message == "no runs"
+
+
+@pytest.mark.parametrize(
+    ("modes", "kept", "status"),
+    [({}, "quality", "QUALITY_DEGRADED"), ({"score": "fail"}, "score", "FAIL")],
+)
+def test_quality_and_score_drift_on_the_same_run_do_not_double_flag(
+    instance: Instance, cli: Cli, modes: dict[str, str], kept: str, status: str
+) -> None:
+    """Bug (acceptance): quality (skill-health avg_score) and score (its history[]) stepping on
+    the same run gave two causes and two notes for one signal. One is kept: the stronger mode,
+    else quality."""
+    _fleet(instance, **modes)
+    for n in range(10):
+        scores = [4] * (8 + max(0, n - 7)) if n < 8 else [4] * 8 + [2] * (n - 7)
+        history = [
+            {"date": (FIRST + timedelta(days=7 * i - 1)).isoformat(), "score": s}
+            for i, s in enumerate(scores)
+        ]
+        avg = 2.0 if n >= 8 else 4.0
+        instance.write(
+            "memory/skill-health/cost-report.json",
+            json.dumps({"skill": "cost-report", "avg_score": avg, "history": history}),
+        )
+        assert _week(instance, cli, n, 565)[0] == 0
+    full = _article(instance, 9).split("## Full Results")[1]
+    line = next(ln for ln in full.splitlines() if ln.startswith("| cost-report |"))
+    dropped = "score" if kept == "quality" else "quality"
+    assert f"drift:{kept}" in line and f"drift: {kept} 2 vs 4" in line, line
+    assert f"drift:{dropped}" not in line and f"drift: {dropped}" not in line, line
+    assert f"| {status} |" in line

@@ -1,0 +1,699 @@
+"""The metric history as columns per skill, and its cache `.aeon-evals/cache/history.bin`.
+
+A year of a 1,000-skill fleet is 365,000 samples. Building a `Sample` for each, or decoding a
+JSON row for each, costs more than the rest of the nightly run, and the run needs only the last
+few dozen points per metric. So each skill's samples are held as columns (`SkillColumns`:
+arrays of day ordinals, status codes, words, …, and interned strings), Samples are built only
+when asked for, and the columns are kept in one binary file, appended to run by run
+(docs/metrics.md, "How it is read back").
+
+The file: `AEHIST01`, the header's length (8 bytes, little-endian), a JSON header (version,
+code fingerprint, the sources the history was built from with their stamps, and per skill where
+each column's bytes are), then the columns' bytes. Reading it is JSON and `array.frombytes`:
+no code is loaded from it (no pickle, no marshal), every offset is checked, and a file that is
+damaged, truncated or of another version or code is ignored (the history is then read from the
+files). Nothing in it is needed for correctness: delete it any time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sys
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from aeon_evals.fsio import atomic_write
+from aeon_evals.metrics_file import AGE, BYTES, QUALITY, WORDS, Sample
+from aeon_evals.model import Status
+
+CACHE_NAME = "history.bin"
+VERSION = 1
+MAGIC = b"AEHIST01"
+STATUSES: tuple[Status, ...] = tuple(Status)
+_CODE = {s: i for i, s in enumerate(STATUSES)}
+KINDS = ("run", "article", "skill-health")
+_KIND = {k: i for i, k in enumerate(KINDS)}
+NONE_INT = -(2**63)  # None in an int64 column
+_NAN = float("nan")  # None in a float64 column (a column holding a real NaN is kept as JSON)
+INT64 = (-(2**63) + 1, 2**63 - 1)
+
+# A source: (path relative to the root, "run" | "article", day ordinal, inode, size, mtime_ns).
+Source = tuple[str, str, int, int, int, int]
+
+
+def fingerprint() -> str:
+    """The code and platform the cache's bytes depend on: the parsers of what it caches, this
+    module, the byte order and the array item sizes."""
+    here = Path(__file__).parent
+    digest = hashlib.sha256(f"v{VERSION} {sys.byteorder}".encode())
+    for code in "bhiqd":
+        digest.update(f"{code}{array(code).itemsize}".encode())
+    for name in ("metrics_cache.py", "metrics_file.py", "metrics.py", "history.py", "model.py"):
+        with contextlib.suppress(OSError):
+            digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------------------------
+# Columns
+
+
+class NumColumn:
+    """Numbers or None: int64 (NONE_INT for None), float64 (NaN for None), or a plain list when
+    the values do not fit either exactly (a NaN read from a file, an int read as a float …)."""
+
+    __slots__ = ("data", "kind")
+
+    def __init__(self, kind: str, data: Any) -> None:
+        self.kind = kind  # "q", "d" or "j"
+        self.data = data
+
+    @classmethod
+    def of(cls, values: Sequence[Any], numeric: type) -> NumColumn:
+        """The most compact column that gives back exactly `values` (int or float, or None)."""
+        if numeric is int and all(
+            v is None or (type(v) is int and INT64[0] <= v <= INT64[1]) for v in values
+        ):
+            return cls("q", array("q", [NONE_INT if v is None else v for v in values]))
+        if numeric is float and all(v is None or (type(v) is float and v == v) for v in values):
+            return cls("d", array("d", [_NAN if v is None else v for v in values]))
+        return cls("j", list(values))
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def get(self, i: int) -> Any:
+        value = self.data[i]
+        if self.kind == "q":
+            return None if value == NONE_INT else value
+        if self.kind == "d":
+            return None if value != value else value
+        return value
+
+    def values(self, lo: int = 0, hi: int | None = None) -> list[Any]:
+        """The values of samples lo…hi-1 (every one by default), None where there is none."""
+        data = self.data[lo:hi]
+        if self.kind == "q":
+            return [None if v == NONE_INT else v for v in data]
+        if self.kind == "d":
+            return [None if v != v else v for v in data]
+        return list(data)
+
+    def head(self, n: int) -> NumColumn:
+        return NumColumn(self.kind, self.data[:n])
+
+    def plus(self, other: NumColumn, numeric: type) -> NumColumn:
+        if self.kind == other.kind:
+            return NumColumn(self.kind, self.data + other.data)
+        return NumColumn.of([*self.values(), *other.values()], numeric)
+
+
+class StrColumn:
+    """Strings or None, interned: the distinct strings' UTF-8 bytes end to end, where each ends,
+    and per sample the index of its string (-1: None). Strings are decoded when first read."""
+
+    __slots__ = ("_ascii", "_memo", "ends", "index", "text")
+
+    def __init__(self, text: bytes, ends: array[int], index: array[int]) -> None:
+        self.text, self.ends, self.index = text, ends, index
+        self._memo: dict[int, str] = {}
+        self._ascii: str | None = None  # the text when it is ASCII ("" when it is not)
+
+    @classmethod
+    def of(cls, values: Iterable[str | None]) -> StrColumn:
+        seen: dict[str, int] = {}
+        parts: list[bytes] = []
+        ends = array("q")
+        index = array("i")
+        size = 0
+        for value in values:
+            if value is None:
+                index.append(-1)
+                continue
+            at = seen.get(value)
+            if at is None:
+                raw = value.encode("utf-8", "surrogatepass")
+                at = seen[value] = len(parts)
+                parts.append(raw)
+                size += len(raw)
+                ends.append(size)
+            index.append(at)
+        return cls(b"".join(parts), ends, index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def entry(self, at: int) -> str:
+        found = self._memo.get(at)
+        if found is None:
+            start = self.ends[at - 1] if at else 0
+            found = self._memo[at] = self.text[start : self.ends[at]].decode(
+                "utf-8", "surrogatepass"
+            )
+        return found
+
+    def get(self, i: int) -> str | None:
+        at = self.index[i]
+        return None if at < 0 else self.entry(at)
+
+    def values(self, lo: int = 0, hi: int | None = None) -> list[str | None]:
+        """The strings of samples lo…hi-1 (every one by default)."""
+        index = self.index[lo:hi].tolist()
+        if self._ascii is None:
+            self._ascii = self.text.decode("ascii") if self.text.isascii() else ""
+        text = self._ascii
+        if not text:
+            entry = self.entry
+            return [None if at < 0 else entry(at) for at in index]
+        ends = self.ends
+        # ASCII: byte offsets are character offsets, so slices of the text decoded once
+        return [None if at < 0 else text[ends[at - 1] if at else 0 : ends[at]] for at in index]
+
+    def head(self, n: int) -> StrColumn:
+        return StrColumn(self.text, self.ends, self.index[:n])
+
+    def plus(self, other: StrColumn) -> StrColumn:
+        base = len(self.ends)
+        size = len(self.text)
+        ends = self.ends + array("q", [e + size for e in other.ends])
+        index = self.index + array("i", [-1 if at < 0 else at + base for at in other.index])
+        return StrColumn(self.text + other.text, ends, index)
+
+
+Numeric = tuple[tuple[str, float], ...]
+
+
+class NumericColumn:
+    """Each sample's numeric checks ((label, value) pairs): a table of the distinct ones and
+    per sample its index in it."""
+
+    __slots__ = ("_by_label", "index", "table")
+
+    def __init__(self, table: list[Numeric], index: array[int]) -> None:
+        self.table, self.index = table, index
+        self._by_label: dict[str, list[float | None]] = {}
+
+    @classmethod
+    def of(cls, values: Iterable[Numeric], table: list[Numeric] | None = None) -> NumericColumn:
+        table = list(table or [])
+        seen = {entry: at for at, entry in enumerate(table)}
+        index = array("i")
+        for value in values:
+            at = seen.get(value)
+            if at is None:
+                at = seen[value] = len(table)
+                table.append(value)
+            index.append(at)
+        return cls(table, index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def get(self, i: int) -> Numeric:
+        return self.table[self.index[i]]
+
+    def label(self, metric: str) -> list[float | None]:
+        """The value of the numeric check `metric` in each table entry (None: not there)."""
+        found = self._by_label.get(metric)
+        if found is None:
+            found = self._by_label[metric] = [
+                next((v for k, v in entry if k == metric), None) for entry in self.table
+            ]
+        return found
+
+    def labels(self) -> set[str]:
+        return {label for entry in self.table for label, _ in entry}
+
+    def head(self, n: int) -> NumericColumn:
+        return NumericColumn(self.table, self.index[:n])
+
+    def plus(self, other: NumericColumn) -> NumericColumn:
+        both = NumericColumn.of([other.table[at] for at in other.index], self.table)
+        return NumericColumn(both.table, self.index + both.index)
+
+
+class SkillColumns:
+    """One skill's samples, oldest first, as columns. The fast accessors (`days`, `statuses`,
+    `causes`, `outputs`, `shas`, `value`, `sample`) read one column without building Samples;
+    `samples()` builds them all. Never changed once built (`plus` and `head` make new ones)."""
+
+    __slots__ = (
+        "ages",
+        "bytes",
+        "causes_col",
+        "day_ords",
+        "kinds",
+        "numeric",
+        "outputs_col",
+        "qualities",
+        "shas_col",
+        "sources",
+        "status_codes",
+        "words",
+    )
+
+    def __init__(
+        self,
+        day_ords: array[int],
+        status_codes: array[int],
+        words: NumColumn,
+        bytes_: NumColumn,
+        ages: NumColumn,
+        qualities: NumColumn,
+        outputs: StrColumn,
+        shas: StrColumn,
+        causes: StrColumn,
+        numeric: NumericColumn,
+        kinds: array[int],
+        sources: array[int],
+    ) -> None:
+        self.day_ords, self.status_codes = day_ords, status_codes
+        self.words, self.bytes, self.ages, self.qualities = words, bytes_, ages, qualities
+        self.outputs_col, self.shas_col, self.causes_col = outputs, shas, causes
+        self.numeric, self.kinds, self.sources = numeric, kinds, sources
+
+    @classmethod
+    def of(cls, samples: Sequence[Sample], sources: Sequence[int] | None = None) -> SkillColumns:
+        """The columns of `samples`; `sources`: each one's index in the cache's source list."""
+        return cls(
+            array("i", [s.day.toordinal() for s in samples]),
+            array("b", [-1 if s.status is None else _CODE[s.status] for s in samples]),
+            NumColumn.of([s.words for s in samples], int),
+            NumColumn.of([s.bytes for s in samples], int),
+            NumColumn.of([s.age_days for s in samples], float),
+            NumColumn.of([s.quality for s in samples], float),
+            StrColumn.of(s.output for s in samples),
+            StrColumn.of(s.sha256 for s in samples),
+            StrColumn.of(s.cause for s in samples),
+            NumericColumn.of(s.numeric for s in samples),
+            array("b", [_KIND.get(s.source, -1) for s in samples]),
+            array("i", sources if sources is not None else [-1] * len(samples)),
+        )
+
+    def __len__(self) -> int:
+        return len(self.day_ords)
+
+    # -- the fast accessors
+
+    def days(self) -> list[date]:
+        """Each sample's day."""
+        return [date.fromordinal(d) for d in self.day_ords]
+
+    def day(self, i: int) -> date:
+        return date.fromordinal(self.day_ords[i])
+
+    def statuses(self) -> list[Status | None]:
+        """Each sample's status (None: not recorded)."""
+        return [None if c < 0 else STATUSES[c] for c in self.status_codes]
+
+    def causes(self) -> list[str]:
+        """Each sample's root cause ("" when clean)."""
+        return [c or "" for c in self.causes_col.values()]
+
+    def outputs(self) -> list[str | None]:
+        """Each sample's output path."""
+        return self.outputs_col.values()
+
+    def shas(self) -> list[str | None]:
+        """Each sample's output SHA-256."""
+        return self.shas_col.values()
+
+    def column(self, metric: str) -> NumColumn | None:
+        """The column of a built-in metric (words, bytes, age_days, quality), else None."""
+        if metric == WORDS:
+            return self.words
+        if metric == BYTES:
+            return self.bytes
+        if metric == AGE:
+            return self.ages
+        if metric == QUALITY:
+            return self.qualities
+        return None
+
+    def values(self, metric: str, lo: int = 0, hi: int | None = None) -> list[Any]:
+        """Each sample's raw value of `metric` (a built-in or a numeric check's label) or None,
+        of samples lo…hi-1 (every one by default): words and bytes as int, as in a Sample."""
+        col = self.column(metric)
+        if col is not None:
+            return col.values(lo, hi)
+        by_entry = self.numeric.label(metric)
+        return [by_entry[at] for at in self.numeric.index[lo:hi]]
+
+    def sample(self, i: int) -> Sample:
+        """The i-th sample, built."""
+        code = self.status_codes[i]
+        kind = self.kinds[i]
+        return Sample(
+            date.fromordinal(self.day_ords[i]),
+            None if code < 0 else STATUSES[code],
+            self.words.get(i),
+            self.bytes.get(i),
+            self.ages.get(i),
+            self.qualities.get(i),
+            self.outputs_col.get(i),
+            self.shas_col.get(i),
+            self.causes_col.get(i) or "",
+            self.numeric.get(i),
+            KINDS[kind] if kind >= 0 else "run",
+        )
+
+    def samples(self) -> list[Sample]:
+        """Every sample, built, oldest first."""
+        days = [date.fromordinal(d) for d in self.day_ords]
+        statuses = self.statuses()
+        kinds = [KINDS[k] if k >= 0 else "run" for k in self.kinds]
+        numeric = self.numeric
+        table = numeric.table
+        return [
+            Sample(*fields)
+            for fields in zip(
+                days,
+                statuses,
+                self.words.values(),
+                self.bytes.values(),
+                self.ages.values(),
+                self.qualities.values(),
+                self.outputs_col.values(),
+                self.shas_col.values(),
+                self.causes(),
+                [table[at] for at in numeric.index],
+                kinds,
+                strict=True,
+            )
+        ]
+
+    # -- new columns from these
+
+    def head(self, n: int) -> SkillColumns:
+        """The first `n` samples."""
+        if n >= len(self):
+            return self
+        return SkillColumns(
+            self.day_ords[:n],
+            self.status_codes[:n],
+            self.words.head(n),
+            self.bytes.head(n),
+            self.ages.head(n),
+            self.qualities.head(n),
+            self.outputs_col.head(n),
+            self.shas_col.head(n),
+            self.causes_col.head(n),
+            self.numeric.head(n),
+            self.kinds[:n],
+            self.sources[:n],
+        )
+
+    def before_source(self, count: int) -> SkillColumns:
+        """The samples read from the first `count` sources (their indices are ascending)."""
+        return self.head(bisect_left(self.sources, count))
+
+    def plus(self, other: SkillColumns) -> SkillColumns:
+        """These samples, then `other`'s."""
+        if not len(other):
+            return self
+        if not len(self):
+            return other
+        return SkillColumns(
+            self.day_ords + other.day_ords,
+            self.status_codes + other.status_codes,
+            self.words.plus(other.words, int),
+            self.bytes.plus(other.bytes, int),
+            self.ages.plus(other.ages, float),
+            self.qualities.plus(other.qualities, float),
+            self.outputs_col.plus(other.outputs_col),
+            self.shas_col.plus(other.shas_col),
+            self.causes_col.plus(other.causes_col),
+            self.numeric.plus(other.numeric),
+            self.kinds + other.kinds,
+            self.sources + other.sources,
+        )
+
+
+EMPTY = SkillColumns.of([])
+
+
+class SampleMap(Mapping[str, Sequence[Sample]]):
+    """skill → its samples, oldest first (a list, built from the columns when first read);
+    `columns(skill)` gives the columns without building a Sample."""
+
+    def __init__(
+        self,
+        columns: Mapping[str, SkillColumns | None],
+        lists: Mapping[str, list[Sample]] | None = None,
+    ) -> None:
+        self._columns = dict(columns)
+        self._lists: dict[str, list[Sample]] = dict(lists or {})
+
+    @classmethod
+    def of_samples(cls, samples: Mapping[str, Sequence[Sample]]) -> SampleMap:
+        """A map of Samples already built (their columns are built when first asked for)."""
+        return cls(dict.fromkeys(samples), {k: list(v) for k, v in samples.items()})
+
+    def __getitem__(self, skill: str) -> list[Sample]:
+        found = self._lists.get(skill)
+        if found is None:
+            cols = self._columns[skill]  # KeyError for an unknown skill, as a dict
+            assert cols is not None
+            found = self._lists[skill] = cols.samples()
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+    def __contains__(self, skill: object) -> bool:
+        return skill in self._columns
+
+    def columns(self, skill: str) -> SkillColumns:
+        """The columns of `skill` (empty for a skill without samples)."""
+        if skill not in self._columns:
+            return EMPTY
+        cols = self._columns[skill]
+        if cols is None:
+            cols = self._columns[skill] = SkillColumns.of(self._lists[skill])
+        return cols
+
+    def all_columns(self) -> dict[str, SkillColumns]:
+        return {skill: self.columns(skill) for skill in self._columns}
+
+
+# --------------------------------------------------------------------------------------------
+# The file
+
+
+class CacheError(ValueError):
+    """A cache file that cannot be used (damaged, another version or code): never reported."""
+
+
+def _encode_num(col: NumColumn, parts: list[bytes], size: list[int]) -> list[Any]:
+    raw = col.data.tobytes() if col.kind != "j" else json.dumps(col.data).encode()
+    return [col.kind, _put(raw, parts, size)]
+
+
+def _put(raw: bytes, parts: list[bytes], size: list[int]) -> list[int]:
+    at = size[0]
+    parts.append(raw)
+    size[0] += len(raw)
+    return [at, len(raw)]
+
+
+def _encode(cols: SkillColumns, parts: list[bytes], size: list[int]) -> list[Any]:
+    put = _put
+    return [
+        len(cols),
+        put(cols.day_ords.tobytes(), parts, size),
+        put(cols.status_codes.tobytes(), parts, size),
+        *[_encode_num(c, parts, size) for c in (cols.words, cols.bytes, cols.ages, cols.qualities)],
+        *[
+            [
+                put(c.text, parts, size),
+                put(c.ends.tobytes(), parts, size),
+                put(c.index.tobytes(), parts, size),
+            ]
+            for c in (cols.outputs_col, cols.shas_col, cols.causes_col)
+        ],
+        [
+            put(json.dumps(cols.numeric.table).encode(), parts, size),
+            put(cols.numeric.index.tobytes(), parts, size),
+        ],
+        put(cols.kinds.tobytes(), parts, size),
+        put(cols.sources.tobytes(), parts, size),
+    ]
+
+
+class _Reader:
+    def __init__(self, blob: memoryview) -> None:
+        self.blob = blob
+
+    def raw(self, where: Any) -> memoryview:
+        at, length = where
+        if not (isinstance(at, int) and isinstance(length, int)) or at < 0 or length < 0:
+            raise CacheError("bad offset")
+        view = self.blob[at : at + length]
+        if len(view) != length:
+            raise CacheError("truncated")
+        return view
+
+    def arr(self, code: str, where: Any, n: int) -> array[int]:
+        out = array(code)
+        out.frombytes(self.raw(where))
+        if len(out) != n:
+            raise CacheError("column length")
+        return out
+
+    def num(self, spec: Any, n: int) -> NumColumn:
+        kind, where = spec
+        if kind in ("q", "d"):
+            return NumColumn(kind, self.arr(kind, where, n))
+        if kind != "j":
+            raise CacheError("column kind")
+        data = json.loads(bytes(self.raw(where)))
+        if not isinstance(data, list) or len(data) != n:
+            raise CacheError("column length")
+        return NumColumn("j", data)
+
+    def strings(self, spec: Any, n: int) -> StrColumn:
+        text, ends, index = spec
+        raw = bytes(self.raw(text))
+        col = StrColumn(raw, array("q"), self.arr("i", index, n))
+        col.ends.frombytes(self.raw(ends))
+        if (
+            (col.ends and col.ends[-1] != len(raw))
+            or (col.index and max(col.index) >= len(col.ends))
+            or (col.index and min(col.index) < -1)
+        ):
+            raise CacheError("string column")
+        return col
+
+    def numeric(self, spec: Any, n: int) -> NumericColumn:
+        table_at, index_at = spec
+        table = json.loads(bytes(self.raw(table_at)))
+        if not isinstance(table, list):
+            raise CacheError("numeric table")
+        entries = [tuple((str(k), v) for k, v in entry) for entry in table]
+        index = self.arr("i", index_at, n)
+        if index and (max(index) >= len(entries) or min(index) < 0):
+            raise CacheError("numeric index")
+        return NumericColumn(entries, index)
+
+    def columns(self, spec: Any) -> SkillColumns:
+        n, days, status, words, size, age, quality, out, sha, cause, numeric, kinds, src = spec
+        if not isinstance(n, int) or n < 0:
+            raise CacheError("length")
+        codes = self.arr("b", status, n)
+        if codes and (max(codes) >= len(STATUSES) or min(codes) < -1):
+            raise CacheError("status code")
+        kind_codes = self.arr("b", kinds, n)
+        if kind_codes and (max(kind_codes) >= len(KINDS) or min(kind_codes) < -1):
+            raise CacheError("kind code")
+        cols = SkillColumns(
+            self.arr("i", days, n),
+            codes,
+            self.num(words, n),
+            self.num(size, n),
+            self.num(age, n),
+            self.num(quality, n),
+            self.strings(out, n),
+            self.strings(sha, n),
+            self.strings(cause, n),
+            self.numeric(numeric, n),
+            kind_codes,
+            self.arr("i", src, n),
+        )
+        if cols.day_ords and min(cols.day_ords) < 1:
+            raise CacheError("day")
+        return cols
+
+
+class Cached:
+    """What the cache file holds: the sources (in reading order), the warning each gave (or
+    None), and every skill's columns in the order the skills first appeared."""
+
+    def __init__(
+        self,
+        sources: list[Source],
+        warnings: list[str | None],
+        columns: dict[str, SkillColumns],
+    ) -> None:
+        self.sources, self.warnings, self.columns = sources, warnings, columns
+
+    def before_source(self, count: int) -> Cached:
+        """The history of the first `count` sources only."""
+        columns = {}
+        for skill, cols in self.columns.items():
+            kept = cols.before_source(count)
+            if len(kept):
+                columns[skill] = kept
+        return Cached(self.sources[:count], self.warnings[:count], columns)
+
+
+def read_cache(path: Path, code: str) -> Cached | None:
+    """The cache at `path`, or None when there is none or it cannot be used."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        return _decode(data, code)
+    except (CacheError, ValueError, TypeError, KeyError, IndexError, OverflowError):
+        return None
+
+
+def _decode(data: bytes, code: str) -> Cached:
+    if data[: len(MAGIC)] != MAGIC:
+        raise CacheError("not a history cache")
+    length = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+    start = len(MAGIC) + 8
+    header = json.loads(data[start : start + length])
+    if not isinstance(header, dict) or header.get("version") != VERSION:
+        raise CacheError("version")
+    if header.get("code") != code:
+        raise CacheError("another code")
+    sources: list[Source] = []
+    warnings: list[str | None] = []
+    for rel, kind, day, ino, size, mtime, warning in header["sources"]:
+        if not (isinstance(rel, str) and kind in ("run", "article")):
+            raise CacheError("source")
+        if not all(isinstance(v, int) for v in (day, ino, size, mtime)):
+            raise CacheError("source")
+        if warning is not None and not isinstance(warning, str):
+            raise CacheError("source")
+        sources.append((rel, kind, day, ino, size, mtime))
+        warnings.append(warning)
+    reader = _Reader(memoryview(data)[start + length :])
+    columns: dict[str, SkillColumns] = {}
+    for skill, spec in header["skills"]:
+        if not isinstance(skill, str):
+            raise CacheError("skill")
+        columns[skill] = reader.columns(spec)
+    return Cached(sources, warnings, columns)
+
+
+def write_cache(path: Path, cached: Cached, code: str) -> None:
+    """Write the cache (atomically); a failure is never an error (the cache is optional)."""
+    parts: list[bytes] = []
+    size = [0]
+    skills = [[skill, _encode(cols, parts, size)] for skill, cols in cached.columns.items()]
+    header = json.dumps(
+        {
+            "version": VERSION,
+            "code": code,
+            "sources": [
+                [*source, warning]
+                for source, warning in zip(cached.sources, cached.warnings, strict=True)
+            ],
+            "skills": skills,
+        },
+        separators=(",", ":"),
+    ).encode()
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, b"".join([MAGIC, len(header).to_bytes(8, "little"), header, *parts]))

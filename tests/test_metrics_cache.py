@@ -1,0 +1,289 @@
+"""The metric history read incrementally through `.aeon-evals/cache/history.bin` (#18 point 5):
+whatever happens to the files between runs, the history is the one a cold read gives."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from conftest import Instance
+from realdata import realdata
+
+from aeon_evals import drift, metrics, metrics_cache
+from aeon_evals.history import read_article
+from aeon_evals.metrics import History, Sample, render_tsv
+from aeon_evals.model import ParsedArticle, Status
+
+Cli = Callable[..., tuple[int, str, str]]
+FIRST = date(2026, 1, 5)
+CACHE = Path(".aeon-evals/cache") / metrics_cache.CACHE_NAME
+SKILLS = ("alpha", "beta", "gamma", "delta")
+
+
+def _sample(rng: random.Random, day: date, skill: str) -> Sample:
+    """A sample with the awkward cases: repeated outputs, missing SHA-256s and values."""
+    output = rng.choice([f"articles/{skill}-{day}.md", f"memory/topics/{skill}.md", None])
+    return Sample(
+        day,
+        rng.choice([*Status, None]),
+        words=rng.choice([None, rng.randrange(0, 900)]),
+        bytes=rng.choice([None, rng.randrange(0, 9000)]),
+        age_days=rng.choice([None, round(rng.random() * 3, 3)]),
+        quality=rng.choice([None, 4.0, 2.5]),
+        output=output,
+        sha256=rng.choice([None, "ab" * 32, f"{rng.randrange(4):064x}"]) if output else None,
+        cause=rng.choice(["", "word_count", "missing_pattern:a\tb; drift:words"]),
+        numeric=rng.choice(
+            [(), (("dollars", float(rng.randrange(3))),), (("n", 1.5), ("z", -2.0))]
+        ),
+    )
+
+
+def _metrics_file(root: Path, day: date, rng: random.Random) -> None:
+    skills = rng.sample(SKILLS, rng.randrange(1, len(SKILLS) + 1))
+    text = render_tsv([(skill, _sample(rng, day, skill)) for skill in skills])
+    (root / f"articles/skill-evals-metrics-{day}.tsv").write_text(text)
+
+
+def _real_articles(root: Path) -> list[Path]:
+    """The 12 real anajuliabit skill-evals articles, under their own names."""
+    src = realdata() / "anajuliabit__aeon" / "articles"
+    out = []
+    for path in sorted(src.glob("skill-evals-*")):
+        name = path.name.split("@")[0]
+        if name.endswith(".md"):
+            out.append(Path(shutil.copy(path, root / "articles" / name)))
+    return out
+
+
+def _articles(root: Path) -> list[tuple[date, Path]]:
+    found = []
+    for path in sorted((root / "articles").glob("skill-evals-2*.md")):
+        found.append((date.fromisoformat(path.name[len("skill-evals-") : -3]), path))
+    return found
+
+
+def _load(root: Path, *, before: date | None = None, writable: bool = True) -> History:
+    return metrics.load_history(
+        root,
+        dirs=["articles"],
+        articles=_articles(root),
+        read_article=lambda p: read_article(p, root=root),
+        health={"alpha": [(FIRST, 4.0)]},
+        before=before,
+        writable=writable,
+    )
+
+
+def _cold(root: Path, *, before: date | None = None) -> History:
+    """What load_history gives with no history cache (moved aside, then put back)."""
+    cache = root / CACHE
+    aside = root / "aside.bin"
+    if cache.exists():
+        cache.rename(aside)
+    try:
+        return _load(root, before=before, writable=False)
+    finally:
+        if aside.exists():
+            aside.rename(cache)
+
+
+def _same(got: History, want: History) -> None:
+    assert list(got.samples) == list(want.samples)  # the skills, in the order first seen
+    assert {k: list(v) for k, v in got.samples.items()} == {
+        k: list(v) for k, v in want.samples.items()
+    }
+    assert got.warnings == want.warnings
+    assert got.scores == want.scores
+    for skill in want.samples:
+        for metric in ("words", "bytes", "age_days", "quality", "dollars", "n", "score"):
+            assert got.series(skill, metric) == want.series(skill, metric)
+
+
+def test_history_through_the_cache_is_the_cold_read_after_edits_deletions_and_additions(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path
+    (root / "articles").mkdir()
+    rng = random.Random(18)
+    articles = _real_articles(root)
+    assert len(articles) == 12
+    last = max(day for day, _ in _articles(root))
+    days = [last + timedelta(days=i) for i in range(1, 9)]
+    for day in days[:4]:
+        _metrics_file(root, day, rng)
+    (root / f"articles/skill-evals-metrics-{days[1]}.tsv").write_text("# aeon-evals metrics v9\n")
+
+    def check(before: date | None = None) -> History:
+        got = _load(root, before=before)
+        _same(got, _cold(root, before=before))
+        return got
+
+    first = check()
+    assert (root / CACHE).is_file()
+    assert first.warnings and "format v9" in first.warnings[0]
+    check()  # unchanged: all from the cache, the warning again
+    _metrics_file(root, days[4], rng)  # tonight's run: appended
+    check()
+    _metrics_file(root, days[5], rng)
+    _metrics_file(root, days[6], rng)
+    check()
+    check(before=days[5])  # a run of an earlier day: the cached history cut
+    check()
+    _metrics_file(root, days[2], rng)  # a metrics file edited
+    check()
+    (root / f"articles/skill-evals-metrics-{days[3]}.tsv").unlink()  # one deleted
+    check()
+    articles[3].write_text(articles[3].read_text().replace("PASS", "FAIL", 3))  # an article edited
+    check()
+    articles[5].unlink()  # an article deleted
+    check()
+    _metrics_file(root, date.fromisoformat(articles[7].name[12:22]), rng)  # replaces its article
+    check()
+    shutil.copy(articles[0], root / f"articles/skill-evals-{days[7]}.md")  # a newer article
+    check()
+    (root / f"articles/skill-evals-metrics-{days[1]}.tsv").write_text("")  # the bad one, still bad
+    check()
+
+
+def test_only_new_sources_are_read_and_an_unchanged_stamp_is_trusted(tmp_path: Path) -> None:
+    """The cache reads only the sources it has not seen: an article it holds is not parsed
+    again, and a metrics file whose inode, size and mtime are unchanged is taken from it."""
+    root = tmp_path
+    (root / "articles").mkdir()
+    _real_articles(root)
+    read: list[str] = []
+
+    def reader(path: Path) -> ParsedArticle:
+        read.append(path.name)
+        return read_article(path, root=root)
+
+    def load() -> History:
+        return metrics.load_history(
+            root, dirs=["articles"], articles=_articles(root), read_article=reader, health={}
+        )
+
+    load()
+    (root / ".aeon-evals/cache/metrics.json").unlink()  # the rebuild's own per-article cache
+    read.clear()
+    load()
+    assert read == []
+    last = max(day for day, _ in _articles(root))
+    newer = last + timedelta(days=1)
+    path = root / f"articles/skill-evals-metrics-{newer}.tsv"
+    path.write_text(render_tsv([(s, Sample(newer, Status.PASS, words=9)) for s in SKILLS]))
+    shutil.copy(_articles(root)[0][1], root / f"articles/skill-evals-{newer + timedelta(1)}.md")
+    load()
+    assert read == [f"skill-evals-{newer + timedelta(1)}.md"]
+    stat = path.stat()
+    path.write_text(path.read_text().replace("\tPASS\t", "\tFAIL\t"))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size
+    assert load().samples["alpha"][-1].status is Status.PASS  # not read again: the cached line
+    assert _cold(root).samples["alpha"][-1].status is Status.FAIL
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda raw: raw[: len(raw) // 2],  # truncated
+        lambda raw: b"not a cache at all",
+        lambda raw: raw.replace(b'"version":1', b'"version":7', 1),  # another version
+        lambda raw: raw[:-40] + b"\xff" * 40,  # the columns' bytes damaged
+        lambda raw: raw.replace(b'"code":"', b'"code":"x', 1),  # written by other code
+    ],
+)
+def test_a_damaged_or_foreign_cache_is_ignored_and_rewritten(
+    tmp_path: Path, damage: Callable[[bytes], bytes]
+) -> None:
+    root = tmp_path
+    (root / "articles").mkdir()
+    rng = random.Random(7)
+    for i in range(5):
+        _metrics_file(root, FIRST + timedelta(days=i), rng)
+    want = _load(root)
+    cache = root / CACHE
+    cache.write_bytes(damage(cache.read_bytes()))
+    _same(_load(root), want)
+    assert metrics_cache.read_cache(cache, metrics_cache.fingerprint()) is not None
+
+
+def test_read_only_loads_write_no_history_cache(tmp_path: Path) -> None:
+    root = tmp_path
+    (root / "articles").mkdir()
+    _metrics_file(root, FIRST, random.Random(2))
+    _load(root, writable=False)
+    assert not (root / CACHE).exists()
+
+
+def test_dry_run_writes_no_history_cache(instance: Instance, cli: Cli) -> None:
+    instance.aeon_yml({"steady": (True, "0 7 * * 1")})
+    instance.evals({"steady": {"output_pattern": "articles/steady-*.md", "min_words": 3}})
+    for n in range(3):
+        day = FIRST + timedelta(days=7 * n)
+        instance.write(f"articles/steady-{day}.md", "one two three four\n")
+        args = ["--dry-run"] if n == 2 else []
+        code, _out, err = cli(
+            "run", "--root", str(instance.root), "--now", f"{day}T09:00:00Z", "--no-notify", *args
+        )
+        assert code == 0, err
+        if n == 0:
+            assert not (instance.root / CACHE).exists()  # no history before the first run
+        if n == 1:
+            cache = instance.root / CACHE
+            before = cache.read_bytes()
+    assert cache.read_bytes() == before
+
+
+def _series_cases() -> list[list[Sample]]:
+    rng = random.Random(30)
+    cases = []
+    for _ in range(60):
+        n = rng.randrange(0, 60)
+        skill = "s"
+        same = rng.random() < 0.5  # long runs of one output (a topic file)
+        samples = []
+        for i in range(n):
+            s = _sample(rng, FIRST + timedelta(days=i), skill)
+            if same and s.output is not None:
+                s = s._replace(output="memory/topics/s.md")
+            samples.append(s)
+        cases.append(samples)
+    return cases
+
+
+@pytest.mark.parametrize("metric", ["words", "bytes", "quality", "age_days", "dollars"])
+def test_a_series_tail_is_the_end_of_the_whole_series(metric: str) -> None:
+    rng = random.Random(metric)
+    for samples in _series_cases():
+        history = History({"s": samples})
+        latest = _sample(rng, FIRST + timedelta(days=99), "s") if rng.random() < 0.5 else None
+        whole = history.series("s", metric, latest)
+        for last in (1, 2, 5, 37):
+            assert history.series("s", metric, latest, last=last) == whole[-last:]
+        cols = History({"s": samples}).columns("s")
+        assert cols.samples() == samples
+        assert cols.days() == [s.day for s in samples]
+        assert cols.statuses() == [s.status for s in samples]
+        assert cols.causes() == [s.cause for s in samples]
+
+
+def test_the_detector_on_the_tail_it_needs_finds_what_it_finds_on_the_whole_series() -> None:
+    rng = random.Random(5)
+    for _ in range(400):
+        n = rng.randrange(1, 90)
+        level = 500.0
+        values = []
+        for _i in range(n):
+            if rng.random() < 0.08:
+                level *= rng.choice([0.5, 1.6])
+            values.append(level * (1 + rng.uniform(-0.05, 0.05)))
+        series = [(FIRST + timedelta(days=i), v) for i, v in enumerate(values)]
+        for direction in drift.Direction:
+            want = drift.detect(series, direction)
+            assert drift.detect(series[-drift.needed() :], direction) == want
