@@ -400,6 +400,11 @@ def load_history(
     code = metrics_cache.fingerprint()
     cache_path = root / CACHE_DIR / metrics_cache.CACHE_NAME
     cached = metrics_cache.read_cache(cache_path, code)
+    # what the articles said came from metrics.json: when that changed, so may have the history
+    derived_path = root / CACHE_DIR / CACHE_NAME
+    derived = _stamp(derived_path)
+    if cached is not None and cached.derived != (list(derived) if derived else None):
+        cached = None
     known = cached.sources if cached is not None else []
     if cached is not None and sources[: len(known)] == known:
         base, start = cached, len(known)  # the cached sources and maybe newer ones
@@ -423,13 +428,19 @@ def load_history(
                 indices.setdefault(skill, []).append(at)
         if article_cache is not None:
             article_cache.save()
+            derived = _stamp(derived_path)
         for skill, new in added.items():
             more = SkillColumns.of(new, indices[skill])
             columns[skill] = columns[skill].plus(more) if skill in columns else more
         if writable:
             metrics_cache.write_cache(
                 cache_path,
-                metrics_cache.Cached([s for s, _ in found], [w for _, w in found], columns),
+                metrics_cache.Cached(
+                    [s for s, _ in found],
+                    [w for _, w in found],
+                    columns,
+                    list(derived) if derived else None,
+                ),
                 code,
             )
     scores = {

@@ -622,8 +622,11 @@ class Cached:
         sources: list[Source],
         warnings: list[str | None],
         columns: dict[str, SkillColumns],
+        derived: list[int] | None = None,
     ) -> None:
         self.sources, self.warnings, self.columns = sources, warnings, columns
+        # the stamp of the per-article cache (metrics.json) the articles' samples came from
+        self.derived = derived
 
     def before_source(self, count: int) -> Cached:
         """The history of the first `count` sources only."""
@@ -632,7 +635,7 @@ class Cached:
             kept = cols.before_source(count)
             if len(kept):
                 columns[skill] = kept
-        return Cached(self.sources[:count], self.warnings[:count], columns)
+        return Cached(self.sources[:count], self.warnings[:count], columns, self.derived)
 
 
 def read_cache(path: Path, code: str) -> Cached | None:
@@ -668,13 +671,18 @@ def _decode(data: bytes, code: str) -> Cached:
             raise CacheError("source")
         sources.append((rel, kind, day, ino, size, mtime))
         warnings.append(warning)
+    derived = header.get("derived")
+    if derived is not None and not (
+        isinstance(derived, list) and all(isinstance(v, int) for v in derived)
+    ):
+        raise CacheError("derived")
     reader = _Reader(memoryview(data)[start + length :])
     columns: dict[str, SkillColumns] = {}
     for skill, spec in header["skills"]:
         if not isinstance(skill, str):
             raise CacheError("skill")
         columns[skill] = reader.columns(spec)
-    return Cached(sources, warnings, columns)
+    return Cached(sources, warnings, columns, derived)
 
 
 def write_cache(path: Path, cached: Cached, code: str) -> None:
@@ -691,6 +699,7 @@ def write_cache(path: Path, cached: Cached, code: str) -> None:
                 for source, warning in zip(cached.sources, cached.warnings, strict=True)
             ],
             "skills": skills,
+            "derived": cached.derived,
         },
         separators=(",", ":"),
     ).encode()

@@ -169,7 +169,6 @@ def test_only_new_sources_are_read_and_an_unchanged_stamp_is_trusted(tmp_path: P
         )
 
     load()
-    (root / ".aeon-evals/cache/metrics.json").unlink()  # the rebuild's own per-article cache
     read.clear()
     load()
     assert read == []
