@@ -171,24 +171,27 @@ def _series(
     if last is not None and last <= 0:
         return []
     n = len(cols)
-    total = n + (1 if latest is not None else 0)
-    if last is None:
-        return _points(cols, metric, latest, per_output, 0)
-    # The newest `last` points from a window of the newest runs, doubled until it holds them.
+    if n and cols.column(metric) is None and metric not in cols.numeric.labels():
+        n = 0  # a numeric check this history never recorded: only `latest` can have a value
+    if last is None or n <= last + _SLACK:
+        points = _points(cols, n, metric, latest, per_output, 0)
+        return points if last is None else points[-last:]
+    # The newest `last` points from a window of the newest runs, else from the whole series.
     # The window is read from its first block start: a run with a value whose output differs
     # from the previous run with a value (or has none). The whole series keeps that run
     # whatever came before, so the points from there on are the whole series' last ones.
-    size = 2 * last + 8
-    while True:
-        lo = max(0, total - size)
-        points = _points(cols, metric, latest, per_output, lo, from_block=lo > 0)
-        if len(points) >= last or lo == 0:
-            return points[-last:]
-        size *= 2
+    points = _points(cols, n, metric, latest, per_output, n - last - _SLACK, from_block=True)
+    if len(points) < last:
+        points = _points(cols, n, metric, latest, per_output, 0)
+    return points[-last:]
+
+
+_SLACK = 8  # runs read beyond the `last` asked for: a few outputs evaluated twice, runs without
 
 
 def _points(
     cols: SkillColumns,
+    n: int,
     metric: str,
     latest: Sample | None,
     per_output: bool,
@@ -196,14 +199,13 @@ def _points(
     *,
     from_block: bool = False,
 ) -> list[tuple[date, float]]:
-    """The series' points of runs lo… (`latest` last), the per-output rule applied from a fresh
+    """The series' points of runs lo…n-1 then `latest`, the per-output rule applied from a fresh
     start; `from_block`: from the first block start after the first run with a value."""
-    n = len(cols)
-    values = cols.values(metric, lo) if lo < n else []
-    ords = cols.day_ords[lo:].tolist()
+    values = cols.values(metric, lo, n) if lo < n else []
+    ords = cols.day_ords[lo:n].tolist()
     none: list[str | None] = [None] * len(values)
-    outs = cols.outputs_col.values(lo) if per_output and lo < n else none
-    shas = cols.shas_col.values(lo) if per_output and lo < n else list(none)
+    outs = cols.outputs_col.values(lo, n) if per_output and lo < n else none
+    shas = cols.shas_col.values(lo, n) if per_output and lo < n else list(none)
     if latest is not None:
         values.append(latest[_FIELD_AT[metric]] if metric in _FIELD_AT else _label(latest, metric))
         ords.append(latest.day.toordinal())
@@ -221,8 +223,7 @@ def _points(
                 start = i
                 break
             seen, prev = True, outs[i]
-    out: list[tuple[date, float]] = []
-    fromordinal = date.fromordinal
+    kept: list[tuple[int, float]] = []
     output: str | None = None
     sha: str | None = None
     for i in range(start, len(values)):
@@ -237,9 +238,10 @@ def _points(
             and (sha is None or s_sha is None or sha == s_sha)
         ):
             continue
-        out.append((fromordinal(ords[i]), value))
+        kept.append((ords[i], value))
         output, sha = s_output, s_sha
-    return out
+    fromordinal = date.fromordinal
+    return [(fromordinal(o), v) for o, v in kept]
 
 
 def _label(sample: Sample, metric: str) -> float | None:

@@ -20,11 +20,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import sys
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +42,11 @@ _CODE = {s: i for i, s in enumerate(STATUSES)}
 KINDS = ("run", "article", "skill-health")
 _KIND = {k: i for i, k in enumerate(KINDS)}
 NONE_INT = -(2**63)  # None in an int64 column
+NONE_I32 = -(2**31)  # None in an int32 column
+_NONE = {"q": NONE_INT, "i": NONE_I32}
 _NAN = float("nan")  # None in a float64 column (a column holding a real NaN is kept as JSON)
 INT64 = (-(2**63) + 1, 2**63 - 1)
+INT32 = (-(2**31) + 1, 2**31 - 1)
 
 # A source: (path relative to the root, "run" | "article", day ordinal, inode, size, mtime_ns).
 Source = tuple[str, str, int, int, int, int]
@@ -65,13 +70,14 @@ def fingerprint() -> str:
 
 
 class NumColumn:
-    """Numbers or None: int64 (NONE_INT for None), float64 (NaN for None), or a plain list when
-    the values do not fit either exactly (a NaN read from a file, an int read as a float …)."""
+    """Numbers or None: int32 or int64 (NONE_I32, NONE_INT for None), float64 (NaN for None), or
+    a plain list when the values do not fit exactly (a NaN read from a file, an int read as a
+    float …)."""
 
     __slots__ = ("data", "kind")
 
     def __init__(self, kind: str, data: Any) -> None:
-        self.kind = kind  # "q", "d" or "j"
+        self.kind = kind  # "i", "q", "d" or "j"
         self.data = data
 
     @classmethod
@@ -80,6 +86,8 @@ class NumColumn:
         if numeric is int and all(
             v is None or (type(v) is int and INT64[0] <= v <= INT64[1]) for v in values
         ):
+            if all(v is None or INT32[0] <= v <= INT32[1] for v in values):
+                return cls("i", array("i", [NONE_I32 if v is None else v for v in values]))
             return cls("q", array("q", [NONE_INT if v is None else v for v in values]))
         if numeric is float and all(v is None or (type(v) is float and v == v) for v in values):
             return cls("d", array("d", [_NAN if v is None else v for v in values]))
@@ -90,19 +98,22 @@ class NumColumn:
 
     def get(self, i: int) -> Any:
         value = self.data[i]
-        if self.kind == "q":
-            return None if value == NONE_INT else value
-        if self.kind == "d":
+        kind = self.kind
+        if kind == "d":
             return None if value != value else value
+        if kind != "j":
+            return None if value == _NONE[kind] else value
         return value
 
     def values(self, lo: int = 0, hi: int | None = None) -> list[Any]:
         """The values of samples lo…hi-1 (every one by default), None where there is none."""
         data = self.data[lo:hi]
-        if self.kind == "q":
-            return [None if v == NONE_INT else v for v in data]
-        if self.kind == "d":
+        kind = self.kind
+        if kind == "d":
             return [None if v != v else v for v in data]
+        if kind != "j":
+            none = _NONE[kind]
+            return [None if v == none else v for v in data]
         return list(data)
 
     def head(self, n: int) -> NumColumn:
@@ -116,46 +127,51 @@ class NumColumn:
 
 class StrColumn:
     """Strings or None, interned: the distinct strings' UTF-8 bytes end to end, where each ends,
-    and per sample the index of its string (-1: None). Strings are decoded when first read."""
+    and per sample the index of its string (-1: None). Strings are decoded when first read.
+    `hex32`: every string is 64 lowercase hex digits (a SHA-256), kept as its 32 bytes."""
 
-    __slots__ = ("_ascii", "_memo", "ends", "index", "text")
+    __slots__ = ("_ascii", "_memo", "ends", "hex32", "index", "text")
 
-    def __init__(self, text: bytes, ends: array[int], index: array[int]) -> None:
-        self.text, self.ends, self.index = text, ends, index
+    def __init__(
+        self, text: bytes, ends: array[int], index: array[int], *, hex32: bool = False
+    ) -> None:
+        self.text, self.ends, self.index, self.hex32 = text, ends, index, hex32
         self._memo: dict[int, str] = {}
         self._ascii: str | None = None  # the text when it is ASCII ("" when it is not)
 
     @classmethod
     def of(cls, values: Iterable[str | None]) -> StrColumn:
         seen: dict[str, int] = {}
-        parts: list[bytes] = []
-        ends = array("q")
         index = array("i")
-        size = 0
         for value in values:
             if value is None:
                 index.append(-1)
                 continue
             at = seen.get(value)
             if at is None:
-                raw = value.encode("utf-8", "surrogatepass")
-                at = seen[value] = len(parts)
-                parts.append(raw)
-                size += len(raw)
-                ends.append(size)
+                at = seen[value] = len(seen)
             index.append(at)
-        return cls(b"".join(parts), ends, index)
+        if seen and all(len(v) == 64 and _HEX.fullmatch(v) for v in seen):
+            return cls(bytes.fromhex("".join(seen)), array("q"), index, hex32=True)
+        raws = [v.encode("utf-8", "surrogatepass") for v in seen]
+        return cls(b"".join(raws), array("q", accumulate(len(r) for r in raws)), index)
 
     def __len__(self) -> int:
         return len(self.index)
 
+    def count(self) -> int:
+        """How many distinct strings the table holds."""
+        return len(self.text) // 32 if self.hex32 else len(self.ends)
+
     def entry(self, at: int) -> str:
         found = self._memo.get(at)
         if found is None:
-            start = self.ends[at - 1] if at else 0
-            found = self._memo[at] = self.text[start : self.ends[at]].decode(
-                "utf-8", "surrogatepass"
-            )
+            if self.hex32:
+                found = self.text[32 * at : 32 * at + 32].hex()
+            else:
+                start = self.ends[at - 1] if at else 0
+                found = self.text[start : self.ends[at]].decode("utf-8", "surrogatepass")
+            self._memo[at] = found
         return found
 
     def get(self, i: int) -> str | None:
@@ -165,8 +181,11 @@ class StrColumn:
     def values(self, lo: int = 0, hi: int | None = None) -> list[str | None]:
         """The strings of samples lo…hi-1 (every one by default)."""
         index = self.index[lo:hi].tolist()
+        raw = self.text
+        if self.hex32:
+            return [None if at < 0 else raw[32 * at : 32 * at + 32].hex() for at in index]
         if self._ascii is None:
-            self._ascii = self.text.decode("ascii") if self.text.isascii() else ""
+            self._ascii = raw.decode("ascii") if raw.isascii() else ""
         text = self._ascii
         if not text:
             entry = self.entry
@@ -176,14 +195,23 @@ class StrColumn:
         return [None if at < 0 else text[ends[at - 1] if at else 0 : ends[at]] for at in index]
 
     def head(self, n: int) -> StrColumn:
-        return StrColumn(self.text, self.ends, self.index[:n])
+        return StrColumn(self.text, self.ends, self.index[:n], hex32=self.hex32)
 
     def plus(self, other: StrColumn) -> StrColumn:
-        base = len(self.ends)
+        if not other.count():  # no string at all: any table takes it
+            return StrColumn(self.text, self.ends, self.index + other.index, hex32=self.hex32)
+        if not self.count():
+            return StrColumn(other.text, other.ends, self.index + other.index, hex32=other.hex32)
+        if self.hex32 != other.hex32:
+            return StrColumn.of([*self.values(), *other.values()])
+        base = self.count()
+        index = self.index + array("i", [-1 if at < 0 else at + base for at in other.index])
         size = len(self.text)
         ends = self.ends + array("q", [e + size for e in other.ends])
-        index = self.index + array("i", [-1 if at < 0 else at + base for at in other.index])
-        return StrColumn(self.text + other.text, ends, index)
+        return StrColumn(self.text + other.text, ends, index, hex32=self.hex32)
+
+
+_HEX = re.compile("[0-9a-f]{64}")
 
 
 Numeric = tuple[tuple[str, float], ...]
@@ -193,11 +221,12 @@ class NumericColumn:
     """Each sample's numeric checks ((label, value) pairs): a table of the distinct ones and
     per sample its index in it."""
 
-    __slots__ = ("_by_label", "index", "table")
+    __slots__ = ("_by_label", "_labels", "index", "table")
 
     def __init__(self, table: list[Numeric], index: array[int]) -> None:
         self.table, self.index = table, index
         self._by_label: dict[str, list[float | None]] = {}
+        self._labels: set[str] | None = None
 
     @classmethod
     def of(cls, values: Iterable[Numeric], table: list[Numeric] | None = None) -> NumericColumn:
@@ -228,7 +257,10 @@ class NumericColumn:
         return found
 
     def labels(self) -> set[str]:
-        return {label for entry in self.table for label, _ in entry}
+        """Every label some entry has."""
+        if self._labels is None:
+            self._labels = {label for entry in self.table for label, _ in entry}
+        return self._labels
 
     def head(self, n: int) -> NumericColumn:
         return NumericColumn(self.table, self.index[:n])
@@ -494,8 +526,26 @@ class CacheError(ValueError):
 
 
 def _encode_num(col: NumColumn, parts: list[bytes], size: list[int]) -> list[Any]:
-    raw = col.data.tobytes() if col.kind != "j" else json.dumps(col.data).encode()
+    if col.kind == "j":
+        return ["j", _put(json.dumps(col.data).encode(), parts, size)]
+    raw = col.data.tobytes()
+    if raw == _ALL_NONE[col.kind] * len(col.data):
+        return ["none"]  # a column with no value (bytes and age of backfilled articles): no bytes
     return [col.kind, _put(raw, parts, size)]
+
+
+_ALL_NONE = {
+    "i": array("i", [NONE_I32]).tobytes(),
+    "q": array("q", [NONE_INT]).tobytes(),
+    "d": array("d", [_NAN]).tobytes(),
+}
+
+
+def _encode_index(index: array[int], parts: list[bytes], size: list[int]) -> list[int] | None:
+    """A string column's index, or None when every sample has no string."""
+    if index.count(-1) == len(index):
+        return None
+    return _put(index.tobytes(), parts, size)
 
 
 def _put(raw: bytes, parts: list[bytes], size: list[int]) -> list[int]:
@@ -515,8 +565,8 @@ def _encode(cols: SkillColumns, parts: list[bytes], size: list[int]) -> list[Any
         *[
             [
                 put(c.text, parts, size),
-                put(c.ends.tobytes(), parts, size),
-                put(c.index.tobytes(), parts, size),
+                None if c.hex32 else put(c.ends.tobytes(), parts, size),
+                _encode_index(c.index, parts, size),
             ]
             for c in (cols.outputs_col, cols.shas_col, cols.causes_col)
         ],
@@ -550,8 +600,10 @@ class _Reader:
         return out
 
     def num(self, spec: Any, n: int) -> NumColumn:
+        if spec == ["none"]:
+            return NumColumn("i", array("i", [NONE_I32]) * n)
         kind, where = spec
-        if kind in ("q", "d"):
+        if kind in ("i", "q", "d"):
             return NumColumn(kind, self.arr(kind, where, n))
         if kind != "j":
             raise CacheError("column kind")
@@ -563,13 +615,16 @@ class _Reader:
     def strings(self, spec: Any, n: int) -> StrColumn:
         text, ends, index = spec
         raw = bytes(self.raw(text))
-        col = StrColumn(raw, array("q"), self.arr("i", index, n))
-        col.ends.frombytes(self.raw(ends))
-        if (
-            (col.ends and col.ends[-1] != len(raw))
-            or (col.index and max(col.index) >= len(col.ends))
-            or (col.index and min(col.index) < -1)
-        ):
+        at = array("i", [-1]) * n if index is None else self.arr("i", index, n)
+        col = StrColumn(raw, array("q"), at, hex32=ends is None)
+        if ends is None:
+            if len(raw) % 32:
+                raise CacheError("string column")
+        else:
+            col.ends.frombytes(self.raw(ends))
+            if (col.ends[-1] if col.ends else 0) != len(raw) or (col.ends and min(col.ends) < 0):
+                raise CacheError("string column")
+        if col.index and (max(col.index) >= col.count() or min(col.index) < -1):
             raise CacheError("string column")
         return col
 

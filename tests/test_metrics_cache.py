@@ -286,3 +286,50 @@ def test_the_detector_on_the_tail_it_needs_finds_what_it_finds_on_the_whole_seri
         for direction in drift.Direction:
             want = drift.detect(series, direction)
             assert drift.detect(series[-drift.needed() :], direction) == want
+
+
+def test_awkward_values_come_back_exactly_from_the_cache(tmp_path: Path) -> None:
+    """Each column is stored in its most compact exact form (int32, int64, float64, SHA-256s as
+    bytes, nothing for a column without values) or as JSON when none fits: what a hand-edited
+    metrics file can hold (NaN, a huge count, a sha256 cell that is no hex) comes back as read."""
+    root = tmp_path
+    (root / "articles").mkdir()
+    header = "# aeon-evals metrics v1\n" + "\t".join(metrics.COLUMNS) + "\n"
+    lines = [
+        "alpha\tPASS\t12\t3000000000\tnan\t4\tarticles/ünïcode-α.md\t" + "ab" * 32 + "\t\t",
+        "beta\tWARN\t99999999999999999999\t\tinf\t\tarticles/b.md\tNOT-HEX\tc\t"
+        '{"n": NaN, "m": 1e308}',
+        "gamma\tFAIL\t\t\t\t\t\t\t\t",
+    ]
+    for i in range(4):
+        day = FIRST + timedelta(days=i)
+        body = "\n".join(lines[: i + 1] if i < 3 else lines[::-1]) + "\n"
+        (root / f"articles/skill-evals-metrics-{day}.tsv").write_text(header + body)
+        first = _load(root)
+        again = _load(root)  # from the cache
+        cold = _cold(root)
+        for got in (first, again):
+            assert repr({k: list(v) for k, v in got.samples.items()}) == repr(
+                {k: list(v) for k, v in cold.samples.items()}
+            )
+            assert got.warnings == cold.warnings
+    assert again.samples["alpha"][0].sha256 == "ab" * 32
+    assert again.samples["beta"][0].words == 99999999999999999999
+    assert again.samples["alpha"][0].bytes == 3000000000
+
+
+def test_a_history_of_one_columns_kind_then_another_is_kept_exactly() -> None:
+    """Appending samples whose values need another column kind (an int32 column meeting an
+    int64, SHA-256s meeting text, a column without values meeting one with) changes nothing."""
+    day = FIRST
+    first = [Sample(day, Status.PASS, words=5, output="a", sha256="ab" * 32)]
+    second = [
+        Sample(day + timedelta(1), Status.FAIL, words=2**40, output="b", sha256="x"),
+        Sample(day + timedelta(2), None),
+        Sample(day + timedelta(3), Status.PASS, age_days=0.5, quality=3.0, sha256="cd" * 32),
+    ]
+    for a, b in ((first, second), (second, first), ([], second), (second[1:2], first)):
+        joined = metrics_cache.SkillColumns.of(a).plus(metrics_cache.SkillColumns.of(b))
+        assert joined.samples() == [*a, *b]
+        assert [joined.sample(i) for i in range(len(joined))] == [*a, *b]
+        assert joined.head(1).samples() == [*a, *b][:1]
