@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -13,11 +14,13 @@ from conftest import Instance
 from golden import assert_golden
 from test_metrics import _fleet, _week
 from test_site import NOW as SITE_NOW
+from test_run_scope import _contract_fleet
 from test_site import write_history
 
 from aeon_evals import site
 from aeon_evals.metrics import Sample, render_tsv
 from aeon_evals.model import Status
+from aeon_evals.site import skill_site
 
 Cli = Callable[..., tuple[int, str, str]]
 NOW = datetime(2027, 6, 1, 6, tzinfo=UTC)
@@ -181,3 +184,80 @@ def test_the_run_and_site_count_the_skill_pages_and_badges_they_write(
     code, out, _err = cli("site", "--root", str(instance.root), "--now", "2026-03-02T09:00:00Z")
     assert code == 0
     assert "pages (" in out and ", 0 skill pages and badges (8 unchanged) to " in out, out
+
+
+def test_the_fleet_badge_counts_what_the_verdict_counts_not_report_only_rows(
+    instance: Instance, cli: Cli
+) -> None:
+    """Bug: an inferred contract in report mode (its own article section, never in the verdict)
+    that failed turned the fleet badge red: `1/2 passing` beside an OK verdict."""
+    inst = _contract_fleet(instance)
+    code, _out, err = cli("run", "--root", str(inst.root), "--now", "2026-05-31T06:00:00Z")
+    assert code == 0, err
+    article = (inst.root / "articles/skill-evals-2026-05-31.md").read_text()
+    assert "**Verdict:** SKILL_EVALS_OK" in article and "| brief | FAIL |" in article
+    fleet = json.loads((inst.root / "site/badges/fleet.json").read_text())
+    assert (fleet["message"], fleet["color"]) == ("1/1 passing", "brightgreen")
+    assert json.loads((inst.root / "site/badges/brief.json").read_text())["message"] == "FAIL"
+    # `aeon-evals site` counts the same rows (from the article, which the metrics file cannot
+    # tell apart)
+    (inst.root / "site/badges/fleet.json").unlink()
+    assert cli("site", "--root", str(inst.root), "--now", "2026-05-31T07:00:00Z")[0] == 0
+    assert json.loads((inst.root / "site/badges/fleet.json").read_text()) == fleet
+
+
+def _stamps(root: Path, out: Path) -> dict[str, str]:
+    from aeon_evals.store import ArticleStore
+
+    return ArticleStore(root).pages(out)
+
+
+def test_a_page_is_remembered_as_written_and_a_page_edited_since_is_rewritten(
+    instance: Instance, cli: Cli
+) -> None:
+    built = ten_weeks(instance, cli)
+    page = built / "skills/cost-report.html"
+    stamps = _stamps(instance.root, built)
+    digest, size, mtime = stamps["skills/cost-report.html"].split(":")
+    raw = page.read_bytes()
+    assert (hashlib.sha256(raw).hexdigest(), int(size)) == (digest, len(raw))
+    assert int(mtime) == page.stat().st_mtime_ns
+    assert {"badges/fleet.svg", "badges/steady.json", "skills/steady.html"} <= set(stamps)
+    # unchanged: not written again (same inode); an edit by hand (same size) is found and undone
+    inode = page.stat().st_ino
+    code, out, _ = cli("site", "--root", str(instance.root), "--now", "2026-05-04T09:00:00Z")
+    assert code == 0 and page.stat().st_ino == inode
+    page.write_bytes(raw.replace(b"<h1>", b"<h2>", 1))
+    cli("site", "--root", str(instance.root), "--now", "2026-05-04T09:00:00Z")
+    assert page.read_bytes() == raw and page.stat().st_ino != inode
+    assert not list(built.rglob("*.tmp"))
+
+
+def test_skill_pages_written_by_a_forked_child_are_those_written_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    year_of_runs(tmp_path / "a")
+    year_of_runs(tmp_path / "b")
+    in_process = site.build_site(tmp_path / "a", tmp_path / "a/site", now=NOW)
+    monkeypatch.setattr(skill_site, "FORK_MIN_SKILLS", 0)
+    forked = site.build_site(tmp_path / "b", tmp_path / "b/site", now=NOW)
+    assert in_process.skills is not None and forked.skills is not None
+    assert forked.skills.written == in_process.skills.written and forked.warnings == ()
+    for rel in in_process.skills.written:
+        assert (tmp_path / "b/site" / rel).read_bytes() == (tmp_path / "a/site" / rel).read_bytes()
+    assert _stamps(tmp_path / "b", tmp_path / "b/site").keys() == (
+        _stamps(tmp_path / "a", tmp_path / "a/site").keys()
+    )
+
+
+def test_an_error_in_the_forked_child_is_raised_not_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    year_of_runs(tmp_path)
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site/badges").write_text("a file where the badges folder goes\n")
+    monkeypatch.setattr(skill_site, "FORK_MIN_SKILLS", 0)
+    with pytest.raises(OSError) as caught:
+        site.build_site(tmp_path, tmp_path / "site", now=NOW)
+    assert "badges" in str(caught.value)
+    assert (tmp_path / "site/skills/skill-0.html").is_file()  # written by the child before

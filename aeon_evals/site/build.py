@@ -12,9 +12,10 @@ import contextlib
 import hashlib
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,9 +35,22 @@ from aeon_evals.fsio import check_writable, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.metrics import History
 from aeon_evals.resources import templates_dir
-from aeon_evals.site.skill_site import SkillSite, site_history, write_page, write_skill_site
-from aeon_evals.site.views import Assets, RunPage, dashboard_page, grid_window
-from aeon_evals.store import ArticleStore
+from aeon_evals.site.skill_site import (
+    SkillSite,
+    site_history,
+    start_skill_site,
+    write_skill_site,
+)
+from aeon_evals.site.views import (
+    Assets,
+    DashboardPage,
+    RunPage,
+    counted_statuses,
+    dashboard_page,
+    generated_at,
+    grid_window,
+)
+from aeon_evals.store import ArticleStore, StoredArticle
 
 if TYPE_CHECKING:
     from aeon_evals.catalog_summary import CatalogSummary
@@ -210,17 +224,84 @@ def _build(
     ]
     root_href = _href(root, out)  # usually ".."
     root_from_runs = _href(root, out / "runs")  # usually "../.."
-    dashboard = dashboard_page(
-        articles,
-        issues,
-        now=now,
-        assets=assets,
-        root_href=root_href,
-        warnings=warnings,
-        counts=[item.counts for item in loaded],
-        catalog=catalog,
+    before = store.pages(out)
+
+    # a page per skill and its badges (skill_site.py): on a second core while this process
+    # builds the index and the run pages
+    history = history or site_history(root, store)
+    for name in ("skill.html", "base.html", "macros.html"):  # compiled once, before the fork
+        env.get_template(name)
+    newest = articles[-1] if articles else None
+    skill_site = start_skill_site(
+        partial(
+            write_skill_site,
+            root,
+            out,
+            history=history,
+            issues=issues,
+            run_days=[item.parsed.day for item in loaded],
+            render=lambda name, page: _render(env, name, page=page),
+            assets=assets,
+            now=now,
+            generated=generated_at(now),
+            counted=None if newest is None else counted_statuses(newest),
+            before=before,
+        ),
+        len(history.samples),
+    )
+    try:
+        dashboard = dashboard_page(
+            articles,
+            issues,
+            now=now,
+            assets=assets,
+            root_href=root_href,
+            warnings=warnings,
+            counts=[item.counts for item in loaded],
+            catalog=catalog,
+        )
+        pages, written, unchanged = _write_dashboard(
+            out, env, assets, store, dashboard, loaded, before, root_from_runs
+        )
+    except BaseException:
+        skill_site.abandon()
+        raise
+    skills = skill_site.result()
+    warnings.extend(skills.warnings)
+    removed: list[str] = []
+    runs_dir = out / "runs"
+    if runs_dir.is_dir():
+        for stale in sorted(runs_dir.glob("skill-evals-*.html")):
+            if f"runs/{stale.name}" not in pages:
+                stale.unlink()
+                removed.append(f"runs/{stale.name}")
+    for legacy in LEGACY_CACHE:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(out / legacy) if (out / legacy).is_dir() else (out / legacy).unlink()
+
+    store.save_pages(out, {**pages, **skills.stamps})
+    return SiteOutcome(
+        out=out,
+        written=tuple(written),
+        unchanged=tuple(unchanged),
+        removed=tuple(removed),
+        warnings=tuple(warnings),
+        skills=skills,
     )
 
+
+def _write_dashboard(
+    out: Path,
+    env: Environment,
+    assets: Assets,
+    store: ArticleStore,
+    dashboard: DashboardPage,
+    loaded: Sequence[StoredArticle],
+    before: Mapping[str, str],
+    root_from_runs: str,
+) -> tuple[dict[str, str], list[str], list[str]]:
+    """Write index.html and the run pages whose inputs changed: ({run page: its inputs' key},
+    written, unchanged)."""
     written: list[str] = []
     unchanged: list[str] = []
 
@@ -230,7 +311,6 @@ def _build(
     emit("index.html", _render(env, "index.html", page=dashboard))
     runs_oldest_first = list(reversed(dashboard.runs))
     templates = _templates_digest(env)
-    before = store.pages(out)
     pages: dict[str, str] = {}
     for i, (item, run) in enumerate(zip(loaded, runs_oldest_first, strict=True)):
         newer = runs_oldest_first[i + 1] if i + 1 < len(runs_oldest_first) else None
@@ -263,37 +343,4 @@ def _build(
             source_href=f"{root_from_runs}/{item.parsed.path}",
         )
         emit(run.href, _render(env, "run.html", page=page))
-
-    # a page per skill and its badges (skill_site.py)
-    skills = write_skill_site(
-        root,
-        out,
-        history=history or site_history(root, store),
-        issues=issues,
-        run_days=[item.parsed.day for item in loaded],
-        render=lambda name, page: _render(env, name, page=page),
-        emit=lambda rel, text: write_page(out / rel, text),
-        assets=assets,
-        now=now,
-        generated=dashboard.generated,
-    )
-    removed: list[str] = []
-    runs_dir = out / "runs"
-    if runs_dir.is_dir():
-        for stale in sorted(runs_dir.glob("skill-evals-*.html")):
-            if f"runs/{stale.name}" not in pages:
-                stale.unlink()
-                removed.append(f"runs/{stale.name}")
-    for legacy in LEGACY_CACHE:
-        with contextlib.suppress(OSError):
-            shutil.rmtree(out / legacy) if (out / legacy).is_dir() else (out / legacy).unlink()
-
-    store.save_pages(out, pages)
-    return SiteOutcome(
-        out=out,
-        written=tuple(written),
-        unchanged=tuple(unchanged),
-        removed=tuple(removed),
-        warnings=tuple(warnings),
-        skills=skills,
-    )
+    return pages, written, unchanged

@@ -1,10 +1,14 @@
-"""Trend-chart geometry for the dashboard: SVG path data from plain points, no I/O, no templates."""
+"""Chart geometry for the dashboard and the skill pages: one Chart shape, SVG path data from
+plain points, no I/O, no templates."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+
+from markupsafe import Markup
 
 # Chart geometry (viewBox units). Small enough that text stays legible when scaled to a phone.
 WIDTH, HEIGHT = 480, 210
@@ -45,23 +49,84 @@ class Tick:
     label: str
 
 
+NO_MARKUP = Markup("")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A chart's viewBox and its plot area inside it (viewBox units)."""
+
+    width: int = WIDTH
+    height: int = HEIGHT
+    left: int = LEFT
+    right: int = RIGHT
+    top: int = TOP
+    bottom: int = BOTTOM
+
+
+FRAME = Frame()
+
+
+@dataclass(frozen=True)
+class Band:
+    """A shaded range behind the line (a metric's drift bound), in viewBox units."""
+
+    y: str
+    height: str
+    title: str
+
+
+@dataclass(frozen=True)
+class StepLine:
+    """A vertical line where a step begins."""
+
+    x: str
+    title: str
+    css: str  # "worse" or "better"
+
+
 @dataclass(frozen=True)
 class Chart:
-    """An inline SVG line chart over runs (geometry precomputed, the template only draws)."""
+    """An inline SVG line chart over runs (geometry precomputed, the template only draws): the
+    dashboard's trend charts (linked `points`) and the skill pages' metric charts (`markers`
+    drawn already, a `band` and a `step`)."""
 
     key: str
     title: str
-    width: int
-    height: int
-    plot_left: int
-    plot_right: int
-    plot_top: int
-    plot_bottom: int
     line: str  # SVG path data ("" when fewer than one point)
-    points: tuple[ChartPoint, ...]
     y_ticks: tuple[Tick, ...]
     x_ticks: tuple[Tick, ...]
     summary: str  # a text equivalent for screen readers and JS-less text browsers
+    points: tuple[ChartPoint, ...] = ()  # linked markers, drawn by the template
+    markers: Markup = NO_MARKUP  # markers drawn already (a metric chart's runs)
+    band: Band | None = None
+    step: StepLine | None = None
+    frame: Frame = FRAME
+
+    # the frame's numbers under the names the templates use
+    @property
+    def width(self) -> int:
+        return self.frame.width
+
+    @property
+    def height(self) -> int:
+        return self.frame.height
+
+    @property
+    def plot_left(self) -> int:
+        return self.frame.left
+
+    @property
+    def plot_right(self) -> int:
+        return self.frame.right
+
+    @property
+    def plot_top(self) -> int:
+        return self.frame.top
+
+    @property
+    def plot_bottom(self) -> int:
+        return self.frame.bottom
 
 
 def fmt_pct(value: float) -> str:
@@ -123,12 +188,23 @@ def x_ticks(days: Sequence[date], xs: Sequence[float], most: int = 4) -> tuple[T
     chosen = [0]
     for k in range(1, most - 1):
         target = LEFT + (RIGHT - LEFT) * k / (most - 1)
-        i = min(range(len(xs)), key=lambda j: (abs(xs[j] - target), j))
+        i = _nearest(xs, target)
         room = 110 if chosen[-1] == 0 else 80
         if i not in (0, last) and xs[i] - xs[chosen[-1]] >= room and xs[last] - xs[i] >= 110:
             chosen.append(i)
     chosen.append(last)
     return tuple(Tick(_num(xs[i]), days[i].isoformat()) for i in chosen)
+
+
+def _nearest(xs: Sequence[float], target: float) -> int:
+    """The index of the x nearest `target` in ascending `xs`, the first one on a tie."""
+    right = bisect_left(xs, target)
+    if right == 0:
+        return 0
+    left = bisect_left(xs, xs[right - 1])  # the first of equal x
+    if right == len(xs) or target - xs[left] <= xs[right] - target:
+        return left
+    return right
 
 
 def trend_chart(
@@ -183,12 +259,6 @@ def trend_chart(
     return Chart(
         key=key,
         title=title,
-        width=WIDTH,
-        height=HEIGHT,
-        plot_left=LEFT,
-        plot_right=RIGHT,
-        plot_top=TOP,
-        plot_bottom=BOTTOM,
         line="".join(line),
         points=tuple(drawn),
         y_ticks=tuple(ticks),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from html import escape
 
@@ -16,14 +16,13 @@ from aeon_evals import drift, metrics
 from aeon_evals.metrics import History
 from aeon_evals.site.charts import (
     BOTTOM,
-    HEIGHT,
     LEFT,
     RIGHT,
     TOP,
-    WIDTH,
+    Band,
+    Chart,
+    StepLine,
     Tick,
-    marker,
-    x_positions,
     x_ticks,
 )
 
@@ -31,7 +30,6 @@ MAX_MARKERS = 30  # a chart with more runs draws its line and only the flagged r
 # Not charted (still recorded): bytes follow words, and the age follows the schedule's phase.
 UNCHARTED = (metrics.BYTES, metrics.AGE)
 LINE_STEP = 1.0  # viewBox units per point of a long chart line (the plot is 428 wide)
-MAX_TICK_POINTS = 60
 CHART_LABELS = {
     metrics.WORDS: "Words",
     metrics.BYTES: "Bytes",
@@ -39,48 +37,11 @@ CHART_LABELS = {
     metrics.QUALITY: "Quality (skill-health avg_score)",
     metrics.SCORE: "skill-health score (history[])",
 }
+# A run's marker: a circle of radius 3.5 from its left edge (charts.marker("circle", x, y, 3.5))
+_DOT = "a3.5 3.5 0 1 0 7 0a3.5 3.5 0 1 0 -7 0Z"
 
 
-@dataclass(frozen=True)
-class Band:
-    """The drift bound of the latest history, drawn behind the line (viewBox units)."""
-
-    y: str
-    height: str
-    title: str
-
-
-@dataclass(frozen=True)
-class StepLine:
-    """A vertical line where a step begins."""
-
-    x: str
-    title: str
-    css: str  # "worse" or "better"
-
-
-@dataclass(frozen=True)
-class MetricChart:
-    """One metric over the runs, with its bound and its step, as inline SVG geometry."""
-
-    key: str
-    title: str
-    width: int
-    height: int
-    plot_left: int
-    plot_right: int
-    plot_top: int
-    plot_bottom: int
-    line: str
-    markers: Markup  # the runs' markers (all of them up to MAX_MARKERS runs, else the flagged)
-    y_ticks: tuple[Tick, ...]
-    x_ticks: tuple[Tick, ...]
-    band: Band | None
-    step: StepLine | None
-    summary: str  # the text equivalent, also shown under the chart
-
-
-def chart_figures(charts: Sequence[MetricChart]) -> Markup:
+def chart_figures(charts: Sequence[Chart]) -> Markup:
     """Each chart's <figure>, escaped as the templates escape: built here rather than in
     template loops (a thousand pages of a few charts with their ticks each night)."""
     e = escape_markup
@@ -171,15 +132,30 @@ def _keep(bucket: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return kept
 
 
-def _x_ticks(days: Sequence[date], xs: Sequence[float]) -> tuple[Tick, ...]:
-    """charts.x_ticks, on at most MAX_TICK_POINTS of the points (it looks at every point for
-    every tick; a year of daily runs needs no finer placement than that)."""
-    if len(xs) <= MAX_TICK_POINTS:
-        return x_ticks(days, xs)
-    keep = sorted(
-        {round(i * (len(xs) - 1) / (MAX_TICK_POINTS - 1)) for i in range(MAX_TICK_POINTS)}
+@dataclass(frozen=True)
+class ChartMemo:
+    """What the charts of one build share: for each span of days (first, last) a chart covers,
+    each day's x as a number, as the line writes it, as a marker's start ("M<x - 3.5> ") and the
+    day in ISO form. A thousand skills' charts mostly span the same runs."""
+
+    spans: dict[tuple[date, date], dict[date, tuple[float, str, str, str]]] = field(
+        default_factory=dict
     )
-    return x_ticks([days[i] for i in keep], [xs[i] for i in keep])
+
+    def days(self, days: Sequence[date]) -> list[tuple[float, str, str, str]]:
+        """Each day's (x, line x, marker start, ISO day); `days` oldest first (as x_positions)."""
+        first, last = days[0], days[-1]
+        span = self.spans.setdefault((first, last), {})
+        total = (last - first).days
+        width = RIGHT - LEFT
+        out = []
+        for day in days:
+            known = span.get(day)
+            if known is None:
+                x = LEFT + width * (day - first).days / total if total else LEFT + width / 2
+                known = span[day] = (x, f"{x:.1f}", f"M{_n(x - 3.5)} ", day.isoformat())
+            out.append(known)
+        return out
 
 
 def metric_chart(
@@ -188,14 +164,17 @@ def metric_chart(
     series: Sequence[tuple[date, float]],
     flagged: set[date],
     direction: drift.Direction,
-) -> MetricChart:
+    memo: ChartMemo | None = None,
+) -> Chart:
     """The chart of one metric's series (oldest first): line, markers (all of them up to
-    MAX_MARKERS runs, else only the flagged runs), the current bound and the current step."""
+    MAX_MARKERS runs, else only the flagged runs), the current bound and the current step.
+    `memo`: shared by the charts of one build."""
     days = [d for d, _ in series]
-    xs = x_positions(days)
-    title_lower = title.lower()
+    values = [v for _, v in series]
+    at = (memo if memo is not None else ChartMemo()).days(days) if days else []
+    xs = [a[0] for a in at]
     step = drift.detect(series, direction) if series else None
-    top = max([v for _, v in series] + ([step.bound.high] if step else []), default=1.0)
+    top = max(values + ([step.bound.high] if step else []), default=1.0)
     y_max = _nice(top * 1.05)
 
     def y_of(v: float) -> float:
@@ -203,22 +182,25 @@ def metric_chart(
 
     scale = (BOTTOM - TOP) / y_max
     # values are never above y_max (it is rounded up from the largest); negative ones sit on 0
-    line = _line(xs, [BOTTOM - scale * v if v > 0 else BOTTOM for _, v in series])
-    show_all = len(series) <= MAX_MARKERS
+    ys = [BOTTOM - scale * v if v > 0 else BOTTOM for v in values]
+    y_text = [f"{y:.1f}" for y in ys]
+    if len(xs) <= (RIGHT - LEFT) / LINE_STEP:
+        line = "M" + "L".join([f"{a[1]} {y}" for a, y in zip(at, y_text, strict=True)])
+    else:
+        line = _line(xs, ys)
+    shown = range(len(days)) if len(days) <= MAX_MARKERS else _flagged_at(days, flagged)
+    what = escape(title.lower())
+    number = drift.number
     dots = []
-    for x, (d, v) in zip(xs, series, strict=True):
-        if not (show_all or d in flagged):
-            continue
-        y = y_of(v)
-        hover = escape(
-            f"{d.isoformat()} · {title_lower}: {drift.number(v)}"
-            + (" · drift flagged" if d in flagged else "")
-        )
+    for i in shown:
+        flag = days[i] in flagged
+        y = y_text[i]
+        # a date and a number hold nothing to escape
         dots.append(
-            f'<path class="dot {"flag" if d in flagged else "run"}" '
-            f'd="{marker("circle", x, y, 3.5)}"><title>{hover}</title></path>'
+            f'<path class="dot {"flag" if flag else "run"}" '
+            f'd="{at[i][2]}{y[:-2] if y.endswith(".0") else y}{_DOT}"><title>{at[i][3]} · '
+            f"{what}: {number(values[i])}{' · drift flagged' if flag else ''}</title></path>"
         )
-    markers = Markup("".join(dots))
     band = None
     step_line = None
     if step is not None:
@@ -227,8 +209,8 @@ def metric_chart(
         band = Band(
             _n(hi),
             _n(max(lo - hi, 0.5)),
-            f"bound: {drift.number(b.low)}–{drift.number(b.high)} "
-            f"(median {drift.number(b.median)} of {b.points} runs ± max(2 IQR, 10 %))",
+            f"bound: {number(b.low)}–{number(b.high)} "
+            f"(median {number(b.median)} of {b.points} runs ± max(2 IQR, 10 %))",
         )
         x = xs[days.index(step.since)]
         step_line = StepLine(
@@ -236,12 +218,11 @@ def metric_chart(
             f"step {'the worse' if step.worse else 'the better'} way: {step.describe(key)}",
             "worse" if step.worse else "better",
         )
-    ticks = tuple(Tick(_n(y_of(y_max * i / 4)), drift.number(y_max * i / 4)) for i in range(5))
+    ticks = tuple(Tick(_n(y_of(y_max * i / 4)), number(y_max * i / 4)) for i in range(5))
     if series:
         summary = (
             f"{title}: {len(series)} run{'s' * (len(series) != 1)}, latest "
-            f"{drift.number(series[-1][1])} on "
-            f"{series[-1][0].isoformat()}"
+            f"{number(values[-1])} on {at[-1][3]}"
         )
         if step is not None:
             summary += (
@@ -249,26 +230,29 @@ def metric_chart(
             )
     else:
         summary = f"{title}: no data"
-    return MetricChart(
+    return Chart(
         key=key,
         title=title,
-        width=WIDTH,
-        height=HEIGHT,
-        plot_left=LEFT,
-        plot_right=RIGHT,
-        plot_top=TOP,
-        plot_bottom=BOTTOM,
-        line=line,
-        markers=markers,
+        line=line if series else "",
         y_ticks=ticks,
-        x_ticks=_x_ticks(days, xs),
+        x_ticks=x_ticks(days, xs),
+        summary=summary,
+        markers=Markup("".join(dots)),
         band=band,
         step=step_line,
-        summary=summary,
     )
 
 
-def charts_for(skill: str, history: History) -> tuple[MetricChart, ...]:
+def _flagged_at(days: Sequence[date], flagged: set[date]) -> list[int]:
+    """The positions of the flagged days (a long chart marks only those)."""
+    if not flagged:
+        return []
+    return [i for i, day in enumerate(days) if day in flagged]
+
+
+def charts_for(skill: str, history: History, memo: ChartMemo | None = None) -> tuple[Chart, ...]:
+    """Each charted metric of `skill` (the built-ins first, then its numeric checks by label).
+    `memo`: shared by the charts of one build."""
     samples = history.samples.get(skill, ())
     # each distinct `numeric` once (a metrics file's identical cells are one tuple)
     distinct = {id(s.numeric): s.numeric for s in samples if s.numeric}
@@ -284,5 +268,5 @@ def charts_for(skill: str, history: History) -> tuple[MetricChart, ...]:
         flagged = {day for day, cause in drifted.items() if code in cause}
         title = CHART_LABELS.get(metric, metric)
         direction = metrics.DIRECTIONS.get(metric, drift.Direction.EITHER)
-        charts.append(metric_chart(metric, title, series, flagged, direction))
+        charts.append(metric_chart(metric, title, series, flagged, direction, memo))
     return tuple(charts)

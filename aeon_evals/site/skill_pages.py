@@ -17,8 +17,9 @@ from markupsafe import escape as escape_markup
 
 from aeon_evals.issues import IssueFile
 from aeon_evals.metrics import History, Sample
-from aeon_evals.model import Status
-from aeon_evals.site.skill_charts import MetricChart, chart_figures, charts_for
+from aeon_evals.model import FAILING, Status
+from aeon_evals.site.charts import Chart
+from aeon_evals.site.skill_charts import ChartMemo, chart_figures, charts_for
 from aeon_evals.site.views import ABSENT_MARK, STATUS_MARKS, Assets, Mark
 
 MAX_OUTPUTS = 30  # outputs evaluated, newest first
@@ -56,7 +57,7 @@ class SkillPage:
     runs: int
     pass_30: str  # "92% of 13 runs" or "no runs"
     pass_90: str
-    charts: tuple[MetricChart, ...]
+    charts: tuple[Chart, ...]
     outputs: tuple[OutputView, ...]
     issues: tuple[SkillIssueView, ...]
     spec: str  # the evals.json entry, pretty-printed; "" when there is none
@@ -77,45 +78,63 @@ class SkillPage:
         """The outputs table's rows (output_rows)."""
         return output_rows(self.outputs)
 
+    @property
+    def issues_html(self) -> Markup:
+        """The issues table's rows (issue_rows)."""
+        return issue_rows(self.issues)
+
 
 # --------------------------------------------------------------------------------------------
 # Pure builders.
 
 
 @dataclass(frozen=True)
-class StripMemo:
-    """What the strips of one build's pages share, escaped once: each day's ISO text and run
-    link, each cause as " · cause". Filled as met; only for one `run_pages`."""
+class PageMemo:
+    """What the pages of one build share, made once: each run's tick of the strip by (day,
+    status, cause), filled as met (a thousand strips of the same days), the issues by the skills
+    they name (None: looked for in the list each time) and the charts' days (ChartMemo). For
+    one `run_pages`."""
 
-    days: dict[date, tuple[str, str]] = field(default_factory=dict)
-    causes: dict[str, str] = field(default_factory=dict)
+    ticks: dict[tuple[date, Status | None, str], str] = field(default_factory=dict)
+    issues: Mapping[str, Sequence[IssueFile]] | None = None
+    charts: ChartMemo = field(default_factory=ChartMemo)
+
+    @classmethod
+    def for_build(cls, issues: Sequence[IssueFile]) -> PageMemo:
+        """A memo with `issues` indexed by the skills they name."""
+        by_skill: dict[str, list[IssueFile]] = {}
+        for issue in issues:
+            for name in dict.fromkeys(issue.affected_skills):
+                by_skill.setdefault(name, []).append(issue)
+        return cls(issues=by_skill)
+
+
+def _tick(s: Sample, run_pages: Mapping[date, str]) -> str:
+    """One run on the strip: a link to its run page, titled with the date, status and cause."""
+    if s.status is None:
+        css, label = ABSENT_MARK.css, "not evaluated"
+    else:
+        css, label = STATUS_MARKS[s.status].css, s.status.value
+    # a date and a status value hold nothing to escape
+    title = f"{s.day.isoformat()} · {label}{escape(f' · {s.cause}') if s.cause else ''}"
+    href = escape(run_pages.get(s.day, ""))
+    return f'<a class="tick s-{css}" href="{href}" title="{title}" aria-label="{title}"></a>'
 
 
 def strip_html(
-    samples: Sequence[Sample], run_pages: Mapping[date, str], memo: StripMemo | None = None
+    samples: Sequence[Sample], run_pages: Mapping[date, str], memo: PageMemo | None = None
 ) -> Markup:
     """The status strip, oldest first: one link per run, its title the date, status and cause.
     Built here rather than in a template loop: a year of daily runs is 365 of them per page.
-    `memo`: shared by the pages of one build (a thousand strips of the same days)."""
-    memo = memo if memo is not None else StripMemo()
-    days, causes = memo.days, memo.causes
+    `memo`: shared by the pages of one build, whose strips are made of the same ticks."""
+    ticks = (memo if memo is not None else PageMemo()).ticks
     parts = []
     for s in samples:
-        day = days.get(s.day)
-        if day is None:
-            day = days[s.day] = (s.day.isoformat(), escape(run_pages.get(s.day, "")))
-        cause = causes.get(s.cause)
-        if cause is None:
-            cause = causes[s.cause] = escape(f" · {s.cause}") if s.cause else ""
-        if s.status is None:
-            css, label = ABSENT_MARK.css, "not evaluated"
-        else:
-            css, label = STATUS_MARKS[s.status].css, s.status.value
-        # a date and a status value hold nothing to escape
-        title = f"{day[0]} · {label}{cause}"
-        parts.append(
-            f'<a class="tick s-{css}" href="{day[1]}" title="{title}" aria-label="{title}"></a>'
-        )
+        key = (s.day, s.status, s.cause)
+        tick = ticks.get(key)
+        if tick is None:
+            tick = ticks[key] = _tick(s, run_pages)
+        parts.append(tick)
     return Markup("".join(parts))
 
 
@@ -124,23 +143,74 @@ def output_rows(outputs: Sequence[OutputView]) -> Markup:
     e = escape_markup
     return Markup(
         "".join(
-            f'<tr><td class="nowrap">{e(o.day)}</td><td class="path"><a href="{e(o.href)}">'
-            f'{e(o.path)}</a></td><td class="num nowrap">{e(o.size)}</td>'
+            # the day and the size are this module's text, with nothing to escape
+            f'<tr><td class="nowrap">{o.day}</td><td class="path"><a href="{e(o.href)}">'
+            f'{e(o.path)}</a></td><td class="num nowrap">{o.size}</td>'
             f'<td class="path sha">{e(o.sha256)}</td></tr>\n'
             for o in outputs
         )
     )
 
 
+_FAILING_ROW = ' class="failing"'
+
+
+def issue_rows(issues: Sequence[SkillIssueView]) -> Markup:
+    """The rows of the issues table (see chart_figures)."""
+    e = escape_markup
+    return Markup(
+        "".join(
+            f"<tr{_FAILING_ROW if i.open else ''}>"
+            f'<td class="nowrap"><a href="{e(i.href)}">{e(i.id)}</a></td>'
+            f'<td class="wrap">{e(i.title)}</td><td>{e(i.status)}</td>'
+            f'<td class="nowrap">{e(i.detected)}</td><td class="nowrap">{e(i.age)}</td></tr>\n'
+            for i in issues
+        )
+    )
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
+def pretty_json(value: object) -> str:
+    """`json.dumps(value, indent=2, ensure_ascii=False)`, built from the C encoder's pieces (the
+    stdlib takes its pure-Python path whenever it indents: a spec on each of a thousand pages)."""
+    try:
+        return _pretty(value, "")
+    except TypeError:  # a key that is not a string (never in JSON read from a file)
+        return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _pretty(value: object, pad: str) -> str:
+    inner = pad + "  "
+    if isinstance(value, dict) and value:
+        items = []
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(key)
+            items.append(f"{inner}{_ENCODER.encode(key)}: {_pretty(item, inner)}")
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(value, list | tuple) and value:
+        return "[\n" + ",\n".join(inner + _pretty(item, inner) for item in value) + f"\n{pad}]"
+    return _ENCODER.encode(value)
+
+
 def pass_rate(samples: Sequence[Sample], today: date, days: int) -> str:
-    """Share of runs in the last `days` days whose status is not failing, in words."""
+    """Share of runs in the last `days` days whose status is not failing, in words (`samples`
+    oldest first, as History keeps them)."""
     since = today - timedelta(days=days)
-    window = [s.status for s in samples if s.status is not None and since < s.day <= today]
-    if not window:
+    judged = passing = 0
+    for s in reversed(samples):
+        day, status = s[0], s[1]
+        if day <= since:
+            break
+        if status is None or day > today:
+            continue
+        judged += 1
+        passing += status not in FAILING
+    if not judged:
         return "no runs"
-    passing = sum(1 for status in window if not status.failing)
-    pct = 100 * passing / len(window)
-    return f"{pct:.0f}% of {len(window)} run{'s' if len(window) != 1 else ''}"
+    return f"{100 * passing / judged:.0f}% of {judged} run{'s' if judged != 1 else ''}"
 
 
 def _size(n: int | None) -> str:
@@ -180,13 +250,19 @@ def _day(text: str | None) -> date | None:
 
 
 def skill_issues(
-    skill: str, issues: Sequence[IssueFile], today: date, root_href: str
+    skill: str,
+    issues: Sequence[IssueFile],
+    today: date,
+    root_href: str,
+    memo: PageMemo | None = None,
 ) -> tuple[SkillIssueView, ...]:
     """The issues naming `skill`: open ones first, newest first, with their ages."""
     views = []
-    for issue in issues:
-        if skill not in issue.affected_skills:
-            continue
+    if memo is not None and memo.issues is not None:
+        named = memo.issues.get(skill, ())
+    else:
+        named = [issue for issue in issues if skill in issue.affected_skills]
+    for issue in named:
         detected = _day(issue.detected_at)
         resolved = _day(issue.resolved_at)
         if issue.is_open:
@@ -221,11 +297,12 @@ def skill_page(
     generated: str,
     root_href: str = "../..",
     skill_md: bool = False,
-    memo: StripMemo | None = None,
+    memo: PageMemo | None = None,
 ) -> SkillPage:
     """The context of one skill's page. `spec`: its evals.json entry (None: none); `run_pages`:
     each run's page relative to skills/; `skill_md`: skills/<skill>/SKILL.md exists; `memo`:
-    shared by the pages of one build (strip_html)."""
+    shared by the pages of one build (strip, issues)."""
+    memo = memo if memo is not None else PageMemo()
     samples = history.samples.get(skill, ())
     last = samples[-1] if samples else None
     mark = STATUS_MARKS[last.status] if last is not None and last.status else ABSENT_MARK
@@ -234,7 +311,7 @@ def skill_page(
         latest = f"{last.day.isoformat()}: {last.status.value if last.status else '—'}"
         latest += f" · {last.cause}" if last.cause else ""
     if spec is not None:
-        spec_text = json.dumps(spec, indent=2, ensure_ascii=False)
+        spec_text = pretty_json(spec)
         source = "its entry in skills/skill-evals/evals.json"
         spec_href = f"{root_href}/skills/skill-evals/evals.json"
     else:
@@ -254,9 +331,9 @@ def skill_page(
         runs=len(samples),
         pass_30=pass_rate(samples, today, 30),
         pass_90=pass_rate(samples, today, 90),
-        charts=charts_for(skill, history),
+        charts=charts_for(skill, history, memo.charts),
         outputs=_outputs(samples, root_href),
-        issues=skill_issues(skill, issues, today, root_href),
+        issues=skill_issues(skill, issues, today, root_href, memo),
         spec=spec_text,
         spec_source=source,
         spec_href=spec_href,

@@ -20,6 +20,7 @@ from aeon_evals.cache import counts_of
 from aeon_evals.history import BODY_MD
 from aeon_evals.issues import IssueFile
 from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status
+from aeon_evals.report import flags_count
 from aeon_evals.site.charts import Chart, Point, fmt_pct, trend_chart
 from aeon_evals.site.grid import Cell, cells_html, grid_data
 
@@ -422,9 +423,17 @@ def issue_views(
     return tuple(view for _, view in sorted(views, key=lambda pair: pair[0]))
 
 
-def _generated(now: datetime) -> str:
+def generated_at(now: datetime) -> str:
+    """When the dashboard was built, as its pages say it ("2026-08-16 06:00 UTC")."""
     zone = f" {now.tzname()}" if now.tzinfo is not None and now.tzname() else ""
     return f"{now.strftime('%Y-%m-%d %H:%M')}{zone}"
+
+
+def counted_statuses(article: ParsedArticle) -> dict[str, Status | None]:
+    """The status of each of `article`'s rows that count toward its verdict (report.counted):
+    not disabled, unregistered or muted; inferred contracts in report mode are apart already
+    (ParsedArticle.inferred_rows)."""
+    return {skill: row.status for skill, row in article.rows.items() if flags_count(row.flags)}
 
 
 def dashboard_page(
@@ -454,7 +463,7 @@ def dashboard_page(
     skills = skill_views(grid_articles, grid_runs, today=today)
     return DashboardPage(
         assets=assets,
-        generated=_generated(now),
+        generated=generated_at(now),
         latest=runs[-1] if runs else None,
         actions=tuple(Markup(BODY_MD.renderInline(item)) for item in articles[-1].action_queue)
         if articles
