@@ -13,8 +13,8 @@ import pytest
 from conftest import Instance
 from golden import assert_golden
 from test_metrics import _fleet, _week
-from test_site import NOW as SITE_NOW
 from test_run_scope import _contract_fleet
+from test_site import NOW as SITE_NOW
 from test_site import write_history
 
 from aeon_evals import site
@@ -225,7 +225,7 @@ def test_a_page_is_remembered_as_written_and_a_page_edited_since_is_rewritten(
     assert {"badges/fleet.svg", "badges/steady.json", "skills/steady.html"} <= set(stamps)
     # unchanged: not written again (same inode); an edit by hand (same size) is found and undone
     inode = page.stat().st_ino
-    code, out, _ = cli("site", "--root", str(instance.root), "--now", "2026-05-04T09:00:00Z")
+    code, _out, _ = cli("site", "--root", str(instance.root), "--now", "2026-05-04T09:00:00Z")
     assert code == 0 and page.stat().st_ino == inode
     page.write_bytes(raw.replace(b"<h1>", b"<h2>", 1))
     cli("site", "--root", str(instance.root), "--now", "2026-05-04T09:00:00Z")
