@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,6 +181,31 @@ def _align(orphan: list[str], candidate: list[str]) -> tuple[float, set[int], bo
     return credit / len(orphan), used, head
 
 
+@dataclass(frozen=True)
+class _Name:
+    """A real skill's name as closest_skill compares it: its words, lower-cased, its letters."""
+
+    name: str
+    words: list[str]
+    lower: str
+    letters: Counter[str]
+
+
+def _names(known: set[str]) -> list[_Name]:
+    """Each name once, for every orphan compared with them."""
+    return [_Name(n, _tokens(n), n.lower(), Counter(n.lower())) for n in known]
+
+
+def _typo_bound(a: str, letters: Counter[str], b: _Name) -> float:
+    """difflib's real_quick_ratio, then its quick_ratio, of `a` (whose letter counts are
+    `letters`) and `b`: upper bounds of their ratio(), without building a SequenceMatcher for
+    each of a thousand names."""
+    total = len(a) + len(b.lower)
+    if 2 * min(len(a), len(b.lower)) / total < 0.85:
+        return 2 * min(len(a), len(b.lower)) / total
+    return 2 * sum((letters & b.letters).values()) / total
+
+
 def closest_skill(
     orphan: str, known: set[str], *, prefer: set[str] | frozenset[str] = frozenset()
 ) -> str | None:
@@ -191,19 +217,25 @@ def closest_skill(
     words are explained, or the whole names are a near-typo. `prefer` (skills without a spec
     of their own: a renamed skill has none) breaks ties; then the name that sorts first.
     """
+    return _closest(orphan, _names(known), prefer)
+
+
+def _closest(orphan: str, names: list[_Name], prefer: set[str] | frozenset[str]) -> str | None:
+    """closest_skill over names prepared once (_names)."""
     words = _tokens(orphan)
     if not words:
         return None
+    lower = orphan.lower()
+    letters = Counter(lower)
     scored: list[tuple[float, str]] = []
-    for name in known:
-        cand = _tokens(name)
+    for known in names:
+        name, cand = known.name, known.words
         if not cand or name == orphan:
             continue
         cover, used, head = _align(words, cand)
-        matcher = difflib.SequenceMatcher(None, orphan.lower(), name.lower())
-        if cover < 2 / 3 and (matcher.real_quick_ratio() < 0.85 or matcher.quick_ratio() < 0.85):
-            continue  # both are upper bounds of ratio(): no near-typo either
-        ratio = matcher.ratio()
+        if cover < 2 / 3 and _typo_bound(lower, letters, known) < 0.85:
+            continue  # an upper bound of ratio(): no near-typo either
+        ratio = difflib.SequenceMatcher(None, lower, known.lower).ratio()
         if cover < 2 / 3 and ratio < 0.85:
             continue
         score = 0.6 * max(cover, ratio) + 0.4 * len(used) / len(cand)
@@ -273,8 +305,9 @@ def audit(
     disabled = sorted((universe & registered) - enabled - spec_skills)
     unregistered = sorted(universe - registered - spec_skills)
     without_spec = universe - spec_skills
+    names = _names(folders | registered) if spec_skills - universe - registered else []
     orphans = tuple(
-        Orphan(s, closest_skill(s, folders | registered, prefer=without_spec))
+        Orphan(s, _closest(s, names, without_spec))
         for s in sorted(spec_skills - universe - registered)
     )
     return AuditReport(

@@ -56,22 +56,22 @@ def keep_issues(
     except (OSError, EvalsError) as exc:
         reason = exc.message if isinstance(exc, EvalsError) else str(exc)
         issues = IssueOutcome(warnings=(f"memory/issues: issue keeping skipped: {reason}",))
-    linked = [
-        dataclasses.replace(
-            r,
-            result=_see_also(r.result, issues.see_also.get(r.skill, ())),
-            issue=issues.open_by_skill.get(r.skill, r.issue),
-            failing_since=(
-                dataclasses.replace(
-                    r.failing_since, issue=issues.open_by_skill.get(r.skill, r.failing_since.issue)
-                )
-                if r.failing_since
-                else None
-            ),
-        )
-        for r in rows
-    ]
-    return issues, linked
+    return issues, [_linked(r, issues) for r in rows]
+
+
+def _linked(row: report.Row, issues: IssueOutcome) -> report.Row:
+    """The row with its open issue, its failing-since's issue and its "see also" note; the row
+    itself when none of them is new (most rows of a fleet: no copy)."""
+    also = issues.see_also.get(row.skill, ())
+    issue = issues.open_by_skill.get(row.skill, row.issue)
+    since = row.failing_since
+    if since is not None and issues.open_by_skill.get(row.skill, since.issue) != since.issue:
+        since = dataclasses.replace(since, issue=issues.open_by_skill[row.skill])
+    if not also and issue == row.issue and since is row.failing_since:
+        return row
+    return dataclasses.replace(
+        row, result=_see_also(row.result, also), issue=issue, failing_since=since
+    )
 
 
 def issue_requests(rows: list[report.Row], scope: Scope | None = None) -> list[IssueRequest]:

@@ -55,7 +55,8 @@ def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
     data = outcome.article
     assert data is not None and outcome.article_path is not None
     article = outcome.article_path
-    text = render.render_article(data)
+    laid_out = render.article(data)
+    text = laid_out.text()
     # What the rows quote (a cron-state error, a file name, a pattern) may hold control
     # characters: shown escaped, never raw (a NUL would make the article "binary" next week).
     raw_controls = has_controls(text)
@@ -78,9 +79,7 @@ def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
         outcome.warnings.append(f"{write_error(exc, where, root=root)}; metrics not recorded")
     if not raw_controls:  # else the parse kept would not be the file's: it is parsed when read
         # kept parsed without parsing its big table: the dashboard and tomorrow's run read it there
-        store.remember(
-            path, raw, lambda: render.parsed_article(data, path=article), render=opts.site
-        )
+        store.remember(path, raw, lambda: laid_out.parsed(path=article), render=opts.site)
     else:
         store.remember(path, raw, render=opts.site)
 

@@ -172,26 +172,50 @@ def _status_order(row: Row) -> tuple[int, str]:
 
 def render_article(data: ArticleData) -> str:
     """The article in the SPEC §7 layout; empty sections are omitted."""
-    return "\n".join(_article_lines(data)[0]) + "\n"
+    return article(data).text()
 
 
 def parsed_article(data: ArticleData, *, path: str) -> ParsedArticle | None:
     """`history.parse_article(render_article(data))`, without parsing the result tables' rows:
     the rest of the article is parsed, the rows' cells are taken as the parser would read them.
     None when the text holds what the parser treats specially (it is then parsed as a whole)."""
-    lines, spans, tables = _article_lines(data)
-    if any("\x00" in line or "\r" in line for line in lines):
-        return None
-    (start, end), (i_start, i_end) = spans
-    skeleton = "\n".join(lines[:start] + lines[end:i_start] + lines[i_end:]) + "\n"
-    full, inferred = ([[cell_as_parsed(c) for c in row] for row in t] for t in tables)
-    return parse_article(
-        skeleton,
-        path=path,
-        day=data.day,
-        full_rows=full,
-        inferred_full_rows=inferred if i_end > i_start else None,
-    )
+    return article(data).parsed(path=path)
+
+
+@dataclass(frozen=True)
+class Article:
+    """One article's lines, laid out once for both its text and its parse (a run writes the one
+    and hands the other to the dashboard)."""
+
+    day: date
+    lines: list[str]
+    spans: tuple[Span, Span]  # where the Full Results and Inferred contracts rows are
+    tables: tuple[list[list[str]], list[list[str]]]  # those rows' cells
+
+    def text(self) -> str:
+        """render_article's text."""
+        return "\n".join(self.lines) + "\n"
+
+    def parsed(self, *, path: str) -> ParsedArticle | None:
+        """parsed_article's parse."""
+        lines = self.lines
+        if any("\x00" in line or "\r" in line for line in lines):
+            return None
+        (start, end), (i_start, i_end) = self.spans
+        skeleton = "\n".join(lines[:start] + lines[end:i_start] + lines[i_end:]) + "\n"
+        full, inferred = ([[cell_as_parsed(c) for c in row] for row in t] for t in self.tables)
+        return parse_article(
+            skeleton,
+            path=path,
+            day=self.day,
+            full_rows=full,
+            inferred_full_rows=inferred if i_end > i_start else None,
+        )
+
+
+def article(data: ArticleData) -> Article:
+    """The article of `data`, laid out (render_article and parsed_article in one)."""
+    return Article(data.day, *_article_lines(data))
 
 
 Span = tuple[int, int]

@@ -163,7 +163,13 @@ def _dump_pair(key: str, value: object, *, check: bool = True) -> str:
 def render(fields: dict[str, object]) -> str:
     """`---`, the fields as strict YAML in their order, `---`."""
     # One check for the whole usual issue; pair by pair (escaping what needs it) otherwise.
-    out = "".join(_dump_pair(k, v, check=False) for k, v in fields.items())
+    if any(isinstance(v, list) for v in fields.values()):
+        # One dump: a block mapping whose lists are inline, as the pairs dumped one by one
+        # (a mapping of scalars alone would come out inline).
+        options: dict[str, Any] = {"sort_keys": False, "width": _WIDE, "default_flow_style": None}
+        out = str(yaml.dump(fields, Dumper=_FAST_DUMPER, allow_unicode=True, **options))
+    else:
+        out = "".join(_dump_pair(k, v, check=False) for k, v in fields.items())
     if safe_load(out) != fields:
         out = "".join(_dump_pair(k, v) for k, v in fields.items())
     return "---\n" + out + "---\n"

@@ -368,11 +368,12 @@ class Index:
     def close(self, issue: IssueFile, resolved_on: str) -> None:
         """Move the issue's Open row (if any) to the end of Resolved, rebuilt to its columns."""
         kept: dict[str, str] = {"id": self._id_cell(issue)}
+        number = issue.number  # a regex search each time it is asked for
         sec = self._sections.get("open")
         if sec and sec.table:
             table = sec.table
             for j in range(len(table.lines) - 1, 1, -1):
-                if not _is_row_of(table.lines[j], issue.number):
+                if not _is_row_of(table.lines[j], number):
                     continue
                 found = cells(table.lines[j])
                 if len(found) == len(table.columns):  # else an unescaped `|` split a cell
@@ -384,7 +385,7 @@ class Index:
                     kept["id"] = found[0]
                 del table.lines[j]
         resolved = self._table("resolved")
-        if any(_is_row_of(ln, issue.number) for ln in resolved.lines[2:]):
+        if any(_is_row_of(ln, number) for ln in resolved.lines[2:]):
             return
         values = _values(issue, status="resolved", resolved=resolved_on)
         self._append_row(resolved, _row(resolved.columns, values, kept))
