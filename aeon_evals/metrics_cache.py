@@ -8,11 +8,12 @@ when asked for, and the columns are kept in one binary file, appended to run by 
 (docs/metrics.md, "How it is read back").
 
 The file: `AEHIST01`, the header's length (8 bytes, little-endian), a JSON header (version,
-code fingerprint, the sources the history was built from with their stamps, and per skill where
-each column's bytes are), then the columns' bytes. Reading it is JSON and `array.frombytes`:
-no code is loaded from it (no pickle, no marshal), every offset is checked, and a file that is
-damaged, truncated or of another version or code is ignored (the history is then read from the
-files). Nothing in it is needed for correctness: delete it any time.
+code fingerprint, the sources the history was built from with their stamps, the CRC-32 of the
+columns' bytes, and per skill where each column's bytes are), then the columns' bytes. Reading
+it is JSON and `array.frombytes`: no code is loaded from it (no pickle, no marshal), every
+offset, code and index is checked, and a file that is damaged, truncated or of another version
+or code is ignored (the history is then read from the files). Nothing in it is needed for
+correctness: delete it any time.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import hashlib
 import json
 import re
 import sys
+import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -122,7 +124,22 @@ class NumColumn:
     def plus(self, other: NumColumn, numeric: type) -> NumColumn:
         if self.kind == other.kind:
             return NumColumn(self.kind, self.data + other.data)
+        if other.empty() and self.kind != "j":  # no value: any array kind takes it
+            return NumColumn(self.kind, self.data + NumColumn.none(self.kind, len(other)).data)
+        if self.empty() and other.kind != "j":
+            return NumColumn(other.kind, NumColumn.none(other.kind, len(self)).data + other.data)
         return NumColumn.of([*self.values(), *other.values()], numeric)
+
+    def empty(self) -> bool:
+        """No sample has a value."""
+        if self.kind == "j":
+            return all(v is None for v in self.data)
+        return bool(self.data.tobytes() == _ALL_NONE[self.kind] * len(self.data))
+
+    @staticmethod
+    def none(kind: str, n: int) -> NumColumn:
+        """A column of `n` samples without a value."""
+        return NumColumn(kind, array(kind, [_NAN if kind == "d" else _NONE[kind]]) * n)
 
 
 class StrColumn:
@@ -601,7 +618,7 @@ class _Reader:
 
     def num(self, spec: Any, n: int) -> NumColumn:
         if spec == ["none"]:
-            return NumColumn("i", array("i", [NONE_I32]) * n)
+            return NumColumn.none("i", n)
         kind, where = spec
         if kind in ("i", "q", "d"):
             return NumColumn(kind, self.arr(kind, where, n))
@@ -644,10 +661,10 @@ class _Reader:
         if not isinstance(n, int) or n < 0:
             raise CacheError("length")
         codes = self.arr("b", status, n)
-        if codes and (max(codes) >= len(STATUSES) or min(codes) < -1):
+        if codes.tobytes().translate(None, _STATUS_BYTES):  # a byte that is no code
             raise CacheError("status code")
         kind_codes = self.arr("b", kinds, n)
-        if kind_codes and (max(kind_codes) >= len(KINDS) or min(kind_codes) < -1):
+        if kind_codes.tobytes().translate(None, _KIND_BYTES):
             raise CacheError("kind code")
         cols = SkillColumns(
             self.arr("i", days, n),
@@ -666,6 +683,10 @@ class _Reader:
         if cols.day_ords and min(cols.day_ords) < 1:
             raise CacheError("day")
         return cols
+
+
+_STATUS_BYTES = array("b", range(-1, len(STATUSES))).tobytes()  # the valid codes, as bytes
+_KIND_BYTES = array("b", range(-1, len(KINDS))).tobytes()
 
 
 class Cached:
@@ -731,7 +752,10 @@ def _decode(data: bytes, code: str) -> Cached:
         isinstance(derived, list) and all(isinstance(v, int) for v in derived)
     ):
         raise CacheError("derived")
-    reader = _Reader(memoryview(data)[start + length :])
+    blob = memoryview(data)[start + length :]
+    if header.get("crc32") != zlib.crc32(blob):
+        raise CacheError("damaged")  # a flipped bit in a value is found here, not by the checks
+    reader = _Reader(blob)
     columns: dict[str, SkillColumns] = {}
     for skill, spec in header["skills"]:
         if not isinstance(skill, str):
@@ -745,6 +769,9 @@ def write_cache(path: Path, cached: Cached, code: str) -> None:
     parts: list[bytes] = []
     size = [0]
     skills = [[skill, _encode(cols, parts, size)] for skill, cols in cached.columns.items()]
+    crc = 0
+    for part in parts:
+        crc = zlib.crc32(part, crc)
     header = json.dumps(
         {
             "version": VERSION,
@@ -755,6 +782,7 @@ def write_cache(path: Path, cached: Cached, code: str) -> None:
             ],
             "skills": skills,
             "derived": cached.derived,
+            "crc32": crc,
         },
         separators=(",", ":"),
     ).encode()

@@ -194,6 +194,7 @@ def test_only_new_sources_are_read_and_an_unchanged_stamp_is_trusted(tmp_path: P
         lambda raw: b"not a cache at all",
         lambda raw: raw.replace(b'"version":1', b'"version":7', 1),  # another version
         lambda raw: raw[:-40] + b"\xff" * 40,  # the columns' bytes damaged
+        lambda raw: raw[:-100] + bytes([raw[-100] ^ 1]) + raw[-99:],  # one bit of a value flipped
         lambda raw: raw.replace(b'"code":"', b'"code":"x', 1),  # written by other code
     ],
 )
