@@ -12,16 +12,21 @@ import difflib
 import functools
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from aeon_evals.contract_paths import LOG_PATTERN, REF, Clause, clause_class, normalize_ref
-from aeon_evals.contracts import Contract, infer_contract
 from aeon_evals.errors import EvalsError
-from aeon_evals.model import Coverage
 from aeon_evals.registry import LLM_SKILL, Registry
-from aeon_evals.skillmd import read_bounded, read_skill_doc
+
+if TYPE_CHECKING:
+    from aeon_evals.contracts import Contract
+    from aeon_evals.model import Coverage
+
+# The SKILL.md reader, the contract inference (contract_*, skillmd, frontmatter) and a run's
+# result types are imported where they are used: `validate` needs only the orphans
+# (`find_orphans`), and starts faster without them (issue 20).
 
 SKILLS_DIR = "skills"
 
@@ -77,9 +82,9 @@ def skill_folders(root: Path) -> list[str]:
         return []
 
 
-def _kind(glob: str) -> int:
+def _kind(glob: str, log_pattern: str) -> int:
     """Lower is a better output pattern: a dated article, then a fixed file, then the shared log."""
-    if glob == LOG_PATTERN:
+    if glob == log_pattern:
         return 2
     return 0 if "*" in glob else 1
 
@@ -98,6 +103,8 @@ def infer_from_text(text: str, skill: str) -> str:
     the shared daily log; then the one naming the skill; then the first mentioned. A path only
     ever read is used only for the daily log.
     """
+    from aeon_evals.contract_paths import LOG_PATTERN, REF, Clause, clause_class, normalize_ref
+
     best: dict[str, tuple[int, int]] = {}  # glob → (best clause class, first position)
     for m in REF.finditer(text):
         glob = normalize_ref(m.group(1))
@@ -111,7 +118,7 @@ def infer_from_text(text: str, skill: str) -> str:
     def rank(item: tuple[str, tuple[int, int]]) -> tuple[int, int, int, int]:
         glob, (cls, pos) = item
         named = 0 if names & set(_tokens(glob.rpartition("/")[2].replace("*", " "))) else 1
-        return (_kind(glob), -cls, named, pos)
+        return (_kind(glob, LOG_PATTERN), -cls, named, pos)
 
     written = [item for item in best.items() if item[1][0] > Clause.READ]
     if written:
@@ -121,6 +128,8 @@ def infer_from_text(text: str, skill: str) -> str:
 
 def infer_pattern(root: Path, skill: str) -> str:
     """The output glob a skill's SKILL.md says it writes; "" when it says nothing usable."""
+    from aeon_evals.skillmd import read_bounded
+
     raw = read_bounded(root, f"{SKILLS_DIR}/{skill}/SKILL.md")  # a FIFO must never block
     if not isinstance(raw, bytes):
         return ""
@@ -251,8 +260,26 @@ def _closest(orphan: str, names: list[_Name], prefer: set[str] | frozenset[str])
 
 def contract_of(root: Path, skill: str) -> Contract | None:
     """The output contract of `skill`'s SKILL.md (uncached), None when it has no SKILL.md."""
+    from aeon_evals.contracts import infer_contract
+    from aeon_evals.skillmd import read_skill_doc
+
     doc = read_skill_doc(root, skill)
     return infer_contract(doc) if doc is not None else None
+
+
+def find_orphans(
+    folders: Iterable[str], registry: Registry, spec_skills: Iterable[str]
+) -> tuple[Orphan, ...]:
+    """The evals.json keys with no skills/<name>/ folder and no registry entry, sorted, each
+    with the real skill it most plausibly meant (a skill without a spec of its own first)."""
+    known = set(folders) | set(registry.skills)
+    specs = set(spec_skills)
+    orphans = sorted(specs - known)
+    if not orphans:
+        return ()
+    without_spec = (set(folders) | registry.enabled()) - specs
+    names = _names(known)  # prepared once for every orphan
+    return tuple(Orphan(s, _closest(s, names, without_spec)) for s in orphans)
 
 
 def audit(
@@ -270,6 +297,8 @@ def audit(
     contracts.load_contracts) spares reading the SKILL.md files again. Reads only folder names
     and SKILL.md files; never raises for a file it cannot read.
     """
+    from aeon_evals.model import Coverage
+
     folders = set(skill_folders(root))
     registered = set(registry.skills)
     enabled = registry.enabled()
@@ -304,12 +333,7 @@ def audit(
         gaps.append(Gap(skill, pattern, source))
     disabled = sorted((universe & registered) - enabled - spec_skills)
     unregistered = sorted(universe - registered - spec_skills)
-    without_spec = universe - spec_skills
-    names = _names(folders | registered) if spec_skills - universe - registered else []
-    orphans = tuple(
-        Orphan(s, _closest(s, names, without_spec))
-        for s in sorted(spec_skills - universe - registered)
-    )
+    orphans = find_orphans(folders, registry, spec_skills)
     return AuditReport(
         total_skills=len(universe),
         covered=tuple(covered),

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from aeon_evals import cadence, jsonio, jsonpos
-from aeon_evals.drift import parse_drift_spec
 from aeon_evals.errors import ConfigError, EvalsError
 from aeon_evals.fsio import read_confined
-from aeon_evals.model import ContractsMode, Mute, NumericCheck, Spec
+from aeon_evals.model import ContractsMode, DriftMode, Mute, NumericCheck, Spec
 from aeon_evals.patterns import PatternError, compile_pattern
 from aeon_evals.problems import Problem, Severity
 
@@ -324,10 +323,14 @@ def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
             f"got {_got(stale_fail_after)}",
         )
         stale_fail_after = None
-    found: list[tuple[str, str, str]] = []
-    drift = parse_drift_spec(raw.get("drift"), [c.label for c in numeric], f"{at}.drift", found)
-    for where, message, severity in found:
-        (out.warn if severity == Severity.WARNING else out.error)(where, message)
+    drift: tuple[tuple[str, DriftMode], ...] = ()
+    if raw.get("drift") is not None:
+        from aeon_evals.drift import parse_drift_spec  # the metric history: only when asked
+
+        found: list[tuple[str, str, str]] = []
+        drift = parse_drift_spec(raw["drift"], [c.label for c in numeric], f"{at}.drift", found)
+        for where, message, severity in found:
+            (out.warn if severity == Severity.WARNING else out.error)(where, message)
     if len([p for p in out.problems if p.severity is Severity.ERROR]) > before:
         return None
     return Spec(

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from realdata import realdata
 
 from aeon_evals import audit
-from aeon_evals.audit import closest_skill, infer_from_text, normalize_ref
+from aeon_evals.audit import closest_skill, infer_from_text
 from aeon_evals.commands.audit_cmd import as_json, render_text
-from aeon_evals.contract_paths import DATE_GLOB
+from aeon_evals.contract_paths import DATE_GLOB, normalize_ref
 from aeon_evals.manifest import parse_manifest
 from aeon_evals.model import Registration
 from aeon_evals.patterns import compile_pattern

@@ -7,7 +7,7 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aeon_evals import audit, jsonpos, layout
 from aeon_evals.commands import add_instance_options, summary
@@ -21,11 +21,13 @@ from aeon_evals.manifest import (
     parse_manifest,
     with_lines,
 )
-from aeon_evals.outputs import Outputs
 from aeon_evals.patches import whole_log
 from aeon_evals.problems import Problem, Severity
 from aeon_evals.registry import Registry, load_registry, schedule_problems
 from aeon_evals.switchover import llm_skill
+
+if TYPE_CHECKING:
+    from aeon_evals.outputs import Outputs
 
 _GLOB_CHARS = "*?["
 
@@ -130,6 +132,8 @@ def _manifest_findings(root: Path) -> tuple[list[Problem], Manifest | None]:
             ch in spec.output_pattern.rpartition("/")[0] for ch in "*?["
         ):
             # A wildcard folder part may pass through a symlinked folder: ask what the run sees.
+            from aeon_evals.outputs import Outputs  # only here: it costs validate's start-up
+
             outputs = outputs or Outputs(root)
             try:
                 skipped = outputs.matches(spec.output_pattern).skipped
@@ -194,10 +198,7 @@ def _llm_skill_findings(root: Path, config: str) -> list[Problem]:
 
 
 def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list[Problem]:
-    try:
-        report = audit.audit(root, set(manifest.skills), registry)
-    except (OSError, ValueError):
-        return []
+    orphans = audit.find_orphans(audit.skill_folders(root), registry, manifest.skills)
     return [
         Problem(
             EVALS_PATH,
@@ -206,7 +207,7 @@ def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list
             + (f"; did you mean {o.closest}?" if o.closest else ""),
             Severity.WARNING,
         )
-        for o in report.orphans
+        for o in orphans
     ]
 
 
