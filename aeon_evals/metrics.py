@@ -175,7 +175,7 @@ def _series(
         n = 0  # a numeric check this history never recorded: only `latest` can have a value
     if last is None or n <= last + _SLACK:
         points = _points(cols, n, metric, latest, per_output, 0)
-        return points if last is None else points[-last:]
+        return _dated(points if last is None else points[-last:])
     # The newest `last` points from a window of the newest runs, else from the whole series.
     # The window is read from its first block start: a run with a value whose output differs
     # from the previous run with a value (or has none). The whole series keeps that run
@@ -183,7 +183,12 @@ def _series(
     points = _points(cols, n, metric, latest, per_output, n - last - _SLACK, from_block=True)
     if len(points) < last:
         points = _points(cols, n, metric, latest, per_output, 0)
-    return points[-last:]
+    return _dated(points[-last:])
+
+
+def _dated(points: list[tuple[int, float]]) -> list[tuple[date, float]]:
+    fromordinal = date.fromordinal
+    return [(fromordinal(o), v) for o, v in points]
 
 
 _SLACK = 8  # runs read beyond the `last` asked for: a few outputs evaluated twice, runs without
@@ -198,9 +203,10 @@ def _points(
     lo: int,
     *,
     from_block: bool = False,
-) -> list[tuple[date, float]]:
-    """The series' points of runs lo…n-1 then `latest`, the per-output rule applied from a fresh
-    start; `from_block`: from the first block start after the first run with a value."""
+) -> list[tuple[int, float]]:
+    """The series' points (day ordinal, value) of runs lo…n-1 then `latest`, the per-output
+    rule applied from a fresh start; `from_block`: from the first block start after the first
+    run with a value."""
     values = cols.values(metric, lo, n) if lo < n else []
     ords = cols.day_ords[lo:n].tolist()
     none: list[str | None] = [None] * len(values)
@@ -240,8 +246,7 @@ def _points(
             continue
         kept.append((ords[i], value))
         output, sha = s_output, s_sha
-    fromordinal = date.fromordinal
-    return [(fromordinal(o), v) for o, v in kept]
+    return kept
 
 
 def _label(sample: Sample, metric: str) -> float | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import re
 import sys
 import zlib
@@ -32,6 +33,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from aeon_evals.cache import _TAG as CACHEDIR_TAG
 from aeon_evals.fsio import atomic_write
 from aeon_evals.metrics_file import AGE, BYTES, QUALITY, WORDS, Sample
 from aeon_evals.model import Status
@@ -41,6 +43,7 @@ VERSION = 1
 MAGIC = b"AEHIST01"
 STATUSES: tuple[Status, ...] = tuple(Status)
 _CODE = {s: i for i, s in enumerate(STATUSES)}
+_CODE_OR_NONE: dict[Status | None, int] = {None: -1, **{s: i for s, i in _CODE.items()}}
 KINDS = ("run", "article", "skill-health")
 _KIND = {k: i for i, k in enumerate(KINDS)}
 NONE_INT = -(2**63)  # None in an int64 column
@@ -85,13 +88,16 @@ class NumColumn:
     @classmethod
     def of(cls, values: Sequence[Any], numeric: type) -> NumColumn:
         """The most compact column that gives back exactly `values` (int or float, or None)."""
-        if numeric is int and all(
-            v is None or (type(v) is int and INT64[0] <= v <= INT64[1]) for v in values
-        ):
-            if all(v is None or INT32[0] <= v <= INT32[1] for v in values):
+        types = set(map(type, values))
+        types.discard(type(None))
+        present = [v for v in values if v is not None]
+        if numeric is int and types <= {int}:
+            low, high = (min(present), max(present)) if present else (0, 0)
+            if INT32[0] <= low and high <= INT32[1]:
                 return cls("i", array("i", [NONE_I32 if v is None else v for v in values]))
-            return cls("q", array("q", [NONE_INT if v is None else v for v in values]))
-        if numeric is float and all(v is None or (type(v) is float and v == v) for v in values):
+            if INT64[0] <= low and high <= INT64[1]:
+                return cls("q", array("q", [NONE_INT if v is None else v for v in values]))
+        if numeric is float and types <= {float} and not any(map(math.isnan, present)):
             return cls("d", array("d", [_NAN if v is None else v for v in values]))
         return cls("j", list(values))
 
@@ -158,20 +164,18 @@ class StrColumn:
 
     @classmethod
     def of(cls, values: Iterable[str | None]) -> StrColumn:
-        seen: dict[str, int] = {}
-        index = array("i")
-        for value in values:
-            if value is None:
-                index.append(-1)
-                continue
-            at = seen.get(value)
-            if at is None:
-                at = seen[value] = len(seen)
-            index.append(at)
-        if seen and all(len(v) == 64 and _HEX.fullmatch(v) for v in seen):
-            return cls(bytes.fromhex("".join(seen)), array("q"), index, hex32=True)
-        raws = [v.encode("utf-8", "surrogatepass") for v in seen]
-        return cls(b"".join(raws), array("q", accumulate(len(r) for r in raws)), index)
+        every = list(values)
+        at: dict[str, int] = {}
+        for value in dict.fromkeys([v for v in every if v is not None]):
+            at[value] = len(at)
+        index = array("i", [-1 if v is None else at[v] for v in every])
+        joined = "".join(at)
+        if at and set(map(len, at)) == {64} and _HEX.fullmatch(joined):
+            return cls(bytes.fromhex(joined), array("q"), index, hex32=True)
+        if joined.isascii():
+            return cls(joined.encode("ascii"), array("q", accumulate(map(len, at))), index)
+        raws = [v.encode("utf-8", "surrogatepass") for v in at]
+        return cls(b"".join(raws), array("q", accumulate(map(len, raws))), index)
 
     def __len__(self) -> int:
         return len(self.index)
@@ -228,7 +232,7 @@ class StrColumn:
         return StrColumn(self.text + other.text, ends, index, hex32=self.hex32)
 
 
-_HEX = re.compile("[0-9a-f]{64}")
+_HEX = re.compile("[0-9a-f]*")  # SHA-256s end to end
 
 
 Numeric = tuple[tuple[str, float], ...]
@@ -247,16 +251,14 @@ class NumericColumn:
 
     @classmethod
     def of(cls, values: Iterable[Numeric], table: list[Numeric] | None = None) -> NumericColumn:
+        every = list(values)
         table = list(table or [])
-        seen = {entry: at for at, entry in enumerate(table)}
-        index = array("i")
-        for value in values:
-            at = seen.get(value)
-            if at is None:
-                at = seen[value] = len(table)
+        at = {entry: i for i, entry in enumerate(table)}
+        for value in dict.fromkeys(every):
+            if value not in at:
+                at[value] = len(table)
                 table.append(value)
-            index.append(at)
-        return cls(table, index)
+        return cls(table, array("i", map(at.__getitem__, every)))
 
     def __len__(self) -> int:
         return len(self.index)
@@ -330,18 +332,23 @@ class SkillColumns:
     @classmethod
     def of(cls, samples: Sequence[Sample], sources: Sequence[int] | None = None) -> SkillColumns:
         """The columns of `samples`; `sources`: each one's index in the cache's source list."""
+        if not samples:
+            fields: list[Sequence[Any]] = [()] * len(Sample._fields)
+        else:
+            fields = list(zip(*samples, strict=True))  # one tuple per field
+        day, status, words, size, age, quality, output, sha, cause, numeric, kind = fields
         return cls(
-            array("i", [s.day.toordinal() for s in samples]),
-            array("b", [-1 if s.status is None else _CODE[s.status] for s in samples]),
-            NumColumn.of([s.words for s in samples], int),
-            NumColumn.of([s.bytes for s in samples], int),
-            NumColumn.of([s.age_days for s in samples], float),
-            NumColumn.of([s.quality for s in samples], float),
-            StrColumn.of(s.output for s in samples),
-            StrColumn.of(s.sha256 for s in samples),
-            StrColumn.of(s.cause for s in samples),
-            NumericColumn.of(s.numeric for s in samples),
-            array("b", [_KIND.get(s.source, -1) for s in samples]),
+            array("i", map(date.toordinal, day)),
+            array("b", map(_CODE_OR_NONE.__getitem__, status)),
+            NumColumn.of(words, int),
+            NumColumn.of(size, int),
+            NumColumn.of(age, float),
+            NumColumn.of(quality, float),
+            StrColumn.of(output),
+            StrColumn.of(sha),
+            StrColumn.of(cause),
+            NumericColumn.of(numeric),
+            array("b", [_KIND.get(k, -1) for k in kind]),
             array("i", sources if sources is not None else [-1] * len(samples)),
         )
 
@@ -639,9 +646,10 @@ class _Reader:
                 raise CacheError("string column")
         else:
             col.ends.frombytes(self.raw(ends))
-            if (col.ends[-1] if col.ends else 0) != len(raw) or (col.ends and min(col.ends) < 0):
+            if (col.ends[-1] if col.ends else 0) != len(raw):
                 raise CacheError("string column")
-        if col.index and (max(col.index) >= col.count() or min(col.index) < -1):
+        # (a negative index is no string: it never indexes the table)
+        if col.index and max(col.index) >= col.count():
             raise CacheError("string column")
         return col
 
@@ -788,4 +796,7 @@ def write_cache(path: Path, cached: Cached, code: str) -> None:
     ).encode()
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", CACHEDIR_TAG)):
+            if not (path.parent / name).exists():  # the folder is git-ignored and tagged
+                atomic_write(path.parent / name, text)
         atomic_write(path, b"".join([MAGIC, len(header).to_bytes(8, "little"), header, *parts]))

@@ -126,6 +126,7 @@ def test_history_through_the_cache_is_the_cold_read_after_edits_deletions_and_ad
 
     first = check()
     assert (root / CACHE).is_file()
+    assert (root / CACHE).with_name(".gitignore").read_text() == "*\n"  # never committed
     assert first.warnings and "format v9" in first.warnings[0]
     check()  # unchanged: all from the cache, the warning again
     _metrics_file(root, days[4], rng)  # tonight's run: appended
