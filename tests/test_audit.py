@@ -361,7 +361,7 @@ def test_the_pattern_is_what_the_skill_writes(skill: str, text: str, expected: s
 
 _WELL_FORMED = re.compile(
     r"^(?:output/)?(?:articles|memory|memory/topics|memory/logs)/[A-Za-z0-9*][A-Za-z0-9_.*-]*\.md$"
-    r"|^(?:output/)?articles/\[0-9\]{4}-\[0-9\]{2}-\[0-9\]{2}\.md$"  # date-named articles
+    r"|^(?:output/)?articles/(?:\[0-9\]){4}-(?:\[0-9\]){2}-(?:\[0-9\]){2}\.md$"  # date-named
 )
 
 
