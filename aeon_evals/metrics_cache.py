@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from aeon_evals.cache import _TAG as CACHEDIR_TAG
 from aeon_evals.fsio import atomic_write
@@ -494,9 +494,61 @@ class SkillColumns:
 EMPTY = SkillColumns.of([])
 
 
+class Samples(Sequence[Sample]):
+    """One skill's samples, oldest first, built from its columns: one by one when indexed
+    (`samples[-1]` builds one Sample), all at once (and kept) when iterated or sliced."""
+
+    __slots__ = ("_all", "cols")
+
+    def __init__(self, cols: SkillColumns) -> None:
+        self.cols = cols
+        self._all: list[Sample] | None = None
+
+    def built(self) -> list[Sample]:
+        """Every sample, built once."""
+        if self._all is None:
+            self._all = self.cols.samples()
+        return self._all
+
+    def __len__(self) -> int:
+        return len(self.cols)
+
+    @overload
+    def __getitem__(self, i: int) -> Sample: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Sample]: ...
+    def __getitem__(self, i: int | slice) -> Sample | list[Sample]:
+        if isinstance(i, slice):
+            return self.built()[i]
+        if self._all is not None:
+            return self._all[i]
+        n = len(self.cols)
+        if not -n <= i < n:
+            raise IndexError("sample index out of range")
+        return self.cols.sample(i % n)
+
+    def __iter__(self) -> Iterator[Sample]:
+        return iter(self.built())
+
+    def __reversed__(self) -> Iterator[Sample]:
+        return reversed(self.built())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return self.built() == list(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:  # a sequence that compares equal to a list: not hashable
+        raise TypeError("unhashable type: 'Samples'")
+
+    def __repr__(self) -> str:
+        return repr(self.built())
+
+
 class SampleMap(Mapping[str, Sequence[Sample]]):
-    """skill → its samples, oldest first (a list, built from the columns when first read);
-    `columns(skill)` gives the columns without building a Sample."""
+    """skill → its samples, oldest first (`Samples`, built from the columns when read; the
+    last skill's are kept, so a page that reads them twice builds them once); `columns(skill)`
+    gives the columns without building a Sample."""
 
     def __init__(
         self,
@@ -505,19 +557,24 @@ class SampleMap(Mapping[str, Sequence[Sample]]):
     ) -> None:
         self._columns = dict(columns)
         self._lists: dict[str, list[Sample]] = dict(lists or {})
+        self._last: tuple[str, Samples] | None = None
 
     @classmethod
     def of_samples(cls, samples: Mapping[str, Sequence[Sample]]) -> SampleMap:
         """A map of Samples already built (their columns are built when first asked for)."""
         return cls(dict.fromkeys(samples), {k: list(v) for k, v in samples.items()})
 
-    def __getitem__(self, skill: str) -> list[Sample]:
+    def __getitem__(self, skill: str) -> Sequence[Sample]:
         found = self._lists.get(skill)
-        if found is None:
-            cols = self._columns[skill]  # KeyError for an unknown skill, as a dict
-            assert cols is not None
-            found = self._lists[skill] = cols.samples()
-        return found
+        if found is not None:
+            return found
+        if self._last is not None and self._last[0] == skill:
+            return self._last[1]
+        cols = self._columns[skill]  # KeyError for an unknown skill, as a dict
+        assert cols is not None
+        samples = Samples(cols)
+        self._last = (skill, samples)
+        return samples
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._columns)

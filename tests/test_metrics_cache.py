@@ -335,3 +335,30 @@ def test_a_history_of_one_columns_kind_then_another_is_kept_exactly() -> None:
         assert joined.samples() == [*a, *b]
         assert [joined.sample(i) for i in range(len(joined))] == [*a, *b]
         assert joined.head(1).samples() == [*a, *b][:1]
+
+
+def test_a_skills_samples_read_one_by_one_are_the_ones_built_all_at_once(tmp_path: Path) -> None:
+    """`history.samples[skill]` builds one Sample for `[-1]` and all of them when iterated: both
+    ways give the cold read's samples."""
+    root = tmp_path
+    (root / "articles").mkdir()
+    rng = random.Random(9)
+    for i in range(6):
+        _metrics_file(root, FIRST + timedelta(days=i), rng)
+    _load(root)
+    cold = _cold(root)
+    warm = _load(root)
+    for skill, want in cold.samples.items():
+        want = list(want)
+        got = warm.samples[skill]
+        n = len(want)
+        assert len(got) == n and bool(got) == bool(want)
+        assert [got[i] for i in range(-n, n)] == [want[i] for i in range(-n, n)]
+        assert warm.samples[skill][-1] == want[-1]  # a fresh lookup, one Sample built
+        assert got[1:3] == want[1:3] and list(reversed(got)) == want[::-1]
+        assert got == want and want == got and list(got) == want
+        with pytest.raises(IndexError):
+            got[n]
+        with pytest.raises(IndexError):
+            warm.samples[skill][-n - 1]
+    assert warm.samples == cold.samples
