@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import Instance
 from golden import assert_golden
+from hypothesis import given
+from hypothesis import strategies as st
 from test_metrics import _fleet, _week
 from test_run_scope import _contract_fleet
 from test_site import NOW as SITE_NOW
@@ -21,6 +23,7 @@ from aeon_evals import site
 from aeon_evals.metrics import Sample, render_tsv
 from aeon_evals.model import Status
 from aeon_evals.site import skill_site
+from aeon_evals.site.skill_pages import pretty_json
 
 Cli = Callable[..., tuple[int, str, str]]
 NOW = datetime(2027, 6, 1, 6, tzinfo=UTC)
@@ -261,3 +264,15 @@ def test_an_error_in_the_forked_child_is_raised_not_lost(
         site.build_site(tmp_path, tmp_path / "site", now=NOW)
     assert "badges" in str(caught.value)
     assert (tmp_path / "site/skills/skill-0.html").is_file()  # written by the child before
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(JSON)
+def test_a_spec_is_shown_as_json_dumps_indents_it(value: object) -> None:
+    assert pretty_json(value) == json.dumps(value, indent=2, ensure_ascii=False)

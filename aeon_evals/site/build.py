@@ -15,7 +15,6 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,12 +34,7 @@ from aeon_evals.fsio import check_writable, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.metrics import History
 from aeon_evals.resources import templates_dir
-from aeon_evals.site.skill_site import (
-    SkillSite,
-    site_history,
-    start_skill_site,
-    write_skill_site,
-)
+from aeon_evals.site.skill_site import SkillSite, SkillSiteJob, site_history, start_skill_site
 from aeon_evals.site.views import (
     Assets,
     DashboardPage,
@@ -233,8 +227,7 @@ def _build(
         env.get_template(name)
     newest = articles[-1] if articles else None
     skill_site = start_skill_site(
-        partial(
-            write_skill_site,
+        SkillSiteJob(
             root,
             out,
             history=history,
@@ -246,8 +239,7 @@ def _build(
             generated=generated_at(now),
             counted=None if newest is None else counted_statuses(newest),
             before=before,
-        ),
-        len(history.samples),
+        )
     )
     try:
         dashboard = dashboard_page(

@@ -4,7 +4,7 @@ SVG geometry and figures (pure: a metrics.History in, frozen dataclasses and mar
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from html import escape
@@ -250,15 +250,20 @@ def _flagged_at(days: Sequence[date], flagged: set[date]) -> list[int]:
     return [i for i, day in enumerate(days) if day in flagged]
 
 
-def charts_for(skill: str, history: History, memo: ChartMemo | None = None) -> tuple[Chart, ...]:
+def charts_for(
+    skill: str,
+    history: History,
+    memo: ChartMemo | None = None,
+    drifted: Mapping[date, str] | None = None,
+) -> tuple[Chart, ...]:
     """Each charted metric of `skill` (the built-ins first, then its numeric checks by label).
-    `memo`: shared by the charts of one build."""
-    samples = history.samples.get(skill, ())
-    # each distinct `numeric` once (a metrics file's identical cells are one tuple)
-    distinct = {id(s.numeric): s.numeric for s in samples if s.numeric}
-    labels = sorted({label for numeric in distinct.values() for label, _ in numeric})
+    `memo`: shared by the charts of one build; `drifted`: the cause of each run whose cause
+    names a drift (read from the history when not given)."""
+    if drifted is None:
+        cols = history.columns(skill)
+        drifted = {d: c for d, c in zip(cols.days(), cols.causes(), strict=True) if "drift:" in c}
+    labels = sorted(history.columns(skill).numeric.labels())
     candidates = [m for m in metrics.BUILTIN if m not in UNCHARTED and m not in labels]
-    drifted = {s.day: s.cause for s in samples if "drift:" in s.cause}
     charts = []
     for metric in [*candidates, *labels]:
         series = history.series(skill, metric)

@@ -7,6 +7,7 @@ out. `build.py` renders them with `skill.html` and writes them with the badges (
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -16,7 +17,7 @@ from markupsafe import Markup
 from markupsafe import escape as escape_markup
 
 from aeon_evals.issues import IssueFile
-from aeon_evals.metrics import History, Sample
+from aeon_evals.metrics import BYTES, History
 from aeon_evals.model import FAILING, Status
 from aeon_evals.site.charts import Chart
 from aeon_evals.site.skill_charts import ChartMemo, chart_figures, charts_for
@@ -109,38 +110,50 @@ class PageMemo:
         return cls(issues=by_skill)
 
 
-def _tick(s: Sample, run_pages: Mapping[date, str]) -> str:
+def _tick(day: date, status: Status | None, cause: str, run_pages: Mapping[date, str]) -> str:
     """One run on the strip: a link to its run page, titled with the date, status and cause."""
-    if s.status is None:
+    if status is None:
         css, label = ABSENT_MARK.css, "not evaluated"
     else:
-        css, label = STATUS_MARKS[s.status].css, s.status.value
+        css, label = STATUS_MARKS[status].css, status.value
     # a date and a status value hold nothing to escape
-    title = f"{s.day.isoformat()} · {label}{escape(f' · {s.cause}') if s.cause else ''}"
-    href = escape(run_pages.get(s.day, ""))
+    title = f"{day.isoformat()} · {label}{escape(f' · {cause}') if cause else ''}"
+    href = escape(run_pages.get(day, ""))
     return f'<a class="tick s-{css}" href="{href}" title="{title}" aria-label="{title}"></a>'
 
 
 def strip_html(
-    samples: Sequence[Sample], run_pages: Mapping[date, str], memo: PageMemo | None = None
+    days: Sequence[date],
+    statuses: Sequence[Status | None],
+    causes: Sequence[str],
+    run_pages: Mapping[date, str],
+    memo: PageMemo | None = None,
 ) -> Markup:
-    """The status strip, oldest first: one link per run, its title the date, status and cause.
-    Built here rather than in a template loop: a year of daily runs is 365 of them per page.
-    `memo`: shared by the pages of one build, whose strips are made of the same ticks."""
+    """The status strip of the runs (each one's day, status and cause, oldest first): one link
+    per run, its title the date, status and cause. Built here rather than in a template loop: a
+    year of daily runs is 365 of them per page. `memo`: shared by the pages of one build, whose
+    strips are made of the same ticks."""
     ticks = (memo if memo is not None else PageMemo()).ticks
     parts = []
-    for s in samples:
-        key = (s.day, s.status, s.cause)
+    for key in zip(days, statuses, causes, strict=True):
         tick = ticks.get(key)
         if tick is None:
-            tick = ticks[key] = _tick(s, run_pages)
+            tick = ticks[key] = _tick(*key, run_pages)
         parts.append(tick)
     return Markup("".join(parts))
 
 
+_SPECIAL = re.compile(r"[&<>\"']").search
+
+
+def _escaped(text: str) -> str:
+    """`text` escaped as markupsafe escapes it (most paths and hashes hold nothing to escape)."""
+    return str(escape_markup(text)) if _SPECIAL(text) else text
+
+
 def output_rows(outputs: Sequence[OutputView]) -> Markup:
     """The rows of the outputs table (see chart_figures)."""
-    e = escape_markup
+    e = _escaped
     return Markup(
         "".join(
             # the day and the size are this module's text, with nothing to escape
@@ -195,13 +208,15 @@ def _pretty(value: object, pad: str) -> str:
     return _ENCODER.encode(value)
 
 
-def pass_rate(samples: Sequence[Sample], today: date, days: int) -> str:
-    """Share of runs in the last `days` days whose status is not failing, in words (`samples`
-    oldest first, as History keeps them)."""
-    since = today - timedelta(days=days)
+def pass_rate(
+    days: Sequence[date], statuses: Sequence[Status | None], today: date, window: int
+) -> str:
+    """Share of the runs (each one's day and status, oldest first) in the last `window` days
+    whose status is not failing, in words."""
+    since = today - timedelta(days=window)
     judged = passing = 0
-    for s in reversed(samples):
-        day, status = s[0], s[1]
+    for i in range(len(days) - 1, -1, -1):
+        day, status = days[i], statuses[i]
         if day <= since:
             break
         if status is None or day > today:
@@ -221,20 +236,24 @@ def _size(n: int | None) -> str:
     return f"{n / 1024:.1f} KiB" if n < 1 << 20 else f"{n / (1 << 20):.1f} MiB"
 
 
-def _outputs(samples: Sequence[Sample], root_href: str) -> tuple[OutputView, ...]:
+def _outputs(
+    days: Sequence[date],
+    outputs: Sequence[str | None],
+    shas: Sequence[str | None],
+    sizes: Sequence[int | None],
+    root_href: str,
+) -> tuple[OutputView, ...]:
+    """The outputs evaluated (each run's output, SHA-256 and size), newest first, each once."""
     seen: set[tuple[str, str | None]] = set()
     out: list[OutputView] = []
-    for s in reversed(samples):
-        if s.output is None or (s.output, s.sha256) in seen:
+    for i in range(len(days) - 1, -1, -1):
+        output, sha = outputs[i], shas[i]
+        if output is None or (output, sha) in seen:
             continue
-        seen.add((s.output, s.sha256))
+        seen.add((output, sha))
         out.append(
             OutputView(
-                s.day.isoformat(),
-                s.output,
-                f"{root_href}/{s.output}",
-                _size(s.bytes),
-                s.sha256 or "—",
+                days[i].isoformat(), output, f"{root_href}/{output}", _size(sizes[i]), sha or "—"
             )
         )
         if len(out) == MAX_OUTPUTS:
@@ -303,8 +322,9 @@ def skill_page(
     each run's page relative to skills/; `skill_md`: skills/<skill>/SKILL.md exists; `memo`:
     shared by the pages of one build (strip, issues)."""
     memo = memo if memo is not None else PageMemo()
-    samples = history.samples.get(skill, ())
-    last = samples[-1] if samples else None
+    cols = history.columns(skill)
+    days, statuses, causes = cols.days(), cols.statuses(), cols.causes()
+    last = cols.sample(len(days) - 1) if days else None
     mark = STATUS_MARKS[last.status] if last is not None and last.status else ABSENT_MARK
     latest = "no run recorded"
     if last is not None:
@@ -327,12 +347,17 @@ def skill_page(
         skill=skill,
         mark=mark,
         latest=latest,
-        strip=strip_html(samples, run_pages, memo),
-        runs=len(samples),
-        pass_30=pass_rate(samples, today, 30),
-        pass_90=pass_rate(samples, today, 90),
-        charts=charts_for(skill, history, memo.charts),
-        outputs=_outputs(samples, root_href),
+        strip=strip_html(days, statuses, causes, run_pages, memo),
+        runs=len(days),
+        pass_30=pass_rate(days, statuses, today, 30),
+        pass_90=pass_rate(days, statuses, today, 90),
+        charts=charts_for(
+            skill,
+            history,
+            memo.charts,
+            {day: c for day, c in zip(days, causes, strict=True) if "drift:" in c},
+        ),
+        outputs=_outputs(days, cols.outputs(), cols.shas(), cols.values(BYTES), root_href),
         issues=skill_issues(skill, issues, today, root_href, memo),
         spec=spec_text,
         spec_source=source,
@@ -342,8 +367,3 @@ def skill_page(
         root_href=root_href,
         generated=generated,
     )
-
-
-def latest_statuses(history: History) -> dict[str, Status | None]:
-    """Each skill's status in its newest recorded run."""
-    return {skill: samples[-1].status for skill, samples in history.samples.items() if samples}

@@ -14,10 +14,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import mmap
 import os
 import stat
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -147,88 +148,110 @@ def _holds(path: str, raw: bytes) -> bool:
 
 def newest_run(history: History) -> tuple[date | None, dict[str, Status | None]]:
     """The newest run's day and the status of every skill it evaluated."""
-    newest = max((s[-1].day for s in history.samples.values() if s), default=None)
-    statuses = {
-        skill: samples[-1].status
-        for skill, samples in history.samples.items()
-        if samples and samples[-1].day == newest
-    }
-    return newest, statuses
+    last = {}
+    for skill in history.samples:
+        cols = history.columns(skill)
+        if len(cols):
+            last[skill] = cols.sample(len(cols) - 1)
+    newest = max((s.day for s in last.values()), default=None)
+    return newest, {skill: s.status for skill, s in last.items() if s.day == newest}
 
 
-def write_skill_site(
-    root: Path,
-    out: Path,
-    *,
-    history: History,
-    issues: Sequence[IssueFile],
-    run_days: Sequence[date],
-    render: Callable[[str, object], str],
-    assets: Assets,
-    now: datetime,
-    generated: str,
-    counted: Mapping[str, Status | None] | None = None,
-    before: Mapping[str, str] | None = None,
-) -> SkillSite:
-    """Render and write every skill page and badge. `render(template, page)` renders a template;
-    `run_days`: the days that have a run page; `counted`: the status of each row the newest
-    article counts toward its verdict (the fleet badge; None: no article, the newest run of the
-    history is counted); `before`: the stamps of the last build (PageWriter)."""
-    specs = _specs(root)
-    runs = {day: f"../runs/skill-evals-{day.isoformat()}.html" for day in run_days}
-    writer = PageWriter(out, before or {})
-    written: list[str] = []
-    unchanged: list[str] = []
+@dataclass(frozen=True)
+class SkillSiteJob:
+    """What write_skill_site renders and writes (see there for each field)."""
 
-    def emit(rel: str, text: str) -> None:
-        (written if writer.write(rel, text) else unchanged).append(rel)
+    root: Path
+    out: Path
+    history: History
+    issues: Sequence[IssueFile]
+    run_days: Sequence[date]
+    render: Callable[[str, object], str]
+    assets: Assets
+    now: datetime
+    generated: str
+    counted: Mapping[str, Status | None] | None = None
+    before: Mapping[str, str] = field(default_factory=dict)
 
-    memo = PageMemo.for_build(issues)
-    skills_dir = f"{root}/skills"
-    today = now.date()
-    pages: set[str] = set()
-    for skill in sorted(history.samples):
-        rel = page_name(skill)
-        if rel is None:
-            continue
-        page = skill_page(
-            skill,
-            history,
-            issues=issues,
-            spec=specs.get(skill),
-            run_pages=runs,
-            today=today,
-            assets=assets,
-            generated=generated,
-            skill_md=os.path.isfile(f"{skills_dir}/{skill}/SKILL.md"),
-            memo=memo,
-        )
-        pages.add(rel)
-        emit(rel, render("skill.html", page))
+    def pages(self) -> list[tuple[str, str]]:
+        """(skill, page) of every skill with a page, by skill."""
+        named = ((skill, page_name(skill)) for skill in sorted(self.history.samples))
+        return [(skill, rel) for skill, rel in named if rel is not None]
 
-    _day, statuses = newest_run(history)
-    badges: set[str] = set()
-    for skill, status in sorted(statuses.items()):
-        if page_name(skill) is None:
-            continue
-        badge = skill_badge(skill, status)
-        for rel, text in (
-            (f"badges/{skill}.svg", badge.svg()),
-            (f"badges/{skill}.json", badge.endpoint()),
-        ):
-            badges.add(rel)
-            emit(rel, text)
-    fleet = fleet_badge(statuses if counted is None else counted)
-    for rel, text in (("badges/fleet.svg", fleet.svg()), ("badges/fleet.json", fleet.endpoint())):
-        badges.add(rel)
-        emit(rel, text)
+    def badged(self) -> list[tuple[str, Status | None]]:
+        """(skill, status) of each skill of the newest run that gets a badge, by skill."""
+        _day, statuses = newest_run(self.history)
+        return [(s, status) for s, status in sorted(statuses.items()) if page_name(s) is not None]
 
+    def files(self) -> list[str]:
+        """Every page and badge, in the order they are written."""
+        badges = [f"badges/{skill}.{ext}" for skill, _ in self.badged() for ext in ("svg", "json")]
+        return [rel for _, rel in self.pages()] + badges + ["badges/fleet.svg", "badges/fleet.json"]
+
+
+class _Share:
+    """The pages and badges one process renders and writes, and what became of each."""
+
+    def __init__(self, job: SkillSiteJob) -> None:
+        self.job = job
+        self.writer = PageWriter(job.out, job.before)
+        self.done: dict[str, bool] = {}  # page or badge: written (else unchanged)
+        self._specs = _specs(job.root)
+        self._runs = {day: f"../runs/skill-evals-{day.isoformat()}.html" for day in job.run_days}
+        self._memo = PageMemo.for_build(job.issues)
+
+    def emit(self, rel: str, text: str) -> None:
+        self.done[rel] = self.writer.write(rel, text)
+
+    def pages(
+        self,
+        pages: Sequence[tuple[str, str]],
+        order: Iterable[int] | None = None,
+        claims: Claims | None = None,
+    ) -> None:
+        """Render and write `pages` (all of them, or those at `order`'s positions in that
+        order), each unless the other process has taken it (`claims`)."""
+        job = self.job
+        today = job.now.date()
+        for i in range(len(pages)) if order is None else order:
+            if claims is not None and not claims.take(i):
+                continue
+            skill, rel = pages[i]
+            page = skill_page(
+                skill,
+                job.history,
+                issues=job.issues,
+                spec=self._specs.get(skill),
+                run_pages=self._runs,
+                today=today,
+                assets=job.assets,
+                generated=job.generated,
+                skill_md=os.path.isfile(f"{job.root}/skills/{skill}/SKILL.md"),
+                memo=self._memo,
+            )
+            self.emit(rel, job.render("skill.html", page))
+
+    def badges(self) -> None:
+        """Every skill's badge and the fleet's."""
+        job = self.job
+        for skill, status in job.badged():
+            badge = skill_badge(skill, status)
+            self.emit(f"badges/{skill}.svg", badge.svg())
+            self.emit(f"badges/{skill}.json", badge.endpoint())
+        _day, statuses = newest_run(job.history)
+        fleet = fleet_badge(statuses if job.counted is None else job.counted)
+        self.emit("badges/fleet.svg", fleet.svg())
+        self.emit("badges/fleet.json", fleet.endpoint())
+
+
+def _finish(job: SkillSiteJob, done: Mapping[str, bool], stamps: Mapping[str, str]) -> SkillSite:
+    """What was written and left unchanged (in writing order), with the pages and badges of
+    skills no longer known removed."""
+    files = job.files()
+    keep = set(files)
     removed: list[str] = []
-    for folder, keep, suffixes in (
-        ("skills", pages, (".html",)),
-        ("badges", badges, (".svg", ".json")),
-    ):
-        base = out / folder
+    for folder, suffixes in (("skills", (".html",)), ("badges", (".svg", ".json"))):
+        base = job.out / folder
         if not base.is_dir():
             continue
         with os.scandir(base) as entries:
@@ -239,21 +262,65 @@ def write_skill_site(
                 with contextlib.suppress(OSError):
                     (base / name).unlink()
                     removed.append(rel)
-    return SkillSite(tuple(written), tuple(unchanged), tuple(removed), writer.stamps)
+    return SkillSite(
+        tuple(rel for rel in files if done.get(rel)),
+        tuple(rel for rel in files if done.get(rel) is False),
+        tuple(removed),
+        {rel: stamps[rel] for rel in files if rel in stamps},
+    )
+
+
+def write_skill_site(job: SkillSiteJob) -> SkillSite:
+    """Render and write every skill page (`site/skills/<skill>.html`, from `job.history`) and
+    badge, in this process. `job.render(template, page)` renders a template; `job.run_days`:
+    the days that have a run page; `job.counted`: the status of each row the newest article
+    counts toward its verdict (the fleet badge; None: no article, the newest run of the history
+    is counted); `job.before`: the stamps of the last build (PageWriter)."""
+    share = _Share(job)
+    share.pages(job.pages())
+    share.badges()
+    return _finish(job, share.done, share.writer.stamps)
 
 
 # --------------------------------------------------------------------------------------------
-# On a second core.
+# On two cores.
+
+
+class Claims:
+    """Which of n pages a process has taken, in memory shared across a fork: the child takes
+    them from the first, the parent (once its own work is done) from the last, so the two meet
+    wherever the work splits evenly. Where they meet both may take one page: both write the
+    same bytes, each through its own temp file, and the last rename wins."""
+
+    def __init__(self, n: int) -> None:
+        self._flags = mmap.mmap(-1, max(n, 1))  # anonymous and shared: seen by a forked child
+
+    def take(self, i: int) -> bool:
+        """Take page `i` unless it was taken; True when taken now."""
+        if self._flags[i]:
+            return False
+        self._flags[i] = 1
+        return True
+
+    def close(self) -> None:
+        self._flags.close()
 
 
 class Pending:
-    """A skill site being written: by a forked child (`pid`, its result coming through `pipe`),
-    or not yet (`work` runs in-process when the result is asked for)."""
+    """A skill site being written by a forked child (`pid`, its share coming through `pipe`)
+    and by this process once it asks for the result; or, without a child, not yet started."""
 
-    def __init__(self, work: Callable[[], SkillSite], pid: int | None, pipe: int | None) -> None:
-        self._work = work
+    def __init__(
+        self,
+        job: SkillSiteJob,
+        pid: int | None = None,
+        pipe: int | None = None,
+        claims: Claims | None = None,
+    ) -> None:
+        self.job = job
         self._pid = pid
         self._pipe = pipe
+        self._claims = claims
 
     def abandon(self) -> None:
         """Wait for the child, if any, and drop its result (the build failed meanwhile)."""
@@ -262,42 +329,56 @@ class Pending:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self._pid, 0)
         self._pid = self._pipe = None
+        if self._claims is not None:
+            self._claims.close()
+            self._claims = None
 
     def result(self) -> SkillSite:
-        """The skill site: the child's, once it has finished; when the child failed (or there
-        was none), written here: an error it met is raised here, with its own type."""
-        if self._pid is None or self._pipe is None:
-            return self._work()
+        """The skill site. With a child: this process takes the pages the child has not taken
+        yet, from the last, then merges the child's share once it has finished. When the child
+        failed, the whole site is written here: an error it met is raised here, with its type."""
+        if self._pid is None or self._pipe is None or self._claims is None:
+            return write_skill_site(self.job)
+        mine = _Share(self.job)
+        pages = self.job.pages()
+        try:
+            mine.pages(pages, reversed(range(len(pages))), self._claims)
+        except BaseException:
+            self.abandon()
+            raise
         with os.fdopen(self._pipe, "rb") as fh:
             raw = fh.read()
         _, status = os.waitpid(self._pid, 0)
-        self._pid = None
+        self._pid = self._pipe = None
+        self._claims.close()
+        self._claims = None
         data: dict[str, Any] = {}
         with contextlib.suppress(ValueError):
             data = json.loads(raw)
         code = os.waitstatus_to_exitcode(status)
-        if code == 0 and "written" in data:
-            return SkillSite(
-                tuple(data["written"]),
-                tuple(data["unchanged"]),
-                tuple(data["removed"]),
-                dict(data["stamps"]),
+        if code == 0 and "done" in data:
+            return _finish(
+                self.job,
+                {**data["done"], **mine.done},
+                {**data["stamps"], **mine.writer.stamps},
             )
-        # The child failed: do it here (an error it met is met again and raised with its type; a
-        # file it wrote is now unchanged and kept). If that succeeds, say what the child met.
-        site = self._work()
+        # The child failed: do it all here (an error it met is met again and raised with its
+        # type; a file it wrote is now unchanged and kept). If that succeeds, say what it met.
+        site = write_skill_site(self.job)
         why = data.get("error") or (f"exit code {code}" if code >= 0 else f"signal {-code}")
         note = f"site: skill pages written again in-process: the child writing them failed ({why})"
         return SkillSite(site.written, site.unchanged, site.removed, site.stamps, (note,))
 
 
-def start_skill_site(work: Callable[[], SkillSite], skills: int) -> Pending:
-    """Run `work` (write_skill_site with its arguments) in a forked child when the platform can
-    fork and there are at least FORK_MIN_SKILLS `skills`; its result comes back through a pipe
-    when `Pending.result` is asked for, which the caller must do before it finishes. Without a
-    child, `result` runs `work` in-process."""
-    if not FORK or skills < FORK_MIN_SKILLS:
-        return Pending(work, None, None)
+def start_skill_site(job: SkillSiteJob) -> Pending:
+    """Start writing `job`'s pages and badges in a forked child when the platform can fork and
+    there are at least FORK_MIN_SKILLS pages; this process takes its share of the pages when it
+    asks for `Pending.result`, which it must do before it finishes. Without a child, `result`
+    writes them all in-process."""
+    pages = job.pages()
+    if not FORK or len(pages) < FORK_MIN_SKILLS:
+        return Pending(job)
+    claims = Claims(len(pages))
     read, write = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -306,19 +387,17 @@ def start_skill_site(work: Callable[[], SkillSite], skills: int) -> Pending:
     except OSError:
         os.close(read)
         os.close(write)
-        return Pending(work, None, None)
+        claims.close()
+        return Pending(job)
     if pid == 0:  # the child: write, report, leave without running the parent's exit handlers
         code = 1
         try:
             os.close(read)
             try:
-                site = work()
-                data: dict[str, object] = {
-                    "written": site.written,
-                    "unchanged": site.unchanged,
-                    "removed": site.removed,
-                    "stamps": site.stamps,
-                }
+                share = _Share(job)
+                share.pages(pages, None, claims)
+                share.badges()
+                data: dict[str, object] = {"done": share.done, "stamps": share.writer.stamps}
                 code = 0
             except Exception as exc:  # reported to the parent, which does the work again
                 data = {"error": f"{type(exc).__name__}: {exc}"}
@@ -327,7 +406,7 @@ def start_skill_site(work: Callable[[], SkillSite], skills: int) -> Pending:
         finally:
             os._exit(code)
     os.close(write)
-    return Pending(work, pid, read)
+    return Pending(job, pid, read, claims)
 
 
 def site_history(root: Path, store: ArticleStore) -> History:
