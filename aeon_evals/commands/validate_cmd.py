@@ -184,13 +184,16 @@ def _registry_findings(registry: Registry) -> list[Problem]:
     return found
 
 
-def _llm_skill_findings(root: Path, config: str) -> list[Problem]:
-    """A warning while the registry still enables the LLM-run skill-evals (two writers)."""
+def _llm_skill_findings(root: Path, config: str, registry: Registry) -> list[Problem]:
+    """A warning while the registry still enables the LLM-run skill-evals (two writers).
+    `registry`: the same file, already parsed."""
+    if not registry.found:
+        return []
     try:
         text = read_confined(root, config).decode("utf-8", errors="replace")
     except (OSError, EvalsError):
         return []
-    found = llm_skill(text, path=config)
+    found = llm_skill(text, path=config, registry=registry)
     if found is None:
         return []
     where, _, message = found.warning().partition(": ")
@@ -236,7 +239,7 @@ def validate(root: Path, config: str | None = None) -> list[Problem]:
     config = layout.detect(root, config=config).config
     registry = load_registry(root, config)
     found += _registry_findings(registry)
-    found += _llm_skill_findings(root, config)
+    found += _llm_skill_findings(root, config, registry)
     if manifest is not None:
         found += _with_lines(root, _orphan_findings(root, manifest, registry))
     return _in_file_order([f.located() for f in found])
