@@ -8,27 +8,27 @@ texts, the registry and the spec names; a SKILL.md that cannot be read only lose
 
 from __future__ import annotations
 
-import difflib
-import functools
-import re
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aeon_evals.errors import EvalsError
 from aeon_evals.registry import LLM_SKILL, Registry
+from aeon_evals.skill_names import SKILLS_DIR as SKILLS_DIR
+from aeon_evals.skill_names import Orphan as Orphan
+from aeon_evals.skill_names import closest_skill as closest_skill
+from aeon_evals.skill_names import find_orphans as find_orphans
+from aeon_evals.skill_names import skill_folders as skill_folders
+from aeon_evals.skill_names import tokens
 
 if TYPE_CHECKING:
     from aeon_evals.contracts import Contract
     from aeon_evals.model import Coverage
 
 # The SKILL.md reader, the contract inference (contract_*, skillmd, frontmatter) and a run's
-# result types are imported where they are used: `validate` needs only the orphans
-# (`find_orphans`), and starts faster without them (issue 20).
-
-SKILLS_DIR = "skills"
+# result types are imported where they are used, and the orphan check lives in skill_names
+# (re-exported here): `validate` needs only that, and starts faster without the rest (issue 20).
 
 
 @dataclass(frozen=True)
@@ -36,14 +36,6 @@ class Gap:
     skill: str
     inferred_pattern: str  # "" when nothing could be inferred
     contract_source: str = ""  # "SKILL.md:41" when the pattern comes from the skill's contract
-
-
-@dataclass(frozen=True)
-class Orphan:
-    """An evals.json key with no skills/<name>/ folder and no aeon.yml entry."""
-
-    skill: str
-    closest: str | None
 
 
 @dataclass(frozen=True)
@@ -73,24 +65,11 @@ class AuditReport:
         return self.coverage.covered
 
 
-def skill_folders(root: Path) -> list[str]:
-    """The folders under skills/, sorted (hidden ones skipped)."""
-    base = root / SKILLS_DIR
-    try:
-        return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
-    except OSError:
-        return []
-
-
 def _kind(glob: str, log_pattern: str) -> int:
     """Lower is a better output pattern: a dated article, then a fixed file, then the shared log."""
     if glob == log_pattern:
         return 2
     return 0 if "*" in glob else 1
-
-
-def _tokens(name: str) -> list[str]:
-    return [t for t in re.split(r"[-_.\s]+", name.lower()) if t]
 
 
 def infer_from_text(text: str, skill: str) -> str:
@@ -113,11 +92,11 @@ def infer_from_text(text: str, skill: str) -> str:
         cls = clause_class(text[max(0, m.start() - 300) : m.start()])
         old = best.get(glob)
         best[glob] = (max(cls, old[0]) if old else cls, old[1] if old else m.start())
-    names = set(_tokens(skill))
+    names = set(tokens(skill))
 
     def rank(item: tuple[str, tuple[int, int]]) -> tuple[int, int, int, int]:
         glob, (cls, pos) = item
-        named = 0 if names & set(_tokens(glob.rpartition("/")[2].replace("*", " "))) else 1
+        named = 0 if names & set(tokens(glob.rpartition("/")[2].replace("*", " "))) else 1
         return (_kind(glob, LOG_PATTERN), -cls, named, pos)
 
     written = [item for item in best.items() if item[1][0] > Clause.READ]
@@ -136,125 +115,6 @@ def infer_pattern(root: Path, skill: str) -> str:
     return infer_from_text(raw.decode("utf-8", errors="replace"), skill)
 
 
-# --- closest real skill for an orphan spec -----------------------------------------------------
-
-
-@functools.lru_cache(maxsize=65536)  # a fleet's skill names share their words
-def _match(tok: str, part: tuple[str, ...]) -> float:
-    """How well one orphan word stands for consecutive candidate words `part` (0 = not at all)."""
-    joined = "".join(part)
-    if len(part) > 1:
-        return 1.0 if tok in (joined, "".join(p[0] for p in part)) else 0.0
-    if tok == joined:
-        return 1.0
-    if min(len(tok), len(joined)) >= 3 and (joined.startswith(tok) or tok.startswith(joined)):
-        return 0.8
-    if (
-        min(len(tok), len(joined)) >= 5
-        and difflib.SequenceMatcher(None, tok, joined).ratio() >= 0.8
-    ):
-        return 0.8
-    if 2 <= len(tok) <= 4 < len(joined) and tok[0] == joined[0] and _subsequence(tok, joined):
-        return 0.7  # `gh` ~ `github`, `msg` ~ `message`
-    return 0.0
-
-
-def _subsequence(short: str, long: str) -> bool:
-    rest = iter(long)
-    return all(ch in rest for ch in short)
-
-
-def _align(orphan: list[str], candidate: list[str]) -> tuple[float, set[int], bool]:
-    """How much of `orphan` the words of `candidate` explain (0–1), which candidate words were
-    used, and whether the orphan's last word explains the candidate's last word (its head).
-
-    A word matches a candidate word exactly, as the initials of consecutive words (`hn` ~
-    `hacker-news`), as their concatenation (`autoresearch` ~ `auto-research`), as a prefix of
-    at least 3 letters (`repo` ~ `repository`), as a consonant-style abbreviation (`gh` ~
-    `github`), or as a near-typo.
-    """
-    used: set[int] = set()
-    credit = 0.0
-    head = False
-    for n, tok in enumerate(orphan):
-        best, span = 0.0, range(0)
-        for i in range(len(candidate)):
-            for j in range(i + 1, min(len(candidate), i + 4) + 1):
-                score = _match(tok, tuple(candidate[i:j]))
-                if score > best or (score == best > 0 and j - i > len(span)):
-                    best, span = score, range(i, j)
-        credit += best
-        used.update(span)
-        if n == len(orphan) - 1 and len(candidate) - 1 in span:
-            head = True
-    return credit / len(orphan), used, head
-
-
-@dataclass(frozen=True)
-class _Name:
-    """A real skill's name as closest_skill compares it: its words, lower-cased, its letters."""
-
-    name: str
-    words: list[str]
-    lower: str
-    letters: Counter[str]
-
-
-def _names(known: set[str]) -> list[_Name]:
-    """Each name once, for every orphan compared with them."""
-    return [_Name(n, _tokens(n), n.lower(), Counter(n.lower())) for n in known]
-
-
-def _typo_bound(a: str, letters: Counter[str], b: _Name) -> float:
-    """difflib's real_quick_ratio, then its quick_ratio, of `a` (whose letter counts are
-    `letters`) and `b`: upper bounds of their ratio(), without building a SequenceMatcher for
-    each of a thousand names."""
-    total = len(a) + len(b.lower)
-    if 2 * min(len(a), len(b.lower)) / total < 0.85:
-        return 2 * min(len(a), len(b.lower)) / total
-    return 2 * sum((letters & b.letters).values()) / total
-
-
-def closest_skill(
-    orphan: str, known: set[str], *, prefer: set[str] | frozenset[str] = frozenset()
-) -> str | None:
-    """The real skill an orphan spec most plausibly meant, or None when none is plausibly close.
-
-    Word-aware: `hn-digest` → `hacker-news-digest`, `polymarket` → `monitor-polymarket` (the
-    last word of a compound name is its head, so matching it counts more than matching a
-    modifier, as in `polymarket-comments`). Plausible means at least two thirds of the orphan's
-    words are explained, or the whole names are a near-typo. `prefer` (skills without a spec
-    of their own: a renamed skill has none) breaks ties; then the name that sorts first.
-    """
-    return _closest(orphan, _names(known), prefer)
-
-
-def _closest(orphan: str, names: list[_Name], prefer: set[str] | frozenset[str]) -> str | None:
-    """closest_skill over names prepared once (_names)."""
-    words = _tokens(orphan)
-    if not words:
-        return None
-    lower = orphan.lower()
-    letters = Counter(lower)
-    scored: list[tuple[float, str]] = []
-    for known in names:
-        name, cand = known.name, known.words
-        if not cand or name == orphan:
-            continue
-        cover, used, head = _align(words, cand)
-        if cover < 2 / 3 and _typo_bound(lower, letters, known) < 0.85:
-            continue  # an upper bound of ratio(): no near-typo either
-        ratio = difflib.SequenceMatcher(None, lower, known.lower).ratio()
-        if cover < 2 / 3 and ratio < 0.85:
-            continue
-        score = 0.6 * max(cover, ratio) + 0.4 * len(used) / len(cand)
-        score += (0.1 if head else 0.0) + (0.05 if name in prefer else 0.0) + 0.01 * ratio
-        scored.append((score, name))
-    if not scored:
-        return None
-    return min(scored, key=lambda item: (-item[0], item[1]))[1]
-
-
 # --- the audit ---------------------------------------------------------------------------------
 
 
@@ -265,21 +125,6 @@ def contract_of(root: Path, skill: str) -> Contract | None:
 
     doc = read_skill_doc(root, skill)
     return infer_contract(doc) if doc is not None else None
-
-
-def find_orphans(
-    folders: Iterable[str], registry: Registry, spec_skills: Iterable[str]
-) -> tuple[Orphan, ...]:
-    """The evals.json keys with no skills/<name>/ folder and no registry entry, sorted, each
-    with the real skill it most plausibly meant (a skill without a spec of its own first)."""
-    known = set(folders) | set(registry.skills)
-    specs = set(spec_skills)
-    orphans = sorted(specs - known)
-    if not orphans:
-        return ()
-    without_spec = (set(folders) | registry.enabled()) - specs
-    names = _names(known)  # prepared once for every orphan
-    return tuple(Orphan(s, _closest(s, names, without_spec)) for s in orphans)
 
 
 def audit(

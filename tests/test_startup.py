@@ -78,12 +78,11 @@ def test_checking_commands_import_no_rendering(argv: tuple[str, ...]) -> None:
 
 
 # What `validate` needs: the command line, evals.json's schema and patterns, aeon.yml and its
-# cron schedules, the JSON line finder, the orphan check. Not the SKILL.md contract inference,
-# a run's result types, the metric history or the output finder (acceptance pass: they cost
-# validate about 40 ms of start-up).
+# cron schedules, the JSON line finder, the orphan check. Not the coverage audit, the SKILL.md
+# contract inference, a run's result types, the metric history or the output finder
+# (acceptance pass: they cost validate about 40 ms of start-up).
 VALIDATE_MODULES = {
     "aeon_evals",
-    "aeon_evals.audit",
     "aeon_evals.cadence",
     "aeon_evals.cli",
     "aeon_evals.commands",
@@ -99,6 +98,7 @@ VALIDATE_MODULES = {
     "aeon_evals.patterns",
     "aeon_evals.problems",
     "aeon_evals.registry",
+    "aeon_evals.skill_names",
     "aeon_evals.switchover",
     "aeon_evals.yamlsafe",
 }

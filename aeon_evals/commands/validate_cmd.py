@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aeon_evals import audit, jsonpos, layout
+from aeon_evals import jsonpos, layout
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, EvalsError, ExitCode
 from aeon_evals.fsio import inside, read_confined
@@ -24,6 +24,7 @@ from aeon_evals.manifest import (
 from aeon_evals.patches import whole_log
 from aeon_evals.problems import Problem, Severity
 from aeon_evals.registry import Registry, load_registry, schedule_problems
+from aeon_evals.skill_names import find_orphans, skill_folders
 from aeon_evals.switchover import llm_skill
 
 if TYPE_CHECKING:
@@ -201,7 +202,7 @@ def _llm_skill_findings(root: Path, config: str, registry: Registry) -> list[Pro
 
 
 def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list[Problem]:
-    orphans = audit.find_orphans(audit.skill_folders(root), registry, manifest.skills)
+    orphans = find_orphans(skill_folders(root), registry, manifest.skills)
     return [
         Problem(
             EVALS_PATH,
