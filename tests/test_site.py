@@ -479,12 +479,14 @@ def test_template_override_dir_comes_first(instance: Path, tmp_path: Path) -> No
     [
         ("{% if %}\n", "run.html: line 1: "),
         ("{{ page.no_such_field }}\n", "run.html: cannot render: "),
+        # regression: skill.html, compiled before the skill pages' fork, was a traceback
+        ("{% if %}\n", "skill.html: line 1: "),
     ],
 )
 def test_broken_override_is_one_line_config_error(instance: Path, text: str, message: str) -> None:
     override = instance / ".aeon-evals" / "templates"
     override.mkdir(parents=True)
-    (override / "run.html").write_text(text, encoding="utf-8")
+    (override / message.split(":")[0]).write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         site.build_site(instance, instance / "site", now=NOW)
     assert message in caught.value.line() and "\n" not in caught.value.line()

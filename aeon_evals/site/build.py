@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -107,8 +107,15 @@ def make_env(search_path: Sequence[Path], bytecode: Path | None = None) -> Envir
 
 def _render(env: Environment, name: str, **context: object) -> str:
     """Render one template; a broken (usually user-overridden) template becomes a ConfigError."""
-    try:
+    with _template_errors(name):
         return env.get_template(name).render(**context)
+
+
+@contextlib.contextmanager
+def _template_errors(name: str) -> Iterator[None]:
+    """A broken (usually user-overridden) template `name` becomes a ConfigError naming it."""
+    try:
+        yield
     except TemplateSyntaxError as exc:
         where = f"line {exc.lineno}" if exc.lineno else None
         raise ConfigError(
@@ -224,7 +231,8 @@ def _build(
     # builds the index and the run pages
     history = history or site_history(root, store)
     for name in ("skill.html", "base.html", "macros.html"):  # compiled once, before the fork
-        env.get_template(name)
+        with _template_errors(name):
+            env.get_template(name)
     newest = articles[-1] if articles else None
     skill_site = start_skill_site(
         SkillSiteJob(
