@@ -14,6 +14,7 @@ from conftest import Instance
 from golden import assert_golden
 from hypothesis import given
 from hypothesis import strategies as st
+from markupsafe import escape
 from test_metrics import _fleet, _week
 from test_run_scope import _contract_fleet
 from test_site import NOW as SITE_NOW
@@ -23,6 +24,7 @@ from aeon_evals import site
 from aeon_evals.metrics import Sample, render_tsv
 from aeon_evals.model import Status
 from aeon_evals.site import skill_site
+from aeon_evals.site.skill_charts import escaped
 from aeon_evals.site.skill_pages import pretty_json
 
 Cli = Callable[..., tuple[int, str, str]]
@@ -276,3 +278,8 @@ JSON = st.recursive(
 @given(JSON)
 def test_a_spec_is_shown_as_json_dumps_indents_it(value: object) -> None:
     assert pretty_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+@given(st.text())
+def test_the_pages_fast_escape_is_markupsafes(text: str) -> None:
+    assert escaped(text) == str(escape(text))

@@ -7,7 +7,6 @@ out. `build.py` renders them with `skill.html` and writes them with the badges (
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -20,7 +19,7 @@ from aeon_evals.issues import IssueFile
 from aeon_evals.metrics import BYTES, History
 from aeon_evals.model import FAILING, Status
 from aeon_evals.site.charts import Chart
-from aeon_evals.site.skill_charts import ChartMemo, chart_figures, charts_for
+from aeon_evals.site.skill_charts import ChartMemo, chart_figures, charts_for, escaped
 from aeon_evals.site.views import ABSENT_MARK, STATUS_MARKS, Assets, Mark
 
 MAX_OUTPUTS = 30  # outputs evaluated, newest first
@@ -91,12 +90,12 @@ class SkillPage:
 
 @dataclass(frozen=True)
 class PageMemo:
-    """What the pages of one build share, made once: each run's tick of the strip by (day,
-    status, cause), filled as met (a thousand strips of the same days), the issues by the skills
+    """What the pages of one build share, made once: each run's tick of the strip by (status,
+    cause) and day, filled as met (a thousand strips of the same days), the issues by the skills
     they name (None: looked for in the list each time) and the charts' days (ChartMemo). For
     one `run_pages`."""
 
-    ticks: dict[tuple[date, Status | None, str], str] = field(default_factory=dict)
+    ticks: dict[tuple[Status | None, str], dict[date, str]] = field(default_factory=dict)
     issues: Mapping[str, Sequence[IssueFile]] | None = None
     charts: ChartMemo = field(default_factory=ChartMemo)
 
@@ -135,25 +134,24 @@ def strip_html(
     strips are made of the same ticks."""
     ticks = (memo if memo is not None else PageMemo()).ticks
     parts = []
-    for key in zip(days, statuses, causes, strict=True):
-        tick = ticks.get(key)
+    # by (status, cause), then by day: most runs have the status and cause of the run before
+    last_status: object = ticks
+    last_cause = ""
+    by_day: dict[date, str] = {}
+    for day, status, cause in zip(days, statuses, causes, strict=True):
+        if status is not last_status or cause != last_cause:
+            by_day = ticks.setdefault((status, cause), {})
+            last_status, last_cause = status, cause
+        tick = by_day.get(day)
         if tick is None:
-            tick = ticks[key] = _tick(*key, run_pages)
+            tick = by_day[day] = _tick(day, status, cause, run_pages)
         parts.append(tick)
     return Markup("".join(parts))
 
 
-_SPECIAL = re.compile(r"[&<>\"']").search
-
-
-def _escaped(text: str) -> str:
-    """`text` escaped as markupsafe escapes it (most paths and hashes hold nothing to escape)."""
-    return str(escape_markup(text)) if _SPECIAL(text) else text
-
-
 def output_rows(outputs: Sequence[OutputView]) -> Markup:
     """The rows of the outputs table (see chart_figures)."""
-    e = _escaped
+    e = escaped
     return Markup(
         "".join(
             # the day and the size are this module's text, with nothing to escape
