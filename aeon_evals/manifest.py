@@ -438,6 +438,30 @@ def duplicate_keys(raw: bytes) -> list[Problem]:
     ]
 
 
+class _Repeated(Exception):
+    """A JSON object writes a key twice (raised by `_has_repeated_keys`'s hook)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _Repeated
+    return found
+
+
+def _has_repeated_keys(text: str) -> bool:
+    """Whether some object of the JSON `text` (which parsed) writes a key twice: one pass of the
+    C parser, a fiftieth of the cost of locating every member (jsonpos), which only the
+    documents with a repeat then pay."""
+    try:
+        json.loads(text, object_pairs_hook=_unique_pairs)
+    except _Repeated:
+        return True
+    except (ValueError, RecursionError):  # decode_json has reported it; the scan will tell
+        return True
+    return False
+
+
 def with_lines(problems: Iterable[Problem], lines: Mapping[str, int]) -> list[Problem]:
     """evals.json problems located at the line of the member they name (`lines` from
     `jsonpos.member_lines`); a problem that already has its line keeps it."""
@@ -502,10 +526,16 @@ def read_manifest(root: Path, *, retry_delay: float = 5.0) -> Manifest | None:
         return None
     raw, data = found
     manifest = parse_manifest(data)
-    lines = jsonpos.member_lines(raw.decode("utf-8-sig"))
+    text = raw.decode("utf-8-sig")  # it parsed: it is UTF-8
+    repeated = _has_repeated_keys(text)
+    if not (repeated or manifest.problems or manifest.spec_errors):
+        return manifest  # nothing to locate: the scan of every member's line is not needed
+    lines = jsonpos.member_lines(text)
     return replace(
         manifest,
-        problems=tuple(with_lines([*duplicate_keys(raw), *manifest.problems], lines)),
+        problems=tuple(
+            with_lines([*(duplicate_keys(raw) if repeated else []), *manifest.problems], lines)
+        ),
         spec_errors={
             skill: tuple(with_lines(errors, lines))
             for skill, errors in manifest.spec_errors.items()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from aeon_evals.jsonpos import duplicate_members, line_of, member_lines
+from aeon_evals.manifest import read_manifest
 
 DOC = """{
   "version": "1",
@@ -76,3 +78,35 @@ def test_a_key_written_twice_is_reported_at_its_path_and_the_line_of_the_repeat(
     text = '{"skills": {\n  "a": {"x": 1,\n    "x": 2},\n  "b": {}, "a": {"x": 3}\n}, "v": 1}'
     assert duplicate_members(text) == [("skills.a.x", 3), ("skills.a", 4)]
     assert duplicate_members(DOC) == []
+
+
+def test_a_repeated_key_anywhere_is_found_by_the_cheap_check_that_spares_clean_files_the_scan(
+    tmp_path: Path,
+) -> None:
+    """read_manifest locates lines only when something must be located (a clean 1,000-skill
+    evals.json paid two member scans, 0.4 s, on every run); the cheap check must still find a
+    key written twice at any depth, also when it is the file's only problem."""
+    evals = tmp_path / "skills" / "skill-evals" / "evals.json"
+    evals.parent.mkdir(parents=True)
+    clean = {"skills": {"a": {"output_pattern": "articles/a-*.md", "min_words": 5}}}
+    evals.write_text(json.dumps(clean, indent=2), encoding="utf-8")
+    manifest = read_manifest(tmp_path)
+    assert manifest is not None and manifest.problems == ()
+    for repeated, line in (
+        (
+            '{\n "skills": {\n  "a": {\n   "output_pattern": "articles/a-*.md",\n'
+            '   "min_words": 5,\n   "min_words": 6\n  }\n }\n}\n',
+            6,
+        ),
+        (
+            '{\n "skills": {"a": {"output_pattern": "articles/a-*.md"}},\n'
+            ' "skills": {"a": {"output_pattern": "articles/a-*.md"}}\n}\n',
+            3,
+        ),
+    ):
+        evals.write_text(repeated, encoding="utf-8")
+        manifest = read_manifest(tmp_path)
+        assert manifest is not None
+        assert [(p.line, p.message) for p in manifest.problems] == [
+            (line, "written twice in the same object; the last one wins")
+        ]
