@@ -46,6 +46,7 @@ class Context:
     now: datetime
     today: date
     grace: timedelta = GRACE
+    spec_source: str | None = None  # the row's `spec SKILL.md:41`, for an inferred contract
 
 
 # --- one skill ------------------------------------------------------------------------------
@@ -87,6 +88,7 @@ def _finish(
         muted=muted,
         notes=notes,
         numbers=numbers,
+        spec_source=ctx.spec_source,
     )
 
 
@@ -221,7 +223,8 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
 
     # a file dated after the run (a clock gone wrong, a typo) is not the newest
     files = match.files
-    future = [f for f in files if (d := name_date(f)) is not None and d > ctx.now.date()]
+    run_day = ctx.now.date()
+    future = [f for f in files if (d := name_date(f)) is not None and d > run_day]
     if future:
         files = tuple(f for f in files if f not in future)
         what = future[-1] if len(future) == 1 else f"{len(future)} files, the newest {future[-1]}"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from aeon_evals import checks
 from aeon_evals import state as state_stage
 from aeon_evals.errors import ConfigError
@@ -36,9 +34,14 @@ def contracts_mode(manifest: Manifest, opts: RunOptions) -> ContractsMode:
 
 
 def _context(
-    skill: str, registry: Registry, state: StateSources, opts: RunOptions
+    skill: str,
+    registry: Registry,
+    state: StateSources,
+    opts: RunOptions,
+    spec_source: str | None = None,
 ) -> checks.Context:
-    """What one skill's checks know besides its spec: its schedule, state and the run's clock."""
+    """What one skill's checks know besides its spec: its schedule, state and the run's clock
+    (and where an inferred spec came from)."""
     return checks.Context(
         registry.skills.get(skill),
         state.cron.get(skill),
@@ -46,6 +49,7 @@ def _context(
         opts.now,
         opts.today,
         opts.grace,
+        spec_source,
     )
 
 
@@ -74,9 +78,8 @@ def evaluate_inferred(
     """Checks for every skill evaluated on its SKILL.md contract; the row names the spec's line."""
     results: list[SkillResult] = []
     for skill, inferred in sorted(scope.inferred.items()):
-        ctx = _context(skill, registry, state, opts)
-        result = checks.evaluate(inferred.output.spec, outputs, ctx)
-        results.append(dataclasses.replace(result, spec_source=inferred.source))
+        ctx = _context(skill, registry, state, opts, inferred.source)
+        results.append(checks.evaluate(inferred.output.spec, outputs, ctx))
     return results
 
 

@@ -165,10 +165,12 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
     issues = _duplicates([(name, offset + i) for name, i, _, _ in entries])
 
     yaml_error: str | None = None
+    walked = -1  # the lines before this one passed the shape check
     try:
         data = yamlsafe.load(text)
     except yaml.YAMLError as exc:
         data, yaml_error = None, _first_line(exc)
+        walked = yamlsafe.checked_past(exc)
         if isinstance(exc, yamlsafe.ShapeError):
             issues.append(("", f"not read as a whole: {exc.problem}; entries read one by one"))
     if yaml_error is None:
@@ -206,8 +208,9 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
             )
         )
         return _registry(path, {}, issues, line_of, yaml_error)
-    try:
-        data = yamlsafe.load("\n".join(block)) if block else None
+    try:  # the block's lines, when the whole file's check walked past them, are not walked again
+        past = start + 1 + len(block) < walked
+        data = yamlsafe.load("\n".join(block), checked=past) if block else None
     except yaml.YAMLError:
         data = None
     if isinstance(data, dict):

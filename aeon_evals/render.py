@@ -203,7 +203,7 @@ class Article:
             return None
         (start, end), (i_start, i_end) = self.spans
         skeleton = "\n".join(lines[:start] + lines[end:i_start] + lines[i_end:]) + "\n"
-        full, inferred = ([[cell_as_parsed(c) for c in row] for row in t] for t in self.tables)
+        full, inferred = ([[_as_parsed(c) for c in row] for row in t] for t in self.tables)
         return parse_article(
             skeleton,
             path=path,
@@ -211,6 +211,14 @@ class Article:
             full_rows=full,
             inferred_full_rows=inferred if i_end > i_start else None,
         )
+
+
+def _as_parsed(cell: str) -> str:
+    """history.cell_as_parsed, at once for the usual cell (printable, no `\\` or `|`, nothing
+    to trim), which the table's escaping and parsing leave as it is."""
+    if cell.isprintable() and "\\" not in cell and "|" not in cell and cell == cell.strip():
+        return cell
+    return cell_as_parsed(cell)
 
 
 def article(data: ArticleData) -> Article:

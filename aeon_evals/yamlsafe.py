@@ -72,12 +72,14 @@ def _check_shape(text: str, loader: Any) -> None:
             )
 
 
-def load(text: str, *, precise: bool = False) -> object:
+def load(text: str, *, precise: bool = False, checked: bool = False) -> object:
     """Parse with libyaml; with `precise`, a failure is re-parsed by the pure-Python parser,
     which words its errors more clearly (used for one entry's text, never the whole file).
-    Alias expansion and depth are bounded first (ShapeError, a YAMLError)."""
+    Alias expansion and depth are bounded first (ShapeError, a YAMLError), unless `checked`:
+    the caller walked a text holding this one already (checked_past)."""
     try:
-        _check_shape(text, _FastLoader)
+        if not checked:
+            _check_shape(text, _FastLoader)
         return yaml.load(text, Loader=_FastLoader)  # SafeLoader subclasses: safe
     except ShapeError:
         raise
@@ -86,3 +88,13 @@ def load(text: str, *, precise: bool = False) -> object:
             raise
         _check_shape(text, _PyLoader)
         return yaml.load(text, Loader=_PyLoader)
+
+
+def checked_past(exc: yaml.YAMLError) -> int:
+    """After `load(text)` raised `exc`: the lines of `text` before this index were walked by the
+    shape check and passed it (libyaml's parser reports an error only once the lines before it
+    were turned into events); -1 when nothing is known."""
+    mark = getattr(exc, "problem_mark", None)
+    if isinstance(exc, ShapeError) or mark is None:
+        return -1
+    return int(mark.line)

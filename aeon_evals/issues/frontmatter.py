@@ -82,9 +82,99 @@ def safe_load(text: str) -> Any:
     return value
 
 
+# The frontmatter this tool writes, and most others: one `key: value` a line (or a key over a
+# block list of `- item` lines), each value a plain word run, a quoted string without escapes,
+# or an inline list of plain words.
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][\w-]*):(?:[ ]+(.*?))?[ ]*")
+_ITEM_LINE = re.compile(r"([ ]*)-[ ]+(.*?)[ ]*")
+_PLAIN = re.compile(r"[A-Za-z0-9_][\w./+|():\\-]*(?:[ ]+[\w./+|():\\-]+)*")
+_SINGLE = re.compile(r"'((?:[^'\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|'')*)'")
+_DOUBLE = re.compile(r'"([^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]*)"')
+_WORD = re.compile(r"[A-Za-z0-9_][\w./+()-]*")
+_STR_TAG = "tag:yaml.org,2002:str"
+_RESOLVER = yaml.resolver.Resolver()
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+
+
+def _plain(word: str) -> object:
+    """What the safe loader makes of a plain scalar: the text, or the null, bool, number or date
+    its implicit tag gives (the loader's own constructor builds it); INVALID when that fails."""
+    tag = _RESOLVER.resolve(yaml.ScalarNode, word, (True, False))  # type: ignore[no-untyped-call]
+    if tag == _STR_TAG:
+        return word
+    try:
+        build = _CONSTRUCTOR.yaml_constructors[tag]
+        return build(_CONSTRUCTOR, yaml.ScalarNode(tag, word))
+    except Exception:  # a bad date is ValueError, others raise what they raise: YAML decides
+        return INVALID
+
+
+def _scalar(raw: str) -> object:
+    """A one-line scalar as the safe loader reads it, or INVALID when it is not a simple one."""
+    if m := _SINGLE.fullmatch(raw):
+        return m.group(1).replace("''", "'")
+    if m := _DOUBLE.fullmatch(raw):
+        return m.group(1)
+    if _PLAIN.fullmatch(raw) and ": " not in raw and not raw.endswith(":"):
+        return _plain(raw)
+    return INVALID
+
+
+def _simple_value(raw: str) -> object:
+    """The value of one `key: value` line as yaml.safe_load reads it, or INVALID when it is not
+    one of the simple forms (the whole frontmatter then goes to the YAML parser)."""
+    if not raw:
+        return None
+    if raw[0] == "[" and raw[-1] == "]":
+        inner = raw[1:-1].strip()
+        if not inner:
+            return []
+        items = [item.strip() for item in inner.split(",")]
+        if not all(_WORD.fullmatch(item) for item in items):
+            return INVALID
+        values = [_plain(item) for item in items]
+        return INVALID if any(v is INVALID for v in values) else values
+    return _scalar(raw)
+
+
+def _simple(fm_lines: list[str]) -> dict[str, Any] | None:
+    """The frontmatter read without the YAML parser when every line is a simple `key: value` or
+    an item of a key's block list: the very dict yaml.safe_load gives; None for anything else.
+    A few hundred issue files are read by every run and again by its dashboard."""
+    out: dict[str, Any] = {}
+    listing: list[object] | None = None  # the block list the last key opened, if any
+    indent: str | None = None  # its items' indentation
+    last = ""
+    for line in fm_lines:
+        text = bare(line)
+        if (m := _ITEM_LINE.fullmatch(text)) is not None:
+            if listing is None or (indent is not None and m.group(1) != indent):
+                return None
+            if indent is None:
+                listing, indent = [], m.group(1)
+                out[last] = listing
+            value = _scalar(m.group(2))
+            if value is INVALID:
+                return None
+            listing.append(value)
+            continue
+        m = _SIMPLE_LINE.fullmatch(text)
+        if m is None or _plain(m.group(1)) != m.group(1):
+            return None
+        last, value = m.group(1), _simple_value(m.group(2) or "")
+        if value is INVALID:
+            return None
+        out[last] = value
+        listing, indent = ([], None) if not m.group(2) else (None, None)  # `key:` opens a list
+    return out or None
+
+
 def parse(fm_lines: list[str]) -> tuple[dict[str, Any], bool, str | None]:
     """The frontmatter as a dict, whether it was valid YAML (else read key by key), and what
     was wrong with it, if anything worth a warning."""
+    simple = _simple(fm_lines)
+    if simple is not None:
+        return simple, True, None
     data = safe_load("".join(fm_lines))
     if isinstance(data, dict):
         return {str(k): v for k, v in data.items()}, True, None
