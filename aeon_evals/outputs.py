@@ -6,6 +6,7 @@ import bisect
 import fnmatch
 import functools
 import hashlib
+import operator
 import os
 import re
 import stat
@@ -19,6 +20,7 @@ from aeon_evals.fsio import confine, open_regular
 from aeon_evals.gitrepo import commit_times, run_git
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
+_NAME = operator.attrgetter("name")  # a folder of 20,000 outputs is sorted by it
 _NAME_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 BLOCK = 4 << 20  # large files are streamed in blocks of about this size, cut at a newline
 LARGE = 32 << 20  # files above this size are streamed, never held whole in memory
@@ -101,7 +103,7 @@ class Outputs:
         if rel_dir not in self._listing:
             try:
                 with os.scandir(self.root / rel_dir if rel_dir else self.root) as it:
-                    entries = sorted(it, key=lambda e: e.name)
+                    entries = sorted(it, key=_NAME)
             except OSError:
                 self._listing[rel_dir] = None
             else:

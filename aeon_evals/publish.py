@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -33,18 +34,34 @@ def probe_writable(root: Path, rel: str, *, size: int) -> None:
         raise WriteFailed(write_error(exc, path, root=root)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            block = b"\0" * min(size, 1 << 20)
-            left = size
-            while left > 0:
-                fh.write(block[:left])
-                left -= len(block)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if not _reserve(fh.fileno(), size):
+                block = b"\0" * min(size, 1 << 20)
+                left = size
+                while left > 0:
+                    fh.write(block[:left])
+                    left -= len(block)
+                fh.flush()
+                os.fsync(fh.fileno())
     except OSError as exc:
         raise WriteFailed(write_error(exc, path, root=root)) from None
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def _reserve(fd: int, size: int) -> bool:
+    """Have the file system allocate `size` bytes for `fd` (a full disk or a quota raises OSError
+    here), without writing or syncing them; False where it cannot (no posix_fallocate, or a
+    file system without it): the caller then writes the bytes."""
+    if not hasattr(os, "posix_fallocate"):
+        return False
+    try:
+        os.posix_fallocate(fd, 0, size)
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+            return False
+        raise
+    return True
 
 
 def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:

@@ -260,9 +260,15 @@ def render(fields: dict[str, object]) -> str:
         out = str(yaml.dump(fields, Dumper=_FAST_DUMPER, allow_unicode=True, **options))
     else:
         out = "".join(_dump_pair(k, v, check=False) for k, v in fields.items())
-    if safe_load(out) != fields:
+    if _loads(out) != fields:
         out = "".join(_dump_pair(k, v) for k, v in fields.items())
     return "---\n" + out + "---\n"
+
+
+def _loads(text: str) -> Any:
+    """safe_load(text) of a frontmatter's lines: without the parser when they are simple."""
+    simple = _simple(lines_of(text))
+    return simple if simple is not None else safe_load(text)
 
 
 def resolve_text(text: str, when: str) -> str | None:
