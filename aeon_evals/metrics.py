@@ -136,6 +136,40 @@ class History:
         cols = self.columns(skill)
         return _series(cols, metric, latest, metric not in _PER_RUN, last)
 
+    def every_series(self, skill: str, names: Sequence[str]) -> list[list[tuple[date, float]]]:
+        """`series(skill, metric)` of each metric in `names` (the whole series, no `latest`),
+        for the price of about one: the output and SHA-256 columns are read once for the skill,
+        as numbers (StrColumn.keys), and the runs the per-output rule keeps are worked out once
+        for every metric whose runs with a value are the same."""
+        cols = self.columns(skill)
+        found: list[list[tuple[date, float]]] = []
+        keys: tuple[list[int], list[int]] | None = None
+        kept_by_gaps: dict[tuple[int, ...], list[int]] = {}  # runs without a value → kept runs
+        days: list[date] | None = None
+        for metric in names:
+            if metric == SCORE:
+                found.append(list(self.scores.get(skill, ())))
+                continue
+            if not len(cols) or (
+                cols.column(metric) is None and metric not in cols.numeric.labels()
+            ):
+                found.append([])
+                continue
+            values = cols.values(metric)
+            if days is None:
+                days = cols.days()
+            if metric in _PER_RUN:
+                found.append([(days[i], v) for i, v in enumerate(values) if v is not None])
+                continue
+            gaps = () if None not in values else tuple(_gaps(values))
+            kept = kept_by_gaps.get(gaps)
+            if kept is None:
+                if keys is None:
+                    keys = (cols.outputs_col.keys(), cols.shas_col.keys())
+                kept = kept_by_gaps[gaps] = _kept(values, *keys)
+            found.append([(days[i], values[i]) for i in kept])
+        return found
+
     def with_run(self, day: date, results: Sequence[SkillResult]) -> History:
         """This history with the run of `day` recorded (the samples `write_run` writes)."""
         current = cast(SampleMap, self.samples)
@@ -245,6 +279,29 @@ def _points(
         ):
             continue
         kept.append((ords[i], value))
+        output, sha = s_output, s_sha
+    return kept
+
+
+def _gaps(values: Sequence[object]) -> list[int]:
+    """The positions of the runs without a value."""
+    return [i for i, v in enumerate(values) if v is None]
+
+
+def _kept(values: Sequence[object], outputs: Sequence[int], shas: Sequence[int]) -> list[int]:
+    """The runs `_points` keeps of a metric of the output (the whole series, no `latest`), the
+    outputs and SHA-256s given as numbers (StrColumn.keys: -1 for None): a run with a value,
+    unless it evaluated the same output as the last run kept and their SHA-256s do not differ
+    (either unknown, or equal)."""
+    kept: list[int] = []
+    output = sha = -1
+    for i, value in enumerate(values):
+        if value is None:
+            continue
+        s_output, s_sha = outputs[i], shas[i]
+        if s_output == output and output >= 0 and (sha < 0 or s_sha < 0 or sha == s_sha):
+            continue
+        kept.append(i)
         output, sha = s_output, s_sha
     return kept
 

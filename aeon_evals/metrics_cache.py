@@ -153,7 +153,7 @@ class StrColumn:
     and per sample the index of its string (-1: None). Strings are decoded when first read.
     `hex32`: every string is 64 lowercase hex digits (a SHA-256), kept as its 32 bytes."""
 
-    __slots__ = ("_ascii", "_memo", "ends", "hex32", "index", "text")
+    __slots__ = ("_ascii", "_first", "_memo", "ends", "hex32", "index", "text")
 
     def __init__(
         self, text: bytes, ends: array[int], index: array[int], *, hex32: bool = False
@@ -161,6 +161,8 @@ class StrColumn:
         self.text, self.ends, self.index, self.hex32 = text, ends, index, hex32
         self._memo: dict[int, str] = {}
         self._ascii: str | None = None  # the text when it is ASCII ("" when it is not)
+        # each table entry's first equal entry (empty: each string is in the table once)
+        self._first: list[int] | None = None
 
     @classmethod
     def of(cls, values: Iterable[str | None]) -> StrColumn:
@@ -198,6 +200,25 @@ class StrColumn:
     def get(self, i: int) -> str | None:
         at = self.index[i]
         return None if at < 0 else self.entry(at)
+
+    def keys(self) -> list[int]:
+        """Each sample's string as a number, equal exactly where the strings are equal (-1:
+        None), read from the index and the table's bytes without decoding a string: the table
+        of two columns joined by `plus` can hold a string twice."""
+        first = self._first
+        if first is None:
+            raw = self.text
+            if self.hex32:
+                entries = [raw[at : at + 32] for at in range(0, len(raw), 32)]
+            else:
+                ends = self.ends
+                entries = [raw[ends[at - 1] if at else 0 : ends[at]] for at in range(len(ends))]
+            seen: dict[bytes, int] = {}
+            first = [seen.setdefault(entry, at) for at, entry in enumerate(entries)]
+            self._first = first = [] if len(seen) == len(entries) else first
+        if not first:
+            return self.index.tolist()
+        return [at if at < 0 else first[at] for at in self.index]
 
     def values(self, lo: int = 0, hi: int | None = None) -> list[str | None]:
         """The strings of samples lo…hi-1 (every one by default)."""
@@ -400,6 +421,28 @@ class SkillColumns:
             return col.values(lo, hi)
         by_entry = self.numeric.label(metric)
         return [by_entry[at] for at in self.numeric.index[lo:hi]]
+
+    def newest_outputs(self, count: int) -> list[int]:
+        """The samples of the newest `count` distinct (output, SHA-256) pairs, newest first
+        (each pair at its newest sample; samples without an output skipped), read from the
+        newest sample back only as far as needed."""
+        outputs, shas = self.outputs_col, self.shas_col
+        out_at, sha_at = outputs.index, shas.index
+        seen_at: set[tuple[int, int]] = set()  # table indices: the same ones, the same strings
+        seen: set[tuple[str, str | None]] = set()
+        found: list[int] = []
+        for i in range(len(out_at) - 1, -1, -1):
+            if len(found) >= count:
+                break
+            at = (out_at[i], sha_at[i])
+            if at[0] < 0 or at in seen_at:
+                continue
+            seen_at.add(at)
+            pair = (outputs.entry(at[0]), None if at[1] < 0 else shas.entry(at[1]))
+            if pair not in seen:
+                seen.add(pair)
+                found.append(i)
+        return found
 
     def sample(self, i: int) -> Sample:
         """The i-th sample, built."""

@@ -362,3 +362,86 @@ def test_a_skills_samples_read_one_by_one_are_the_ones_built_all_at_once(tmp_pat
         with pytest.raises(IndexError):
             warm.samples[skill][-n - 1]
     assert warm.samples == cold.samples
+
+
+def _chunked(samples: list[Sample], rng: random.Random) -> History:
+    """`samples` as columns joined chunk by chunk (`plus`), as a history read run by run is:
+    the joined string tables can hold an output or a SHA-256 twice."""
+    cols = metrics_cache.EMPTY
+    at = 0
+    while at < len(samples):
+        step = rng.randrange(1, 8)
+        cols = cols.plus(metrics_cache.SkillColumns.of(samples[at : at + step]))
+        at += step
+    return History(metrics_cache.SampleMap({"s": cols}))
+
+
+def _dedup_cases() -> list[list[Sample]]:
+    """Histories where the per-output rule decides: few outputs, SHA-256s that change, come back
+    or are missing, and values missing per metric."""
+    rng = random.Random(61)
+    cases = _series_cases()
+    for _ in range(200):
+        outputs = [None, "memory/topics/s.md", "articles/s.md", "a/é.md"][: rng.randrange(2, 5)]
+        shas = [None, "ab" * 32, "cd" * 32, "not-a-sha"][: rng.randrange(1, 5)]
+        samples = []
+        for i in range(rng.randrange(0, 50)):
+            s = _sample(rng, FIRST + timedelta(days=i), "s")
+            output = rng.choice(outputs)
+            samples.append(
+                s._replace(
+                    output=output,
+                    sha256=rng.choice(shas) if output else None,
+                    words=rng.choice([None, 5, 5, 7]),
+                )
+            )
+        cases.append(samples)
+    return cases
+
+
+def _newest_outputs(samples: list[Sample], count: int) -> list[int]:
+    """The newest `count` distinct (output, SHA-256) pairs, as the outputs table listed them."""
+    seen: set[tuple[str, str | None]] = set()
+    found: list[int] = []
+    for i in range(len(samples) - 1, -1, -1):
+        pair = (samples[i].output, samples[i].sha256)
+        if pair[0] is None or pair in seen:
+            continue
+        seen.add((pair[0], pair[1]))
+        found.append(i)
+        if len(found) == count:
+            break
+    return found
+
+
+def test_every_series_at_once_is_each_series_and_the_newest_outputs_are_the_outputs_table() -> None:
+    rng = random.Random(62)
+    names = ["words", "bytes", "quality", "age_days", "score", "dollars", "n", "z", "never"]
+    for samples in _dedup_cases():
+        for history in (History({"s": samples}, {"s": [(FIRST, 4.0)]}), _chunked(samples, rng)):
+            want = [history.series("s", metric) for metric in names]
+            assert history.every_series("s", names) == want
+            for metric, series in zip(names, want, strict=True):  # one at a time: no memo
+                assert history.every_series("s", [metric]) == [series]
+            cols = history.columns("s")
+            for count in (1, 3, 30):
+                assert cols.newest_outputs(count) == _newest_outputs(samples, count)
+    assert History().every_series("unknown", names) == [[] for _ in names]
+
+
+def test_every_series_of_the_real_history_through_the_cache_is_each_series(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "articles").mkdir()
+    _real_articles(tmp_path)
+    rng = random.Random(63)
+    for i in range(12):
+        _metrics_file(tmp_path, FIRST + timedelta(days=40 + i), rng)
+    _load(tmp_path)  # writes the cache
+    for history in (_load(tmp_path), _cold(tmp_path)):
+        assert len(history.samples) > 4
+        for skill in history.samples:
+            names = history.metrics(skill)
+            assert history.every_series(skill, names) == [history.series(skill, m) for m in names]
+            samples = list(history.samples[skill])
+            assert history.columns(skill).newest_outputs(30) == _newest_outputs(samples, 30)

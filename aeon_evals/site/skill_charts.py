@@ -275,8 +275,8 @@ def charts_for(
     labels = sorted(history.columns(skill).numeric.labels())
     candidates = [m for m in metrics.BUILTIN if m not in UNCHARTED and m not in labels]
     charts = []
-    for metric in [*candidates, *labels]:
-        series = history.series(skill, metric)
+    names = [*candidates, *labels]
+    for metric, series in zip(names, history.every_series(skill, names), strict=True):
         if not series:
             continue
         code = f"drift:{metric}"

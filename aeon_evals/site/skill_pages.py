@@ -16,7 +16,8 @@ from markupsafe import Markup
 from markupsafe import escape as escape_markup
 
 from aeon_evals.issues import IssueFile
-from aeon_evals.metrics import BYTES, History
+from aeon_evals.metrics import History
+from aeon_evals.metrics_cache import SkillColumns
 from aeon_evals.model import FAILING, Status
 from aeon_evals.site.charts import Chart
 from aeon_evals.site.skill_charts import ChartMemo, chart_figures, charts_for, escaped
@@ -234,28 +235,20 @@ def _size(n: int | None) -> str:
     return f"{n / 1024:.1f} KiB" if n < 1 << 20 else f"{n / (1 << 20):.1f} MiB"
 
 
-def _outputs(
-    days: Sequence[date],
-    outputs: Sequence[str | None],
-    shas: Sequence[str | None],
-    sizes: Sequence[int | None],
-    root_href: str,
-) -> tuple[OutputView, ...]:
+def _outputs(cols: SkillColumns, root_href: str) -> tuple[OutputView, ...]:
     """The outputs evaluated (each run's output, SHA-256 and size), newest first, each once."""
-    seen: set[tuple[str, str | None]] = set()
     out: list[OutputView] = []
-    for i in range(len(days) - 1, -1, -1):
-        output, sha = outputs[i], shas[i]
-        if output is None or (output, sha) in seen:
-            continue
-        seen.add((output, sha))
+    for i in cols.newest_outputs(MAX_OUTPUTS):
+        output = cols.outputs_col.get(i) or ""  # (never None: newest_outputs skips those)
         out.append(
             OutputView(
-                days[i].isoformat(), output, f"{root_href}/{output}", _size(sizes[i]), sha or "—"
+                cols.day(i).isoformat(),
+                output,
+                f"{root_href}/{output}",
+                _size(cols.bytes.get(i)),
+                cols.shas_col.get(i) or "—",
             )
         )
-        if len(out) == MAX_OUTPUTS:
-            break
     return tuple(out)
 
 
@@ -355,7 +348,7 @@ def skill_page(
             memo.charts,
             {day: c for day, c in zip(days, causes, strict=True) if "drift:" in c},
         ),
-        outputs=_outputs(days, cols.outputs(), cols.shas(), cols.values(BYTES), root_href),
+        outputs=_outputs(cols, root_href),
         issues=skill_issues(skill, issues, today, root_href, memo),
         spec=spec_text,
         spec_source=source,
