@@ -14,6 +14,7 @@ from typing import Any
 
 from aeon_evals.model import DiffLabel, Verdict
 from aeon_evals.render import ArticleData, pct_text
+from aeon_evals.report import coverage_change
 
 SKILL = "skill-evals"
 MAX_REGRESSIONS = 10  # then one "+N more" line: the article has them all
@@ -66,7 +67,7 @@ def _message(data: ArticleData) -> str:
 def _coverage(data: ArticleData) -> dict[str, Any]:
     props: dict[str, Any] = {"label": "Coverage", "value": f"{pct_text(data.coverage.pct)}%"}
     if data.previous_pct is not None:
-        delta = data.coverage.pct - data.previous_pct
+        delta = coverage_change(data.coverage.pct, data.previous_pct)
         props["delta"] = f"{'+' if delta >= 0 else '−'}{pct_text(abs(delta))}pp"
         props["trend"] = "up" if delta > 0 else ("down" if delta < 0 else "neutral")
     elif data.legacy_pct is None:

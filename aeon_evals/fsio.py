@@ -172,9 +172,11 @@ def create_exclusive(path: Path, text: str, *, sync: bool = True) -> bool:
 
 
 def sync_dir(folder: Path) -> None:
-    """One fsync of `folder` after a batch of writes there made with `sync=False`: the names the
-    batch created or replaced are on disk when it returns (their bytes follow with the kernel's
-    writeback, which ext4 and XFS start at once for a file renamed over another). A folder that
+    """One fsync of `folder` after a batch of writes there: the names the batch created or
+    replaced are on disk when it returns. The bytes of a file written with `sync=False` are only
+    as safe as the file system makes them: ext4 (auto_da_alloc) and XFS write a file renamed over
+    another before the rename commits, but a NEW file's bytes may still be lost to a power cut
+    (an empty file under its name), so new files that matter keep their own fsync. A folder that
     cannot be opened or synced (another platform) is left as it is."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)

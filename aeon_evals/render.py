@@ -11,7 +11,7 @@ from aeon_evals import daylog, mdtable
 from aeon_evals.controls import one_line
 from aeon_evals.history import cell_as_parsed, parse_article
 from aeon_evals.model import Coverage, DiffLabel, ParsedArticle, Status, Verdict
-from aeon_evals.report import DiffCounts, Numbers, Row, counted, numbers
+from aeon_evals.report import DiffCounts, Numbers, Row, counted, coverage_change, numbers
 
 if TYPE_CHECKING:
     from aeon_evals.catalog_summary import CatalogSummary
@@ -92,7 +92,7 @@ def coverage_line(
         )
     if previous_pct is None:
         return f"{now} (first run)"
-    delta = coverage.pct - previous_pct
+    delta = coverage_change(coverage.pct, previous_pct)
     if abs(delta) < 0.05:
         return f"{now} = vs prior {pct_text(previous_pct)}%"
     arrow = "↑" if delta > 0 else "↓"

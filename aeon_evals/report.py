@@ -269,6 +269,13 @@ def count(rows: list[Row], *, reported: bool = False) -> DiffCounts:
     )
 
 
+def coverage_change(pct: float, previous_pct: float) -> float:
+    """Coverage change in points against the prior run's, as the articles state both: the prior's
+    is read back from its article at one decimal, so today's is rounded the same way first (an
+    unchanged 7/9 is 0, not 77.78 - 77.8 = -0.02 shown as "−0pp", trend down)."""
+    return round(round(pct, 1) - previous_pct, 1)
+
+
 def coverage_cliff(previous_pct: float | None, pct: float) -> bool:
     """Coverage fell ≥ 10 points, or fell below 25 % from ≥ 25 %."""
     if previous_pct is None:
@@ -398,7 +405,9 @@ class Numbers:
     @property
     def coverage_delta(self) -> float | None:
         """Coverage change in points against a comparable prior run; None when there is none."""
-        return None if self.previous_pct is None else self.coverage.pct - self.previous_pct
+        if self.previous_pct is None:
+            return None
+        return coverage_change(self.coverage.pct, self.previous_pct)
 
 
 def numbers(

@@ -232,3 +232,33 @@ def test_after_an_llm_article_no_surface_shows_a_coverage_delta(
     assert f"Failing now {j['failing']['count']} of {j['failing']['of']}" in s["dashboard"]
     assert j["failing"]["count"] == j["diff"]["new_fail"] + j["diff"]["still_failing"]
     assert a["still"] == j["failing"]["still_failing"]
+
+
+def test_an_unchanged_coverage_of_7_of_9_is_no_change_on_any_surface(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """miroshark at 7/9 two weeks running: the article said "= vs prior 77.8%" while --json gave
+    delta_pts -0.02 and the dashboard card "−0pp", trend down (77.78 against the 77.8 read back
+    from the prior article)."""
+    from realdata import whole_instance
+
+    root = whole_instance("aaronjmars__miroshark-aeon@2026-08-22", tmp_path / "ms")
+    assert cli("run", "--root", str(root), "--now", "2026-08-22T17:07:26Z")[0] == 3
+    assert cli("run", "--root", str(root), "--now", "2026-08-22T17:07:26Z")[0] == 0
+    code, out, err = cli(
+        "run", "--root", str(root), "--now", "2026-08-29T17:00:00Z", "--json", "--no-notify"
+    )
+    assert code == 0, err
+    coverage = json.loads(out)["coverage"]
+    assert round(coverage["pct"], 1) == coverage["previous_pct"]  # unchanged, as the test needs
+    assert coverage["delta_pts"] == 0
+    article = (root / "output/articles/skill-evals-2026-08-29.md").read_text()
+    assert f"= vs prior {coverage['previous_pct']:g}%" in article
+    cards = sorted(root.glob("**/outputs/skill-evals-2026-08-29T*.json"))
+    assert cards
+    props = [
+        el["props"]
+        for el in json.loads(cards[-1].read_text())["elements"].values()
+        if el.get("props", {}).get("label") == "Coverage"
+    ]
+    assert props and props[0]["trend"] == "neutral", props

@@ -325,8 +325,10 @@ def _closing(
 
 def apply_plan(plan: IssuePlan) -> IssueOutcome:
     """Write the plan: new issue files (created exclusively: when another process took a number
-    first, the next free one is used), the closed issues, one fsync of the folder for them all,
-    INDEX.md last (synced on its own). Returns what was done."""
+    first, the next free one is used; each synced before its name appears, since a new file's
+    bytes are not forced out by anything else), the closed issues (renamed over the old ones
+    unsynced: ext4 and XFS write a file renamed over another before the rename commits), one
+    fsync of the folder for them all, INDEX.md last (synced on its own). Returns what was done."""
     moved: dict[str, IssueFile] = {}  # planned id -> the issue as filed under another number
     skipped: set[str] = set()
     warnings: list[str] = []
@@ -339,7 +341,7 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
                 iid = f"ISS-{number:03d}"
                 issue = dataclasses.replace(planned.issue, id=iid, path=f"{ISSUES_DIR}/{iid}.md")
                 text = files.render_issue(issue, planned.body)
-            if fsio.create_exclusive(plan.state.issues_dir / f"{issue.id}.md", text, sync=False):
+            if fsio.create_exclusive(plan.state.issues_dir / f"{issue.id}.md", text):
                 break
             number += 1
         else:
