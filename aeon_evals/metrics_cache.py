@@ -205,20 +205,28 @@ class StrColumn:
         """Each sample's string as a number, equal exactly where the strings are equal (-1:
         None), read from the index and the table's bytes without decoding a string: the table
         of two columns joined by `plus` can hold a string twice."""
+        first = self.firsts()
+        if not first:
+            return self.index.tolist()
+        return [at if at < 0 else first[at] for at in self.index]
+
+    def firsts(self) -> list[int]:
+        """For each table entry, the first entry with the same bytes (empty when no string is
+        in the table twice); worked out once."""
         first = self._first
         if first is None:
             raw = self.text
             if self.hex32:
-                entries = [raw[at : at + 32] for at in range(0, len(raw), 32)]
+                starts: Iterable[int] = range(0, len(raw), 32)
+                ends: Iterable[int] = range(32, len(raw) + 32, 32)
             else:
-                ends = self.ends
-                entries = [raw[ends[at - 1] if at else 0 : ends[at]] for at in range(len(ends))]
-            seen: dict[bytes, int] = {}
-            first = [seen.setdefault(entry, at) for at, entry in enumerate(entries)]
-            self._first = first = [] if len(seen) == len(entries) else first
-        if not first:
-            return self.index.tolist()
-        return [at if at < 0 else first[at] for at in self.index]
+                starts, ends = [0, *self.ends[:-1]], self.ends
+            entries = list(map(raw.__getitem__, map(slice, starts, ends)))
+            # each entry → its first index: the later (higher) ones are overwritten
+            at_first = dict(zip(reversed(entries), range(len(entries) - 1, -1, -1), strict=True))
+            unique = len(at_first) == len(entries)
+            self._first = first = [] if unique else list(map(at_first.__getitem__, entries))
+        return first
 
     def values(self, lo: int = 0, hi: int | None = None) -> list[str | None]:
         """The strings of samples lo…hi-1 (every one by default)."""
@@ -425,20 +433,21 @@ class SkillColumns:
     def newest_outputs(self, count: int) -> list[int]:
         """The samples of the newest `count` distinct (output, SHA-256) pairs, newest first
         (each pair at its newest sample; samples without an output skipped), read from the
-        newest sample back only as far as needed."""
-        outputs, shas = self.outputs_col, self.shas_col
-        out_at, sha_at = outputs.index, shas.index
-        seen_at: set[tuple[int, int]] = set()  # table indices: the same ones, the same strings
-        seen: set[tuple[str, str | None]] = set()
+        newest sample back only as far as needed (each string table compared once: firsts)."""
+        out_at, sha_at = self.outputs_col.index, self.shas_col.index
+        out_first, sha_first = self.outputs_col.firsts(), self.shas_col.firsts()
+        seen: set[tuple[int, int]] = set()
         found: list[int] = []
         for i in range(len(out_at) - 1, -1, -1):
             if len(found) >= count:
                 break
-            at = (out_at[i], sha_at[i])
-            if at[0] < 0 or at in seen_at:
+            output, sha = out_at[i], sha_at[i]
+            if output < 0:
                 continue
-            seen_at.add(at)
-            pair = (outputs.entry(at[0]), None if at[1] < 0 else shas.entry(at[1]))
+            pair = (
+                out_first[output] if out_first else output,
+                sha_first[sha] if sha_first and sha >= 0 else sha,
+            )
             if pair not in seen:
                 seen.add(pair)
                 found.append(i)
