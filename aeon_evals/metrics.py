@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -22,12 +23,13 @@ from typing import TYPE_CHECKING, Any, cast
 from aeon_evals import drift, metrics_cache
 from aeon_evals.cache import CACHE_DIR
 from aeon_evals.errors import EvalsError
-from aeon_evals.fsio import atomic_write, rel_path
+from aeon_evals.fsio import atomic_write, read_confined, rel_path
 from aeon_evals.metrics_cache import EMPTY, SampleMap, SkillColumns, Source
 from aeon_evals.metrics_file import (
     AGE,
     BYTES,
     COLUMNS,
+    FILE_CAP,
     PREFIX,
     QUALITY,
     SCORE,
@@ -399,12 +401,51 @@ class MetricsCache:
             )
 
 
-def _stamp(path: Path) -> tuple[int, int, int] | None:
+def _stamp(path: Path) -> tuple[int, int, int, int] | None:
+    """inode, size, mtime and ctime: an edit that puts the mtime back (`touch -r`) still moves
+    the ctime, which no user call can set."""
     try:
         st = path.stat()
     except OSError:
         return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _digest(root: Path, rel: str) -> str | None:
+    """A digest of the file's bytes (None when it cannot be read): what decides whether a file
+    whose stamp moved still holds what the cache was built from."""
+    try:
+        raw = read_confined(root, rel, cap=FILE_CAP)
+    except (OSError, EvalsError):
+        return None
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def _same_files(
+    root: Path, cached: metrics_cache.Cached, sources: Sequence[Source], derived: Any
+) -> metrics_cache.Cached | None:
+    """`cached` with the stamps of tonight's files where only their stamps moved and their bytes
+    are the ones it was built from (a fresh checkout, a restored cache, a copy: new inodes and
+    times, same content); None when its per-article cache (metrics.json) changed. Sources that
+    differ in content are left as they were, for the caller's comparison to find."""
+    if cached.derived != derived:
+        if cached.derived is None or derived is None or cached.derived[1] != derived[1]:
+            return None
+        if cached.derived_digest is None or cached.derived_digest != _digest(
+            root, f"{CACHE_DIR.as_posix()}/{CACHE_NAME}"
+        ):
+            return None
+    fixed = list(cached.sources)
+    for at, (new, old) in enumerate(zip(sources, cached.sources, strict=False)):
+        if new == old:
+            continue
+        if new[:3] != old[:3] or new[4] != old[4]:  # another file, day or size
+            break
+        known = cached.digests[at]
+        if known is None or known != _digest(root, new[0]):
+            break
+        fixed[at] = new
+    return cached.restamped(fixed, derived)
 
 
 def _metric_files(root: Path, dirs: Sequence[str]) -> dict[date, Path]:
@@ -443,8 +484,9 @@ def load_history(
     dated before `before` when given. `health`: skill-health `history[]` by skill. A file that
     cannot be read is a warning, never an error; the caches are written when `writable`.
 
-    Incremental: `.aeon-evals/cache/history.bin` holds the history of the sources (by path and
-    inode, size, mtime) it was built from. When tonight's sources are those plus newer ones,
+    Incremental: `.aeon-evals/cache/history.bin` holds the history of the sources (by path,
+    inode, size, mtime, ctime, and a digest of the bytes for when only the stamp moved: a fresh
+    checkout) it was built from. When tonight's sources are those plus newer ones,
     only the new ones are read; when they are the first of those, the history is cut; when any
     of them changed or went away, everything is read again (the same result as with no
     cache)."""
@@ -467,8 +509,14 @@ def load_history(
     # what the articles said came from metrics.json: when that changed, so may have the history
     derived_path = root / CACHE_DIR / CACHE_NAME
     derived = _stamp(derived_path)
-    if cached is not None and cached.derived != (list(derived) if derived else None):
-        cached = None
+    if cached is not None:
+        restamped = _same_files(root, cached, sources, list(derived) if derived else None)
+        dirty = restamped is not None and (
+            restamped.sources != cached.sources or restamped.derived != cached.derived
+        )
+        cached = restamped
+    else:
+        dirty = False
     known = cached.sources if cached is not None else []
     if cached is not None and sources[: len(known)] == known:
         base, start = cached, len(known)  # the cached sources and maybe newer ones
@@ -478,7 +526,8 @@ def load_history(
         base, start = metrics_cache.Cached([], [], {}), 0  # changed, gone, or no cache
     columns = dict(base.columns)
     found = list(zip(base.sources, base.warnings, strict=True))
-    if start < len(sources):
+    digests = list(base.digests)
+    if start < len(sources) or dirty:
         # the per-article cache (metrics.json) saves the markdown parse when all is read again
         article_cache = MetricsCache(root, writable=writable) if start == 0 else None
         added: dict[str, list[Sample]] = {}
@@ -487,6 +536,7 @@ def load_history(
             source = sources[at]
             pairs, warning = _read_source(root, source, paths[at], read_article, article_cache)
             found.append((source, warning))
+            digests.append(_digest(root, source[0]))
             for skill, sample in pairs:
                 added.setdefault(skill, []).append(sample)
                 indices.setdefault(skill, []).append(at)
@@ -504,6 +554,8 @@ def load_history(
                     [w for _, w in found],
                     columns,
                     list(derived) if derived else None,
+                    digests,
+                    _digest(root, f"{CACHE_DIR.as_posix()}/{CACHE_NAME}") if derived else None,
                 ),
                 code,
             )
@@ -524,7 +576,8 @@ def _read_source(
     cache: MetricsCache | None,
 ) -> tuple[list[tuple[str, Sample]], str | None]:
     """The samples of one metrics file or article, and the warning it gives (or None)."""
-    rel, kind, ordinal, *stamp = source
+    rel, kind, ordinal, *stamps = source
+    stamp = stamps[:3]  # metrics.json's entries are keyed by inode, size and mtime
     day = date.fromordinal(ordinal)
     rows = cache.get(rel, stamp) if cache is not None and kind == "article" else None
     if rows is not None:

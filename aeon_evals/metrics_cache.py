@@ -39,7 +39,7 @@ from aeon_evals.metrics_file import AGE, BYTES, QUALITY, WORDS, Sample
 from aeon_evals.model import Status
 
 CACHE_NAME = "history.bin"
-VERSION = 1
+VERSION = 2  # 2: each source's ctime and content digest
 MAGIC = b"AEHIST01"
 STATUSES: tuple[Status, ...] = tuple(Status)
 _CODE = {s: i for i, s in enumerate(STATUSES)}
@@ -54,7 +54,7 @@ INT64 = (-(2**63) + 1, 2**63 - 1)
 INT32 = (-(2**31) + 1, 2**31 - 1)
 
 # A source: (path relative to the root, "run" | "article", day ordinal, inode, size, mtime_ns).
-Source = tuple[str, str, int, int, int, int]
+Source = tuple[str, str, int, int, int, int, int]  # rel, kind, day, inode, size, mtime, ctime
 
 
 def fingerprint() -> str:
@@ -816,10 +816,16 @@ class Cached:
         warnings: list[str | None],
         columns: dict[str, SkillColumns],
         derived: list[int] | None = None,
+        digests: list[str | None] | None = None,
+        derived_digest: str | None = None,
     ) -> None:
         self.sources, self.warnings, self.columns = sources, warnings, columns
         # the stamp of the per-article cache (metrics.json) the articles' samples came from
         self.derived = derived
+        # each source's content digest (None: unreadable then), and metrics.json's: a file whose
+        # stamp moved (a fresh checkout, a restored cache) but whose bytes did not is the same
+        self.digests: list[str | None] = digests if digests is not None else [None] * len(sources)
+        self.derived_digest = derived_digest
 
     def before_source(self, count: int) -> Cached:
         """The history of the first `count` sources only."""
@@ -828,7 +834,20 @@ class Cached:
             kept = cols.before_source(count)
             if len(kept):
                 columns[skill] = kept
-        return Cached(self.sources[:count], self.warnings[:count], columns, self.derived)
+        return Cached(
+            self.sources[:count],
+            self.warnings[:count],
+            columns,
+            self.derived,
+            self.digests[:count],
+            self.derived_digest,
+        )
+
+    def restamped(self, sources: list[Source], derived: list[int] | None) -> Cached:
+        """The same history with the sources' (and metrics.json's) stamps of tonight."""
+        return Cached(
+            sources, self.warnings, self.columns, derived, self.digests, self.derived_digest
+        )
 
 
 def read_cache(path: Path, code: str) -> Cached | None:
@@ -855,15 +874,22 @@ def _decode(data: bytes, code: str) -> Cached:
         raise CacheError("another code")
     sources: list[Source] = []
     warnings: list[str | None] = []
-    for rel, kind, day, ino, size, mtime, warning in header["sources"]:
+    digests: list[str | None] = []
+    for rel, kind, day, ino, size, mtime, ctime, warning, digest in header["sources"]:
         if not (isinstance(rel, str) and kind in ("run", "article")):
             raise CacheError("source")
-        if not all(isinstance(v, int) for v in (day, ino, size, mtime)):
+        if not all(isinstance(v, int) for v in (day, ino, size, mtime, ctime)):
             raise CacheError("source")
         if warning is not None and not isinstance(warning, str):
             raise CacheError("source")
-        sources.append((rel, kind, day, ino, size, mtime))
+        if digest is not None and not isinstance(digest, str):
+            raise CacheError("source")
+        sources.append((rel, kind, day, ino, size, mtime, ctime))
         warnings.append(warning)
+        digests.append(digest)
+    derived_digest = header.get("derived_digest")
+    if derived_digest is not None and not isinstance(derived_digest, str):
+        raise CacheError("derived")
     derived = header.get("derived")
     if derived is not None and not (
         isinstance(derived, list) and all(isinstance(v, int) for v in derived)
@@ -878,7 +904,7 @@ def _decode(data: bytes, code: str) -> Cached:
         if not isinstance(skill, str):
             raise CacheError("skill")
         columns[skill] = reader.columns(spec)
-    return Cached(sources, warnings, columns, derived)
+    return Cached(sources, warnings, columns, derived, digests, derived_digest)
 
 
 def write_cache(path: Path, cached: Cached, code: str) -> None:
@@ -894,11 +920,14 @@ def write_cache(path: Path, cached: Cached, code: str) -> None:
             "version": VERSION,
             "code": code,
             "sources": [
-                [*source, warning]
-                for source, warning in zip(cached.sources, cached.warnings, strict=True)
+                [*source, warning, digest]
+                for source, warning, digest in zip(
+                    cached.sources, cached.warnings, cached.digests, strict=True
+                )
             ],
             "skills": skills,
             "derived": cached.derived,
+            "derived_digest": cached.derived_digest,
             "crc32": crc,
         },
         separators=(",", ":"),
