@@ -45,7 +45,14 @@ from typing import Any
 
 import markdown_it
 
-from aeon_evals.fsio import atomic_write, rel_path, write_if_changed
+from aeon_evals.fsio import (
+    atomic_write,
+    cache_allowed,
+    load_cache_json,
+    read_cache,
+    rel_path,
+    write_if_changed,
+)
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 from aeon_evals.report import flags_count
 
@@ -185,7 +192,7 @@ def counts_of(article: ParsedArticle) -> tuple[int, int, int]:
     return failing, len(article.rows), sum(apart)
 
 
-_DAMAGED = (OSError, ValueError, KeyError, TypeError, IndexError)
+_DAMAGED = (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError)
 
 
 def _body_head(sha: str, html: str) -> str:
@@ -201,7 +208,8 @@ class ArticleCache:
     def __init__(self, root: Path, *, writable: bool = True, fp: str | None = None) -> None:
         self.root = root
         self.base = root / CACHE_DIR
-        self.writable = writable
+        # a cache folder leading out of the root (a symlink) is never written: caches are off
+        self.writable = writable and cache_allowed(root)
         self.dir = self.base / (fp or fingerprint())
         self._index: dict[str, Any] | None = None
         self._files: dict[
@@ -217,7 +225,7 @@ class ArticleCache:
         if self._index is None:
             self._index = {}
             with contextlib.suppress(*_DAMAGED):
-                data = json.loads((self.dir / "index.json").read_text(encoding="utf-8"))
+                data = load_cache_json(self.root, self.dir / "index.json")
                 if (
                     isinstance(data, dict)
                     and data.get("version") == VERSION
@@ -273,9 +281,8 @@ class ArticleCache:
     def full(self, sha: str, summary: ParsedArticle) -> ParsedArticle | None:
         """`summary` with its rows, failing-since dates and issues, or None on a miss."""
         try:
-            return with_detail(
-                summary, json.loads((self.dir / "rows" / f"{sha}.json").read_text(encoding="utf-8"))
-            )
+            detail = load_cache_json(self.root, self.dir / "rows" / f"{sha}.json")
+            return None if detail is None else with_detail(summary, detail)
         except _DAMAGED:
             return None
 
@@ -303,9 +310,12 @@ class ArticleCache:
         """The body rendered from the article whose bytes hash to `sha`; None when missing, or
         when the file does not say it was rendered from those bytes or its HTML was changed
         since (a stale or edited cache is never published)."""
+        raw = read_cache(self.root, self.dir / "bodies" / f"{sha}.html")
+        if raw is None:
+            return None
         try:
-            text = (self.dir / "bodies" / f"{sha}.html").read_text(encoding="utf-8")
-        except (OSError, ValueError):
+            text = raw.decode("utf-8")
+        except ValueError:
             return None
         head, _, html = text.partition("\n")
         if head == _body_head(sha, html):
@@ -330,7 +340,7 @@ class ArticleCache:
     def pages(self, out: Path) -> dict[str, str]:
         """{run page: the key of the inputs it was last rendered from} for the site at `out`."""
         with contextlib.suppress(*_DAMAGED):
-            data = json.loads(self._pages_path(out).read_text(encoding="utf-8"))
+            data = load_cache_json(self.root, self._pages_path(out))
             if isinstance(data, dict):
                 return {str(k): str(v) for k, v in data.items()}
         return {}

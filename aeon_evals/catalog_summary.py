@@ -27,7 +27,7 @@ from aeon_evals.catalog_lint import (
     check_catalog,
     load_catalog,
 )
-from aeon_evals.fsio import atomic_write, inside
+from aeon_evals.fsio import atomic_write, cache_allowed, inside, load_cache_json
 from aeon_evals.manifest import EVALS_PATH
 from aeon_evals.registry import AEON_YML
 from aeon_evals.skillmd import READ_LIMIT, SKILL_MD, SKILLS_DIR
@@ -273,10 +273,7 @@ def catalog_summary(root: Path, *, writable: bool = True) -> CatalogSummary | No
     be written is only slower.
     """
     cache = root / CACHE_FILE
-    try:
-        cached = json.loads(cache.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        cached = None
+    cached = load_cache_json(root, cache)
     cached = cached if isinstance(cached, dict) else {}
     key, stamps = inputs_key(root, cached.get("files"))
     try:
@@ -300,5 +297,5 @@ def _store(root: Path, payload: dict[str, Any]) -> None:
     the next run some time."""
     cache = root / CACHE_FILE
     with contextlib.suppress(OSError):
-        if not (root / ".aeon-evals").is_symlink() and inside(root, cache.parent.parent):
+        if not (root / ".aeon-evals").is_symlink() and cache_allowed(root):
             atomic_write(cache, json.dumps(payload, ensure_ascii=False, sort_keys=True) + "\n")

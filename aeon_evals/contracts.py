@@ -37,7 +37,7 @@ from aeon_evals.contract_data import (
 )
 from aeon_evals.contract_infer import infer_contract
 from aeon_evals.contract_paths import LOG_PATTERN, normalize_ref
-from aeon_evals.fsio import atomic_write, inside
+from aeon_evals.fsio import atomic_write, cache_allowed, load_cache_json
 from aeon_evals.skillmd import (
     SKILLS_DIR,
     SkillDoc,
@@ -87,10 +87,7 @@ def _fingerprint() -> str:
 def _read_cache(root: Path, fingerprint: str) -> dict[str, Any]:
     """The cache's entries, skill → [SHA-256, signature, contract row]; {} when there is none
     or it is damaged, of another version or made by other code."""
-    try:
-        raw = json.loads((root / CACHE_FILE).read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return {}
+    raw = load_cache_json(root, root / CACHE_FILE)
     if (
         not isinstance(raw, dict)
         or raw.get("version") != CACHE_VERSION
@@ -198,9 +195,7 @@ def _write_cache(root: Path, fingerprint: str, entries: dict[str, Any]) -> None:
     """Write the cache (one compact JSON file) unless that would write outside the root."""
     path = root / CACHE_FILE
     with contextlib.suppress(OSError):
-        if (root / ".aeon-evals").is_symlink() or not inside(
-            root, path if path.exists() else path.parent
-        ):
+        if (root / ".aeon-evals").is_symlink() or not cache_allowed(root):
             return
         atomic_write(
             path,

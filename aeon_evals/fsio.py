@@ -1,4 +1,4 @@
-"""Disk I/O: confined reads (open_regular, read_confined), writes (atomic, if changed,
+"""Disk I/O: confined reads (open_regular, read_confined, read_cache), writes (atomic, if changed,
 exclusive, append), paths under the root (confine, rel_path), the instance lock."""
 
 from __future__ import annotations
@@ -6,17 +6,19 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import json
 import os
 import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from aeon_evals.errors import PathOutsideRoot, ReadRefused
+from aeon_evals.errors import EvalsError, PathOutsideRoot, ReadRefused
 
 MB = 1 << 20
 CONFIG_CAP = 16 * MB  # aeon.yml, evals.json, cron-state, a skill-health file, SKILL.md
+CACHE_CAP = 512 * MB  # one file under .aeon-evals/cache (history.bin of a year of runs: ~10 MB)
 
 # Test hook: when set to a path, every completed write appends that file's name there, and when
 # AEON_EVALS_CRASH_AFTER=N is set the process is killed after the N-th write. This lets the
@@ -349,6 +351,34 @@ def read_confined(root: Path, rel: str, *, cap: int = CONFIG_CAP) -> bytes:
     if len(data) > cap:  # grew while being read
         raise ReadRefused(f"is over the {size_text(cap)} limit; not read", path=rel)
     return data
+
+
+def cache_allowed(root: Path) -> bool:
+    """False when `.aeon-evals` or `.aeon-evals/cache` leads outside the root through a symlink:
+    the caches are then off (nothing is written through it, and reads refuse it anyway)."""
+    return inside(root, root / ".aeon-evals" / "cache")
+
+
+def read_cache(root: Path, path: Path, *, cap: int = CACHE_CAP) -> bytes | None:
+    """The bytes of the cache file `path` under `root`, or None (a miss): every cache read goes
+    through here. Only a regular file inside the root is opened (`open_regular`: a FIFO, a
+    device or a symlink out of the root is refused before it is opened), at most `cap` bytes."""
+    try:
+        return read_confined(root, rel_path(path, root), cap=cap)
+    except (OSError, EvalsError, MemoryError):
+        return None
+
+
+def load_cache_json(root: Path, path: Path, *, cap: int = CACHE_CAP) -> Any:
+    """The JSON value of the cache file `path` (see `read_cache`), or None when it is missing,
+    refused or cannot be decoded (not UTF-8, not JSON, nested too deep): a miss, never an error."""
+    data = read_cache(root, path, cap=cap)
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError, MemoryError):
+        return None
 
 
 def write_error(exc: OSError, path: Path | str, *, root: Path | None = None) -> str:

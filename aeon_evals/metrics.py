@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any, cast
 from aeon_evals import drift, metrics_cache
 from aeon_evals.cache import CACHE_DIR
 from aeon_evals.errors import EvalsError
-from aeon_evals.fsio import atomic_write, read_confined, rel_path
+from aeon_evals.fsio import (
+    atomic_write,
+    cache_allowed,
+    load_cache_json,
+    read_confined,
+    rel_path,
+)
 from aeon_evals.metrics_cache import EMPTY, SampleMap, SkillColumns, Source
 from aeon_evals.metrics_file import (
     AGE,
@@ -360,15 +366,14 @@ class MetricsCache:
 
     def __init__(self, root: Path, *, writable: bool) -> None:
         self.path = root / CACHE_DIR / CACHE_NAME
-        self.writable = writable
+        self.writable = writable and cache_allowed(root)
         self.entries: dict[str, Any] = {}
         self.used: set[str] = set()
         self.dirty = False
-        with contextlib.suppress(OSError, ValueError):
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
-                files = data.get("files")
-                self.entries = files if isinstance(files, dict) else {}
+        data = load_cache_json(root, self.path)
+        if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
+            files = data.get("files")
+            self.entries = files if isinstance(files, dict) else {}
 
     def get(self, rel: str, stamp: list[int]) -> list[list[Any]] | None:
         """The rows cached for `rel` when read with this stamp."""
@@ -505,7 +510,7 @@ def load_history(
         paths.append(path)
     code = metrics_cache.fingerprint()
     cache_path = root / CACHE_DIR / metrics_cache.CACHE_NAME
-    cached = metrics_cache.read_cache(cache_path, code)
+    cached = metrics_cache.read_cache(cache_path, code, root=root)
     # what the articles said came from metrics.json: when that changed, so may have the history
     derived_path = root / CACHE_DIR / CACHE_NAME
     derived = _stamp(derived_path)
@@ -546,7 +551,7 @@ def load_history(
         for skill, new in added.items():
             more = SkillColumns.of(new, indices[skill])
             columns[skill] = columns[skill].plus(more) if skill in columns else more
-        if writable:
+        if writable and cache_allowed(root):
             metrics_cache.write_cache(
                 cache_path,
                 metrics_cache.Cached(

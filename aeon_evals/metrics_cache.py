@@ -35,6 +35,7 @@ from typing import Any, overload
 
 from aeon_evals.cache import _TAG as CACHEDIR_TAG
 from aeon_evals.fsio import atomic_write
+from aeon_evals.fsio import read_cache as read_cache_file
 from aeon_evals.metrics_file import AGE, BYTES, QUALITY, WORDS, Sample
 from aeon_evals.model import Status
 
@@ -850,15 +851,25 @@ class Cached:
         )
 
 
-def read_cache(path: Path, code: str) -> Cached | None:
-    """The cache at `path`, or None when there is none or it cannot be used."""
-    try:
-        data = path.read_bytes()
-    except OSError:
+def read_cache(path: Path, code: str, *, root: Path | None = None) -> Cached | None:
+    """The cache at `path` (a regular file inside `root`, by default the instance whose
+    `.aeon-evals/cache` holds it: see fsio.read_cache), or None when there is none or it cannot
+    be used (damaged, nested too deep, of other code)."""
+    data = read_cache_file(root or path.parent.parent.parent, path)
+    if data is None:
         return None
     try:
         return _decode(data, code)
-    except (CacheError, ValueError, TypeError, KeyError, IndexError, OverflowError):
+    except (
+        CacheError,
+        ValueError,
+        TypeError,
+        KeyError,
+        IndexError,
+        OverflowError,
+        RecursionError,
+        MemoryError,
+    ):
         return None
 
 
