@@ -86,8 +86,10 @@ def test_a_fifo_dev_zero_or_deep_json_cache_file_is_a_miss_not_a_hang_or_traceba
     site = _run(root, "site")
     assert site.returncode == 0, site.stderr
     assert "Traceback" not in site.stderr and "Error" not in site.stdout + site.stderr
-    # a FIFO or a symlink to a device is never opened; what is not used is written anew
-    assert path.is_file() and not path.is_symlink()
+    # a FIFO or a symlink to a device is never opened; what is not used is written anew (an
+    # article's rows or body only when that article is read or rendered again)
+    if name not in ("rows/*.json", "bodies/*.html"):
+        assert path.is_file() and not path.is_symlink()
 
 
 @pytest.mark.parametrize("link", [".aeon-evals", ".aeon-evals/cache"])
