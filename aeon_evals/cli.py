@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import gc
+import signal
 import sys
 from collections.abc import Collection, Sequence
 from importlib import import_module
@@ -132,10 +133,18 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
+def _terminated(signum: int, _frame: object) -> NoReturn:
+    """SIGTERM (`kill`, a CI job's timeout) unwinds the run like an exception: temp files are
+    removed, a forked child is stopped (and a child whose parent is gone stops by itself),
+    the instance lock is released; the process then exits 143 (128 + SIGTERM)."""
+    raise SystemExit(128 + signum)
+
+
 def console() -> NoReturn:
     """The `aeon-evals` and `python -m aeon_evals` entry point: `main` in a process of its own.
-    (`main` itself, called in-process by the tests, leaves the collector alone.)"""
+    (`main` itself, called in-process by the tests, leaves the collector and signals alone.)"""
     tune_gc()
+    signal.signal(signal.SIGTERM, _terminated)
     sys.exit(main())
 
 

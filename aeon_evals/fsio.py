@@ -381,6 +381,14 @@ def load_cache_json(root: Path, path: Path, *, cap: int = CACHE_CAP) -> Any:
         return None
 
 
+def leave_if_orphaned(parent: int) -> None:
+    """In a forked child, before each page or body: end the child at once (`os._exit`, nothing
+    half-written) when `parent`, the process that forked it, is gone (killed: the child was
+    re-parented), so that it never outlives its run nor holds the caller's pipes open."""
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def write_error(exc: OSError, path: Path | str, *, root: Path | None = None) -> str:
     """One line for a failed write: the file, the operation, the reason (`disk full` …)."""
     shown = str(path)

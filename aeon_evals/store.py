@@ -23,7 +23,7 @@ from stat import S_ISREG
 
 from aeon_evals.cache import ArticleCache, content_key, counts_of
 from aeon_evals.errors import EvalsError, PathOutsideRoot
-from aeon_evals.fsio import inside
+from aeon_evals.fsio import inside, leave_if_orphaned
 from aeon_evals.gitrepo import run_git
 from aeon_evals.history import (
     BODY_MD,
@@ -325,11 +325,13 @@ class ArticleStore:
             return False
         sys.stdout.flush()
         sys.stderr.flush()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the child: render, write, leave without running the parent's exit handlers
             code = 1
             try:
                 for sha, raw in work:
+                    leave_if_orphaned(parent)  # the run was killed: stop, as it did
                     html = BODY_MD.render(raw.decode("utf-8", errors="replace"))
                     self.cache.put_body(sha, html)
                 code = 0

@@ -16,6 +16,7 @@ import hashlib
 import json
 import mmap
 import os
+import signal
 import stat
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -26,7 +27,7 @@ from typing import Any
 
 from aeon_evals.errors import EvalsError
 from aeon_evals.fsio import _after_write as after_write
-from aeon_evals.fsio import encoded
+from aeon_evals.fsio import encoded, leave_if_orphaned
 from aeon_evals.issues import IssueFile
 from aeon_evals.manifest import read_manifest_data
 from aeon_evals.metrics import History, history_for_run
@@ -192,8 +193,9 @@ class SkillSiteJob:
 class _Share:
     """The pages and badges one process renders and writes, and what became of each."""
 
-    def __init__(self, job: SkillSiteJob) -> None:
+    def __init__(self, job: SkillSiteJob, parent: int | None = None) -> None:
         self.job = job
+        self.parent = parent  # in a forked child: the pid of the process that forked it
         self.writer = PageWriter(job.out, job.before)
         self.done: dict[str, bool] = {}  # page or badge: written (else unchanged)
         self._specs = _specs(job.root)
@@ -201,6 +203,8 @@ class _Share:
         self._memo = PageMemo.for_build(job.issues)
 
     def emit(self, rel: str, text: str) -> None:
+        if self.parent is not None:
+            leave_if_orphaned(self.parent)
         self.done[rel] = self.writer.write(rel, text)
 
     def pages(
@@ -326,6 +330,8 @@ class Pending:
         """Wait for the child, if any, and drop its result (the build failed meanwhile)."""
         if self._pid is not None and self._pipe is not None:
             os.close(self._pipe)
+            with contextlib.suppress(ProcessLookupError):  # it stops after its current page
+                os.kill(self._pid, signal.SIGTERM)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self._pid, 0)
         self._pid = self._pipe = None
@@ -382,6 +388,7 @@ def start_skill_site(job: SkillSiteJob) -> Pending:
     read, write = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
@@ -392,9 +399,11 @@ def start_skill_site(job: SkillSiteJob) -> Pending:
     if pid == 0:  # the child: write, report, leave without running the parent's exit handlers
         code = 1
         try:
+            # SIGTERM (from `abandon`) unwinds like Ctrl-C: a page being written is removed
+            signal.signal(signal.SIGTERM, signal.default_int_handler)
             os.close(read)
             try:
-                share = _Share(job)
+                share = _Share(job, parent)
                 share.pages(pages, None, claims)
                 share.badges()
                 data: dict[str, object] = {"done": share.done, "stamps": share.writer.stamps}
