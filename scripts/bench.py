@@ -1272,6 +1272,8 @@ def main(argv: list[str] | None = None) -> int:
         args.specs,
         metrics=bool(args.history),
     )
+    if args.workdir is not None:
+        Path(args.workdir).mkdir(parents=True, exist_ok=True)  # a folder to make, not an error
     with tempfile.TemporaryDirectory(prefix="aeon-bench-", dir=args.workdir) as tmp:
         work = Path(tmp)
         if not args.scaling:

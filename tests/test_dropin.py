@@ -184,12 +184,13 @@ def test_the_enabled_llm_skill_is_warned_about_by_init_validate_and_run(
     tmp_path: Path, cli: Cli
 ) -> None:
     root = copy_instance(OLD, tmp_path / "aeonfun")
-    expected = "aeon.yml:139: the LLM-run skill-evals skill is still enabled"
+    # one form on every command, as validate prints its findings (editors and CI logs jump to it)
+    expected = "aeon.yml:139: warning: the LLM-run skill-evals skill is still enabled"
     edit = '`skill-evals: { enabled: false, schedule: "0 6 * * 0", model: "claude-sonnet-4-6" }`'
     code, _, err = cli("init", "--root", str(root))
     assert code == 0 and expected in err and edit in err
     code, out, _ = cli("validate", "--root", str(root))
-    assert "aeon.yml:139: warning: the LLM-run skill-evals skill is still enabled" in out
+    assert expected in out
     code, out, err = cli("run", "--root", str(root), "--now", "2026-05-03T06:40:00Z", "--no-notify")
     assert code == 0 and expected in err
     article = (root / "articles/skill-evals-2026-05-03.md").read_text(encoding="utf-8")

@@ -39,3 +39,23 @@ def test_site_names_a_metrics_file_it_skips(instance: Instance, cli: Cli) -> Non
         assert problem in lines[0]
         assert path.read_bytes() == before  # never repaired or removed
         assert (instance.root / "site/index.html").is_file()
+
+
+def test_run_pages_follow_articles_moved_to_output_articles(tmp_path: Path, cli: Cli) -> None:
+    """After the documented move from articles/ to output/articles/, a warm site kept the run
+    pages' "Markdown source" links pointing at articles/ (the page key had the article's bytes,
+    not where it is)."""
+    root = tmp_path / "demo"
+    code, _, err = cli("demo", str(root), "--now", "2026-12-01T07:00:00Z")
+    assert code == 0, err
+    (root / "output/articles").mkdir(parents=True)
+    for article in sorted((root / "articles").glob("skill-evals-*")):
+        article.rename(root / "output/articles" / article.name)
+    code, _, err = cli("run", "--root", str(root), "--now", "2026-12-02T08:00:00Z", "--no-notify")
+    assert code in (0, 1), err
+    pages = sorted((root / "site/runs").glob("skill-evals-*.html"))
+    assert len(pages) >= 2
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert "../../output/articles/skill-evals-" in text, page.name
+        assert 'href="../../articles/skill-evals-' not in text, page.name

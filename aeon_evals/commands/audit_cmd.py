@@ -13,6 +13,7 @@ from aeon_evals import audit, stubs
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import load_contracts
 from aeon_evals.manifest import parse_manifest, read_manifest_data
+from aeon_evals.problems import warning_line
 from aeon_evals.registry import load_registry
 
 _NAME_WIDTH = 30
@@ -200,5 +201,5 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(render_text(found, show_all=args.all)))
     if not args.json:
         for warning in warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+            print(warning_line(warning), file=sys.stderr)
     return 0

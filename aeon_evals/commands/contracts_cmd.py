@@ -13,6 +13,7 @@ from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import Contract, ContractOutput, contract_to_json, load_contracts
 from aeon_evals.errors import ConfigError, UsageError
 from aeon_evals.manifest import EVALS_PATH, SKILL_NAME, parse_manifest, read_manifest_data
+from aeon_evals.problems import warning_line
 from aeon_evals.registry import load_registry
 
 
@@ -115,5 +116,5 @@ def run(args: argparse.Namespace) -> int:
         lines += [f"{s}  (no SKILL.md)" for s in missing]
         print("\n".join(lines))
         for warning in [*registry.warnings, *(w for c in contracts.values() for w in c.warnings)]:
-            print(f"warning: {warning}", file=sys.stderr)
+            print(warning_line(warning), file=sys.stderr)
     return 0

@@ -15,6 +15,7 @@ from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, UsageError
 from aeon_evals.fsio import atomic_write, confine, create_exclusive
 from aeon_evals.manifest import EVALS_PATH
+from aeon_evals.problems import warning_line
 
 WORKFLOW_PATH = ".github/workflows/skill-evals.yml"
 # The workflow's scripts, kept beside it so they can be read, run and tested on their own.
@@ -130,7 +131,7 @@ def _llm_skill(root: Path, config: str, *, disable: bool) -> int:
             print(f"unchanged {config} (the LLM-run {registry.LLM_SKILL} is not enabled)")
         return 0
     if not disable:
-        print(f"warning: {found.warning()}", file=sys.stderr)
+        print(warning_line(found.warning()), file=sys.stderr)
         return 0
     if found.edit is None:
         raise ConfigError(

@@ -348,7 +348,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     for message in outcome.messages:
         print(message, file=human)
     for notice in outcome.notices:
-        print(f"warning: {notice}", file=sys.stderr)
+        print(warning_line(notice), file=sys.stderr)
     for warning in outcome.warnings:
         print(warning_line(warning), file=sys.stderr)
     for line in outcome.ledger():

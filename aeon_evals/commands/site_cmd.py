@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from aeon_evals import clock, layout
 from aeon_evals.commands import summary
+from aeon_evals.problems import warning_line
 
 if TYPE_CHECKING:
     from aeon_evals.catalog_summary import CatalogSummary
@@ -20,8 +21,8 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         "site",
         help=summary("site"),
         description=(
-            "Render index.html and one page per skill-evals article; opens from file://, "
-            "no network."
+            "Render index.html, one page per skill-evals article, one page per skill "
+            "(skills/) and the status badges (badges/); opens from file://, no network."
         ),
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     outcome = build_site(root, out, now=now, store=store, catalog=_catalog(root), history=history)
     store.save()
     for warning in (*outcome.warnings, *(history.warnings if history else ())):
-        print(f"warning: {warning}", file=sys.stderr)
+        print(warning_line(warning), file=sys.stderr)
     print(
         f"site: wrote {len(outcome.written)} pages ({len(outcome.unchanged)} unchanged)"
         f"{outcome.extra()} to {out}"

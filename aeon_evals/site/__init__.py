@@ -1,4 +1,4 @@
-"""The static HTML dashboard (issue #5): `index.html` plus one page per skill-evals article.
+"""The static HTML dashboard (issue #5): `index.html`, a page per run and per skill, badges.
 
 `views` holds what the pages show (frozen dataclasses built by pure functions), `charts` the
 trend-chart geometry, `build` the I/O: reading articles and issues, Jinja2, writing the pages.

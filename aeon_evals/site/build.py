@@ -315,14 +315,16 @@ def _write_dashboard(
     for i, (item, run) in enumerate(zip(loaded, runs_oldest_first, strict=True)):
         newer = runs_oldest_first[i + 1] if i + 1 < len(runs_oldest_first) else None
         older = runs_oldest_first[i - 1] if i else None
-        # A run page depends on its article, its neighbours, the templates and this code only:
-        # when none changed and the page is there, it is not rendered again.
+        # A run page depends on its article (its bytes and where it is: the page links its
+        # markdown source), its neighbours, the templates and this code only: when none changed
+        # and the page is there, it is not rendered again.
         key = hashlib.sha256(
             "\0".join(
                 [
                     store.code_key,
                     templates,
                     item.sha256,
+                    item.parsed.path,
                     repr(run),
                     repr(newer),
                     repr(older),
