@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from datetime import date
 from typing import TYPE_CHECKING
+
+from aeon_evals.status import FAILING as FAILING
+from aeon_evals.status import Mute as Mute
+from aeon_evals.status import Status as Status
+from aeon_evals.status import worst as worst
 
 # A run's results (SkillResult, ParsedArticle …) live in `model_results` and are loaded the
 # first time one is named: `validate` needs only the specs above and starts faster without
@@ -41,39 +45,6 @@ else:
         value = getattr(model_results, name)
         globals()[name] = value
         return value
-
-
-class Status(enum.StrEnum):
-    """Outcome of one skill's checks, worst first (the declaration order is the precedence)."""
-
-    NO_OUTPUT = "NO_OUTPUT"
-    FAIL = "FAIL"
-    STALE = "STALE"
-    QUALITY_DEGRADED = "QUALITY_DEGRADED"
-    WARN = "WARN"
-    # The spec itself is broken (bad pattern, path outside the root): not the skill's fault.
-    ERROR = "ERROR"
-    NOT_RUN = "NOT_RUN"  # an on-demand skill nobody dispatched lately: nothing to judge
-    PASS = "PASS"
-
-    @property
-    def failing(self) -> bool:
-        """Failing statuses are the ones that file issues and drive the verdict (SPEC §5)."""
-        return self in FAILING
-
-    @property
-    def rank(self) -> int:
-        """Lower is worse; used to pick the worst of several causes."""
-        return _ORDER.index(self)
-
-
-_ORDER = list(Status)
-FAILING = frozenset({Status.FAIL, Status.QUALITY_DEGRADED, Status.NO_OUTPUT})
-
-
-def worst(statuses: list[Status]) -> Status:
-    """The worst status by SPEC §4 precedence; PASS when there is none."""
-    return min(statuses, key=lambda s: s.rank, default=Status.PASS)
 
 
 class DiffLabel(enum.StrEnum):
@@ -133,14 +104,6 @@ class NumericCheck:
     min: float | None = None
     max: float | None = None
     skip_if_not_found: bool = False
-
-
-@dataclass(frozen=True)
-class Mute:
-    """A known failure the operator chose to silence until a date."""
-
-    until: date
-    reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import NamedTuple
 
-from aeon_evals.model import Mute, Status
+from aeon_evals.status import Mute, Status
 
 
 @dataclass(frozen=True)

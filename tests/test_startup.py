@@ -94,6 +94,7 @@ VALIDATE_MODULES = {
     "aeon_evals.layout",
     "aeon_evals.manifest",
     "aeon_evals.model",
+    "aeon_evals.status",
     "aeon_evals.patches",
     "aeon_evals.patterns",
     "aeon_evals.problems",
