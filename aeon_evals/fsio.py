@@ -8,6 +8,7 @@ import errno
 import functools
 import json
 import os
+import signal
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -72,6 +73,21 @@ def encoded(data: str | bytes) -> bytes:
     return (data if data.endswith("\n") else data + "\n").encode("utf-8")
 
 
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGTERM and SIGINT held back while one file is replaced: a run stopped mid-write (Ctrl-C,
+    a CI timeout's SIGTERM, a parent stopping its child) stops right after the rename, never
+    between creating the temp file and the cleanup that removes it, which left temp files."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def atomic_write(path: Path, data: str | bytes, *, sync: bool = True) -> None:
     """Replace `path` with `data` so that a crash leaves either the old file or the new one.
 
@@ -80,20 +96,21 @@ def atomic_write(path: Path, data: str | bytes, *, sync: bool = True) -> None:
     file's fsync: for a cache, or one of a batch whose folder the caller syncs once (sync_dir).
     """
     raw = encoded(data)
-    fd, tmp = _tmp_beside(path)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-            if sync:
-                fh.flush()
-                os.fsync(fh.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with signals_held():
+        fd, tmp = _tmp_beside(path)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(raw)
+                if sync:
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(tmp, path.stat().st_mode & 0o7777)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
     _after_write(path)
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from aeon_evals.errors import EvalsError
 from aeon_evals.fsio import _after_write as after_write
-from aeon_evals.fsio import encoded, leave_if_orphaned
+from aeon_evals.fsio import encoded, leave_if_orphaned, signals_held
 from aeon_evals.issues import IssueFile
 from aeon_evals.manifest import read_manifest_data
 from aeon_evals.metrics import History, history_for_run
@@ -104,7 +104,8 @@ class PageWriter:
             if not known.endswith(f":{now}") and st.st_size == len(raw) and _holds(path, raw):
                 self.stamps[rel] = f"{digest}:{now}"
                 return False
-        self.stamps[rel] = f"{digest}:{self._replace(path, raw)}"
+        with signals_held():
+            self.stamps[rel] = f"{digest}:{self._replace(path, raw)}"
         after_write(Path(path))  # counted like every other write (the crash tests kill after N)
         return True
 
