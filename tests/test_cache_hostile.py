@@ -57,6 +57,7 @@ CACHE_FILES = [
     "pages-*.json",
     "rows/*.json",
     "bodies/*.html",
+    "templates/*.cache",  # Jinja's compiled templates
 ]
 
 

@@ -30,7 +30,7 @@ from jinja2 import (
 from markupsafe import Markup
 
 from aeon_evals.errors import ConfigError
-from aeon_evals.fsio import check_writable, write_if_changed
+from aeon_evals.fsio import check_writable, read_cache, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.metrics import History
 from aeon_evals.resources import templates_dir
@@ -47,6 +47,8 @@ from aeon_evals.site.views import (
 from aeon_evals.store import ArticleStore, StoredArticle
 
 if TYPE_CHECKING:
+    from jinja2.bccache import Bucket
+
     from aeon_evals.catalog_summary import CatalogSummary
 
 OVERRIDE_DIR = Path(".aeon-evals") / "templates"  # per-instance template overrides, searched first
@@ -84,12 +86,28 @@ def template_search_path(root: Path, template_dirs: Sequence[Path] | None = None
     return [root / OVERRIDE_DIR, *(template_dirs or ()), templates_dir()]
 
 
+class _BytecodeCache(FileSystemBytecodeCache):
+    """Jinja's bytecode cache in `folder`, each file read through fsio.read_cache: a FIFO, a
+    device or a symlink there is a miss (compiled again and replaced), never a blocked run."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(str(folder))
+        self.folder = folder
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        """Fill `bucket` from its file when that is a regular file (else it stays empty)."""
+        name = os.path.basename(self._get_cache_filename(bucket))
+        data = read_cache(self.folder, self.folder / name)
+        if data is not None:
+            bucket.bytecode_from_string(data)  # a wrong header or bad data leaves it empty
+
+
 def make_env(search_path: Sequence[Path], bytecode: Path | None = None) -> Environment:
     """A Jinja2 environment that escapes everything in .html/.svg templates and fails on typos.
     `bytecode`: a folder that keeps the compiled templates between runs (keyed by their source)."""
     return Environment(
         loader=FileSystemLoader([str(p) for p in search_path]),
-        bytecode_cache=FileSystemBytecodeCache(str(bytecode)) if bytecode is not None else None,
+        bytecode_cache=_BytecodeCache(bytecode) if bytecode is not None else None,
         # Only the inline CSS/JS assets are unescaped; any other name is escaped by default.
         autoescape=select_autoescape(
             enabled_extensions=("html", "htm", "svg", "xml"),
