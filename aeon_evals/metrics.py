@@ -76,6 +76,7 @@ __all__ = [
 ]
 
 CACHE_NAME = "metrics.json"
+DERIVED_REL = f"{CACHE_DIR.as_posix()}/{CACHE_NAME}"  # the per-article cache, from the root
 CACHE_VERSION = 1
 
 # The built-in metrics (names in metrics_file); every numeric check adds one named by its label.
@@ -436,9 +437,7 @@ def _same_files(
     if cached.derived != derived:
         if cached.derived is None or derived is None or cached.derived[1] != derived[1]:
             return None
-        if cached.derived_digest is None or cached.derived_digest != _digest(
-            root, f"{CACHE_DIR.as_posix()}/{CACHE_NAME}"
-        ):
+        if cached.derived_digest is None or cached.derived_digest != _digest(root, DERIVED_REL):
             return None
     fixed = list(cached.sources)
     for at, (new, old) in enumerate(zip(sources, cached.sources, strict=False)):
@@ -548,6 +547,13 @@ def load_history(
         if article_cache is not None:
             article_cache.save()
             derived = _stamp(derived_path)
+        # metrics.json is hashed again only when it moved (a rebuild rewrites it); a night that
+        # appends one file keeps the digest the cache holds
+        derived_digest = base.derived_digest
+        if derived is None:
+            derived_digest = None
+        elif list(derived) != base.derived or derived_digest is None:
+            derived_digest = _digest(root, DERIVED_REL)
         for skill, new in added.items():
             more = SkillColumns.of(new, indices[skill])
             columns[skill] = columns[skill].plus(more) if skill in columns else more
@@ -560,7 +566,7 @@ def load_history(
                     columns,
                     list(derived) if derived else None,
                     digests,
-                    _digest(root, f"{CACHE_DIR.as_posix()}/{CACHE_NAME}") if derived else None,
+                    derived_digest,
                 ),
                 code,
             )
