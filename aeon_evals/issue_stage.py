@@ -12,6 +12,7 @@ from aeon_evals.errors import EvalsError
 from aeon_evals.fsio import check_writable
 from aeon_evals.issues import (
     DETECTOR,
+    IssueFile,
     IssueOutcome,
     IssueRef,
     IssueRequest,
@@ -56,17 +57,28 @@ def keep_issues(
     except (OSError, EvalsError) as exc:
         reason = exc.message if isinstance(exc, EvalsError) else str(exc)
         issues = IssueOutcome(warnings=(f"memory/issues: issue keeping skipped: {reason}",))
-    return issues, [_linked(r, issues) for r in rows]
+    known = {i.id: i for i in issues.known}
+    return issues, [_linked(r, issues, known) for r in rows]
 
 
-def _linked(row: report.Row, issues: IssueOutcome) -> report.Row:
+def _linked(row: report.Row, issues: IssueOutcome, known: dict[str, IssueFile]) -> report.Row:
     """The row with its open issue, its failing-since's issue and its "see also" note; the row
-    itself when none of them is new (most rows of a fleet: no copy)."""
-    also = issues.see_also.get(row.skill, ())
-    issue = issues.open_by_skill.get(row.skill, row.issue)
+    itself when none of them is new (most rows of a fleet: no copy). An issue carried from the
+    previous article that does not stand for this skill (a broad issue of another detector) is
+    dropped: the row's issue is the one filed for its failure."""
+    skill = row.skill
+
+    def own(carried: str | None) -> str | None:
+        found = issues.open_by_skill.get(skill)
+        if found is None and carried in known and not known[carried].covers(skill):
+            return None
+        return found or carried
+
+    also = issues.see_also.get(skill, ())
+    issue = own(row.issue)
     since = row.failing_since
-    if since is not None and issues.open_by_skill.get(row.skill, since.issue) != since.issue:
-        since = dataclasses.replace(since, issue=issues.open_by_skill[row.skill])
+    if since is not None and own(since.issue) != since.issue:
+        since = dataclasses.replace(since, issue=own(since.issue))
     if not also and issue == row.issue and since is row.failing_since:
         return row
     return dataclasses.replace(

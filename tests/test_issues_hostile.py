@@ -275,3 +275,30 @@ def test_a_broad_issue_of_another_detector_no_longer_absorbs_new_failures(
     assert (root / "memory/issues/ISS-013.md").read_bytes() == (
         realdata() / "instances" / REPLAY / "memory/issues/ISS-013.md"
     ).read_bytes()
+
+
+def test_run_json_never_gives_a_skill_another_detectors_broad_issue(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """`run --json` gave ~60 skills of aeonfun skill-health's ISS-013 (a mass failure naming 53
+    skills) or heartbeat's ISS-017 (a cron gap) as their `issue`, passing ones included: a
+    skill's `issue` is the issue filed for its own failure (this tool's, or one about that skill
+    alone); a broad one is only linked in the Notes ("see also")."""
+    root = tmp_path / "aeonfun"
+    shutil.copytree(realdata() / "instances" / REPLAY, root, symlinks=True)
+    code, out, err = cli(
+        "run", "--root", str(root), "--today", "2026-05-03", "--now", "2026-05-03T06:35:29Z",
+        "--no-notify", "--no-site", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    skills = {row["skill"]: row for row in json.loads(out)["skills"]}
+    issues = {i.id: i for i in read_issues(root / "memory/issues", root=root)[0]}
+    given = {name: row["issue"] for name, row in skills.items() if row.get("issue")}
+    assert set(given.values()) & {"ISS-013", "ISS-017"} == set()
+    for name, iid in given.items():
+        assert issues[iid].covers(name), (name, iid)
+    assert given["heartbeat"] == "ISS-018" and given["repo-article"] == "ISS-019"
+    assert given["fork-fleet"] == "ISS-005"  # this tool's own, carried as it still fails
+    assert given["vuln-scanner"] == "ISS-001"  # vuln-scanner's issue about itself
+    assert "action-converter" not in given  # only in ISS-013
+    assert skills["heartbeat"]["notes"][-1] == "see also ISS-013, ISS-017"

@@ -38,7 +38,8 @@ class IssueOutcome:
     filed: tuple[IssueRef, ...] = ()
     closed: tuple[IssueRef, ...] = ()
     existing: dict[str, str] = field(default_factory=dict)  # skill -> open issue covering it
-    open_by_skill: dict[str, str] = field(default_factory=dict)  # skill -> its issue after the run
+    # skill -> the open issue covering it after the run (IssueFile.covers), never a broad one
+    open_by_skill: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # unreadable files, INDEX.md problems, … one line each
     known: tuple[IssueFile, ...] = ()  # every readable issue as it was before this run
     # skill of a request -> other open issues naming it that do not cover it ("see also")
@@ -177,10 +178,6 @@ class Naming:
         """The lowest-numbered issue that covers `skill` (IssueFile.covers)."""
         return next((i for i in self.all(skill) if i.covers(skill)), None)
 
-    def shown(self, skill: str) -> IssueFile | None:
-        """The issue a row shows: the covering one, else the first naming it."""
-        return self.covering(skill) or self.first(skill)
-
 
 class _IndexEdits:
     """INDEX.md edited while planning (None when it cannot be used), each edit remembered to be
@@ -277,7 +274,9 @@ def plan_issues(
     still_open = Naming(i for i in open_issues if i.path not in closed)
     candidates = {s for i in open_issues if i.path not in closed for s in i.affected_skills}
     candidates |= {r.skill for r in to_file} | set(to_close) | set(skills)
-    shown = {skill: still_open.shown(skill) for skill in sorted(candidates)}
+    # a row's issue is the one standing for its failure; a broad issue that only names the
+    # skill (skill-health's "53 skills failed") is linked as "see also", never the row's issue
+    shown = {skill: still_open.covering(skill) for skill in sorted(candidates)}
     outcome = IssueOutcome(
         filed=tuple(IssueRef(n.issue.id, n.request.skill, n.issue.path) for n in new),
         closed=tuple(c.ref for c in closing),
