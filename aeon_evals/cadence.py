@@ -6,6 +6,7 @@ import functools
 import itertools
 import math
 import re
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from croniter import croniter
@@ -19,8 +20,25 @@ class CronError(ValueError):
     """Not a 5-field cron expression that GitHub Actions would accept."""
 
 
+@dataclass(frozen=True)
+class Fields:
+    """A 5-field cron expression as croniter expands it: the minutes and hours (sorted), the days
+    of the month, months and weekdays (0 = Sunday) it fires on, whether its day-of-month and
+    weekday fields start with `*` (as written), and whether croniter reads the two day fields
+    as "either one" (both restricted once expanded: Vixie cron's rule)."""
+
+    minutes: tuple[int, ...]
+    hours: tuple[int, ...]
+    doms: frozenset[int]
+    months: frozenset[int]
+    dows: frozenset[int]
+    dom_star: bool
+    dow_star: bool
+    day_or: bool
+
+
 @functools.lru_cache(maxsize=4096)
-def _fields(expr: str) -> tuple[list[int], list[int], set[int], set[int], set[int], bool, bool]:
+def _fields(expr: str) -> Fields:
     parts = expr.split()
     if len(parts) != 5:
         raise CronError(
@@ -41,12 +59,17 @@ def _fields(expr: str) -> tuple[list[int], list[int], set[int], set[int], set[in
             return list(full[i])
         return [int(v) for v in raw if str(v).isdigit()]
 
-    minutes, hours = sorted(values(0)), sorted(values(1))
-    doms, months = set(values(2)), set(values(3))
-    dows = {d % 7 for d in values(4)}
-    dom_star = parts[2].startswith("*")
-    dow_star = parts[4].startswith("*")
-    return minutes, hours, doms, months, dows, dom_star, dow_star
+    return Fields(
+        minutes=tuple(sorted(values(0))),
+        hours=tuple(sorted(values(1))),
+        doms=frozenset(values(2)),
+        months=frozenset(values(3)),
+        dows=frozenset(d % 7 for d in values(4)),
+        dom_star=parts[2].startswith("*"),
+        dow_star=parts[4].startswith("*"),
+        # croniter's own test (`_calc_next`): "1-31" expands to "*", "*/2" does not
+        day_or="*" not in expanded[2] and "*" not in expanded[4],
+    )
 
 
 def validate(expr: str) -> None:
@@ -61,7 +84,9 @@ def cron_gap_days(expr: str) -> float:
     Minutes and hours do not depend on the day, so the gap is found from the set of fire days
     over eight years and the first/last fire time within a day; exact and cheap for any cron.
     """
-    minutes, hours, doms, months, dows, dom_star, dow_star = _fields(expr)
+    f = _fields(expr)
+    minutes, hours, doms, months, dows = f.minutes, f.hours, f.doms, f.months, f.dows
+    dom_star, dow_star = f.dom_star, f.dow_star
     times = [h * 60 + m for h in hours for m in minutes]
     in_day = max((b - a for a, b in itertools.pairwise(times)), default=0)
     first, last = times[0], times[-1]
@@ -111,13 +136,54 @@ def _croniter_days(expr: str) -> list[int]:
 
 @functools.lru_cache(maxsize=4096)  # skills share schedules, and a run has one `now`
 def previous_fire(expr: str, now: datetime) -> datetime | None:
-    """The last time `expr` fired at or before `now` (None when it is not a cron)."""
+    """The last time `expr` fired at or before `now` (None when it is not a cron).
+
+    As croniter's `get_prev` from `now` + 1 s says, found from the expanded fields by a walk back
+    over the days (a croniter object costs about 0.3 ms to build, and a run asks for every
+    schedule of the fleet); croniter itself answers when the walk finds no fire within eight
+    years or `now` is not in UTC."""
     try:
-        validate(expr)
+        fields = _fields(expr)
     except CronError:
         return None
+    found = _previous_fire(fields, now)
+    if found is not None:
+        return found
     result: datetime = croniter(expr, now + timedelta(seconds=1)).get_prev(datetime)
     return result
+
+
+def _fires_on(fields: Fields, day: date) -> bool:
+    """Whether a cron with these fields fires on `day` (croniter's reading of the day fields)."""
+    if day.month not in fields.months:
+        return False
+    dom_ok = day.day in fields.doms
+    dow_ok = day.isoweekday() % 7 in fields.dows
+    return (dom_ok or dow_ok) if fields.day_or else (dom_ok and dow_ok)
+
+
+def _previous_fire(fields: Fields, now: datetime) -> datetime | None:
+    """croniter's `get_prev` from `now` + 1 s: the last fire at or before the minute that holds
+    `now` + 1 s - 1 µs (croniter steps back a microsecond and drops the seconds). None when
+    `now` is not in UTC or no fire is found within eight years (croniter decides those)."""
+    if now.tzinfo is None or now.utcoffset() != timedelta(0):
+        return None
+    at = now + timedelta(seconds=1, microseconds=-1)
+    day, minute = at.date(), at.hour * 60 + at.minute
+    times = [h * 60 + m for h in fields.hours for m in fields.minutes]
+    if _fires_on(fields, day):
+        earlier = [t for t in times if t <= minute]
+        if earlier:
+            return _at(day, earlier[-1], now)
+    for back in range(1, _WINDOW_DAYS + 1):
+        past = day - timedelta(days=back)
+        if _fires_on(fields, past):
+            return _at(past, times[-1], now)
+    return None
+
+
+def _at(day: date, minute: int, now: datetime) -> datetime:
+    return datetime(day.year, day.month, day.day, minute // 60, minute % 60, tzinfo=now.tzinfo)
 
 
 def parse_cadence(value: object) -> float | None:

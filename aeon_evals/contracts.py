@@ -35,7 +35,6 @@ from aeon_evals.contract_data import (
     contract_to_row,
     spec_to_json,
 )
-from aeon_evals.contract_infer import infer_contract
 from aeon_evals.contract_paths import LOG_PATTERN, normalize_ref
 from aeon_evals.fsio import atomic_write, cache_allowed, load_cache_json
 from aeon_evals.skillmd import (
@@ -71,6 +70,14 @@ _SOURCES = (
     *("contract_body", "contract_data", "contract_infer", "contract_parts", "contract_paths"),
     *("contracts", "skillmd", "model"),
 )
+
+
+def infer_contract(doc: SkillDoc) -> Contract:
+    """`contract_infer.infer_contract`, imported on first use: a warm run reads every contract
+    from the cache and never loads the inference (its modules and their patterns)."""
+    from aeon_evals.contract_infer import infer_contract as infer
+
+    return infer(doc)
 
 
 def _fingerprint() -> str:

@@ -11,12 +11,10 @@ from datetime import date
 from pathlib import Path
 
 from aeon_evals import metrics, render, report
-from aeon_evals import notify as notifier
 from aeon_evals import scope as scope_stage
 from aeon_evals.article_facts import add_specs, coverage_audit, spec_problems, unscored
 from aeon_evals.article_facts import sources as article_sources
 from aeon_evals.artifacts import skipped
-from aeon_evals.bootstrap import bootstrap
 from aeon_evals.catalog_summary import CatalogSummary, catalog_summary
 from aeon_evals.errors import ArticleNotOurs, ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.evaluate import check_all, contracts_mode, load_manifest, load_warnings
@@ -60,6 +58,8 @@ def _run(opts: RunOptions) -> RunOutcome:
     registry = load_registry(root, layout.config)
     switch = _switchover(root, layout, registry)
     if manifest is None:
+        from aeon_evals.bootstrap import bootstrap  # the first run only: no evals.json yet
+
         outcome = bootstrap(opts, registry)
         outcome.notices += switch
         return outcome
@@ -197,6 +197,8 @@ def _in_scope(opts: RunOptions, manifest: Manifest, inferred: Scope) -> list[str
     if opts.skill is not None and opts.skill not in {*manifest.skills, *inferred.inferred}:
         message = f"skill-evals: {opts.skill} has no spec — add an entry to evals.json"
         if opts.notify and not opts.dry_run:
+            from aeon_evals import notify as notifier
+
             notifier.notify(opts.root, opts.notify_cmd, message, timeout=opts.notify_timeout)
         raise NothingEvaluated(message)
     return [s for s in manifest.skills if opts.skill in (None, s)]

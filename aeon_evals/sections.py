@@ -22,9 +22,33 @@ def heading_key(title: str) -> str:
 
 
 @functools.lru_cache(maxsize=4096)  # a thousand specs name a few hundred headings
-def _title_rx(key: str) -> re.Pattern[str]:
-    """Matches a lower-cased title that starts with the words of `key`, whatever separates them."""
-    return re.compile("[-_\\s]+".join(re.escape(w) for w in key.split(" ")) if key else "")
+def _words(key: str) -> tuple[str, ...]:
+    """The words of a `heading_key` (never empty, never holding a separator)."""
+    return tuple(key.split(" "))
+
+
+def _is_separator(char: str) -> bool:
+    """`-`, `_` or white space (what `_SEPARATORS` matches)."""
+    return char in "-_" or char.isspace()
+
+
+def title_prefix_end(title: str, key: str) -> int | None:
+    """Where the words of `key` end when the lower-cased `title` starts with them, whatever run
+    of separators lies between two words (`token-pick`, `token_pick`, `token  pick` all start
+    with `token pick`); None when it does not. Plain string steps, no regular expression: a
+    run compiled one per wanted heading (300 of them at 1,000 skills, 30 ms)."""
+    pos = 0
+    for n, word in enumerate(_words(key)):
+        if n:
+            start = pos
+            while pos < len(title) and _is_separator(title[pos]):
+                pos += 1
+            if pos == start:
+                return None
+        if not title.startswith(word, pos):
+            return None
+        pos += len(word)
+    return pos
 
 
 @dataclass(frozen=True)
@@ -117,11 +141,10 @@ def starts_section(title: str, line: bytes, wanted: Want) -> bool:
     # Real logs mix `##` and `###`, `Token Pick` and `token-pick` for the same skill: the words of
     # the title decide, not the level, the case or the separators. What follows them must not
     # continue the name (`### token-alerts-v2` is not `### token-alert`).
-    found = _title_rx(wanted.key).match(title)
-    if found is None:
+    end = title_prefix_end(title, wanted.key)
+    if end is None:
         return False
-    rest = title[found.end() :]
-    return not rest or not (rest[0].isalnum() or rest[0] in "-_")
+    return end == len(title) or not (title[end].isalnum() or title[end] in "-_")
 
 
 def extract_sections(

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from aeon_evals.fsio import inside
 
@@ -189,7 +188,11 @@ def _simple_frontmatter(lines: list[str]) -> dict[str, Any] | None:
 def _load_frontmatter(block: str, lines: list[str]) -> Any:
     """The frontmatter's data: the simple form read directly, anything else by YAML."""
     simple = _simple_frontmatter(lines)
-    return simple if simple is not None else YAMLHandler().load(block)
+    if simple is not None:
+        return simple
+    from frontmatter.default_handlers import YAMLHandler  # python-frontmatter: the other forms
+
+    return YAMLHandler().load(block)
 
 
 def parse_skill_doc(skill: str, path: str, raw: bytes) -> SkillDoc:

@@ -173,3 +173,37 @@ def test_an_unknown_command_is_refused_with_the_list_of_commands() -> None:
     assert done.returncode == 2
     assert "invalid choice: 'valdiate'" in done.stderr
     assert "'validate'" in done.stderr
+
+
+# What `run` leaves out before its site stage (boot pass): the first run's bootstrap and starter
+# specs, the GitHub job summary, the SKILL.md inference and python-frontmatter (a warm run reads
+# every contract from its cache), and the dashboard's own modules and Jinja2.
+NOT_BEFORE_THE_SITE = {
+    "aeon_evals.bootstrap",
+    "aeon_evals.stubs",
+    "aeon_evals.job_summary",
+    "aeon_evals.contract_infer",
+    "aeon_evals.contract_body",
+    "aeon_evals.contract_parts",
+    "aeon_evals.site",
+    "frontmatter",
+    "jinja2",
+}
+
+
+def test_run_imports_no_bootstrap_inference_or_site_until_they_are_used(tmp_path: Path) -> None:
+    """`run --help` loads the run's stages but none of these; a warm `run --no-site` on the demo
+    instance (its contracts cached by the demo's own run) loads none of them either."""
+    assert not loaded("run", "--help") & NOT_BEFORE_THE_SITE
+    demo = tmp_path / "demo"
+    clock = ("--today", "2026-05-03", "--now", "2026-05-03T06:00:00Z")
+    subprocess.run(
+        [sys.executable, "-m", "aeon_evals", "demo", str(demo), *clock],
+        capture_output=True,
+        check=True,
+    )
+    article = next(demo.glob("**/skill-evals-2026-05-03.md"))
+    article.unlink()
+    modules = loaded("run", "--root", str(demo), "--no-site", "--no-notify", *clock)
+    assert not modules & NOT_BEFORE_THE_SITE, sorted(modules & NOT_BEFORE_THE_SITE)
+    assert article.is_file()  # the run went through to its article

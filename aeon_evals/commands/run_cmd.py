@@ -12,7 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
-from aeon_evals import checks, ci, clock, job_summary, layout, notify, pipeline
+from aeon_evals import checks, ci, clock, layout, pipeline
 from aeon_evals.commands import CONFIG_HELP, summary
 from aeon_evals.errors import EvalsError, ExitCode, UsageError, WriteFailed
 from aeon_evals.fsio import atomic_write, read_confined, write_error
@@ -390,6 +390,8 @@ def _github_outputs(
 ) -> None:
     prefix = _repo_prefix(env, opts.root)
     if env.get("GITHUB_ACTIONS") == "true":
+        from aeon_evals import notify  # in a workflow only: the run itself never needs it here
+
         try:
             raw = read_confined(opts.root, EVALS_PATH)
             lines = ci.spec_line_numbers(raw.decode("utf-8", errors="replace"))
@@ -410,6 +412,8 @@ def _github_outputs(
             )
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
+        from aeon_evals import job_summary  # a GitHub job summary: only when one is asked for
+
         link = (
             job_summary.article_url(env, prefix + outcome.article_path)
             if outcome.article_path
@@ -429,6 +433,8 @@ def _github_error(env: Mapping[str, str], exc: EvalsError, *, stream: TextIO) ->
         print(ci.error_annotation(exc.line()), file=stream)
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
+        from aeon_evals import job_summary
+
         _append(Path(summary), job_summary.error_summary(exc.line(), int(exc.exit_code)))
 
 
