@@ -40,7 +40,7 @@ from aeon_evals.metrics_file import AGE, BYTES, QUALITY, WORDS, Sample
 from aeon_evals.model import Status
 
 CACHE_NAME = "history.bin"
-VERSION = 2  # 2: each source's ctime and content digest
+VERSION = 3  # 2: each source's ctime and content digest; 3: the digest is SHA-256's
 MAGIC = b"AEHIST01"
 STATUSES: tuple[Status, ...] = tuple(Status)
 _CODE = {s: i for i, s in enumerate(STATUSES)}
@@ -607,9 +607,12 @@ class SampleMap(Mapping[str, Sequence[Sample]]):
         self,
         columns: Mapping[str, SkillColumns | None],
         lists: Mapping[str, list[Sample]] | None = None,
+        pending: Mapping[str, tuple[SampleMap, Sample]] | None = None,
     ) -> None:
         self._columns = dict(columns)
         self._lists: dict[str, list[Sample]] = dict(lists or {})
+        # skill → (the map whose samples it extends, the sample added): joined when first read
+        self._pending: dict[str, tuple[SampleMap, Sample]] = dict(pending or {})
         self._last: tuple[str, Samples] | None = None
 
     @classmethod
@@ -623,9 +626,9 @@ class SampleMap(Mapping[str, Sequence[Sample]]):
             return found
         if self._last is not None and self._last[0] == skill:
             return self._last[1]
-        cols = self._columns[skill]  # KeyError for an unknown skill, as a dict
-        assert cols is not None
-        samples = Samples(cols)
+        if skill not in self._columns:
+            raise KeyError(skill)  # as a dict
+        samples = Samples(self.columns(skill))
         self._last = (skill, samples)
         return samples
 
@@ -644,11 +647,33 @@ class SampleMap(Mapping[str, Sequence[Sample]]):
             return EMPTY
         cols = self._columns[skill]
         if cols is None:
-            cols = self._columns[skill] = SkillColumns.of(self._lists[skill])
+            pending = self._pending.pop(skill, None)
+            if pending is not None:
+                cols = _then(pending[0].columns(skill), pending[1])
+            else:
+                cols = SkillColumns.of(self._lists[skill])
+            self._columns[skill] = cols
         return cols
+
+    def with_samples(self, samples: Mapping[str, Sample]) -> SampleMap:
+        """This map with each sample of `samples` (skill → sample) added last to its skill's,
+        after the skill's samples of earlier days only (those of that day or later are left
+        out). Nothing is joined here: a skill's columns are when it is first read."""
+        columns = {**self._columns, **dict.fromkeys(samples)}
+        lists = {k: v for k, v in self._lists.items() if k not in samples}
+        pending = {k: v for k, v in self._pending.items() if k not in samples}
+        pending.update((skill, (self, sample)) for skill, sample in samples.items())
+        return SampleMap(columns, lists, pending)
 
     def all_columns(self) -> dict[str, SkillColumns]:
         return {skill: self.columns(skill) for skill in self._columns}
+
+
+def _then(cols: SkillColumns, sample: Sample) -> SkillColumns:
+    """`cols`' samples of days before `sample`'s, then `sample`."""
+    if len(cols) and max(cols.day_ords) >= sample.day.toordinal():
+        cols = SkillColumns.of([s for s in cols.samples() if s.day < sample.day])
+    return cols.plus(SkillColumns.of([sample]))
 
 
 # --------------------------------------------------------------------------------------------
@@ -819,6 +844,7 @@ class Cached:
         derived: list[int] | None = None,
         digests: list[str | None] | None = None,
         derived_digest: str | None = None,
+        encoded: tuple[list[Any], memoryview, int] | None = None,
     ) -> None:
         self.sources, self.warnings, self.columns = sources, warnings, columns
         # the stamp of the per-article cache (metrics.json) the articles' samples came from
@@ -827,6 +853,9 @@ class Cached:
         # stamp moved (a fresh checkout, a restored cache) but whose bytes did not is the same
         self.digests: list[str | None] = digests if digests is not None else [None] * len(sources)
         self.derived_digest = derived_digest
+        # the columns as the file read held them (skills' specs, bytes, CRC-32): a history whose
+        # only change is its stamps is written again without encoding a column
+        self.encoded = encoded
 
     def before_source(self, count: int) -> Cached:
         """The history of the first `count` sources only."""
@@ -847,7 +876,13 @@ class Cached:
     def restamped(self, sources: list[Source], derived: list[int] | None) -> Cached:
         """The same history with the sources' (and metrics.json's) stamps of tonight."""
         return Cached(
-            sources, self.warnings, self.columns, derived, self.digests, self.derived_digest
+            sources,
+            self.warnings,
+            self.columns,
+            derived,
+            self.digests,
+            self.derived_digest,
+            self.encoded,
         )
 
 
@@ -911,21 +946,32 @@ def _decode(data: bytes, code: str) -> Cached:
         raise CacheError("damaged")  # a flipped bit in a value is found here, not by the checks
     reader = _Reader(blob)
     columns: dict[str, SkillColumns] = {}
-    for skill, spec in header["skills"]:
+    specs = header["skills"]
+    for skill, spec in specs:
         if not isinstance(skill, str):
             raise CacheError("skill")
         columns[skill] = reader.columns(spec)
-    return Cached(sources, warnings, columns, derived, digests, derived_digest)
+    encoded = (specs, blob, header["crc32"])
+    return Cached(sources, warnings, columns, derived, digests, derived_digest, encoded)
 
 
 def write_cache(path: Path, cached: Cached, code: str) -> None:
-    """Write the cache (atomically); a failure is never an error (the cache is optional)."""
-    parts: list[bytes] = []
-    size = [0]
-    skills = [[skill, _encode(cols, parts, size)] for skill, cols in cached.columns.items()]
-    crc = 0
-    for part in parts:
-        crc = zlib.crc32(part, crc)
+    """Write the cache (atomically, not synced: a file cut short by a crash is a miss); a failure
+    is never an error (the cache is optional). The columns' bytes `cached` was read with are
+    written as they were (`Cached.encoded`)."""
+    parts: list[bytes | memoryview]
+    if cached.encoded is not None:
+        skills, blob, crc = cached.encoded
+        parts = [blob]
+    else:
+        encoded: list[bytes] = []
+        size = [0]
+        skills = [[skill, _encode(cols, encoded, size)] for skill, cols in cached.columns.items()]
+        crc = 0
+        for part in encoded:
+            crc = zlib.crc32(part, crc)
+        parts = [*encoded]
+        del encoded
     header = json.dumps(
         {
             "version": VERSION,
@@ -948,4 +994,6 @@ def write_cache(path: Path, cached: Cached, code: str) -> None:
         for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", CACHEDIR_TAG)):
             if not (path.parent / name).exists():  # the folder is git-ignored and tagged
                 atomic_write(path.parent / name, text)
-        atomic_write(path, b"".join([MAGIC, len(header).to_bytes(8, "little"), header, *parts]))
+        raw = b"".join([MAGIC, len(header).to_bytes(8, "little"), header, *parts])
+        del parts  # a year of a large fleet: tens of MB, held once
+        atomic_write(path, raw, sync=False)

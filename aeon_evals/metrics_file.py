@@ -278,18 +278,31 @@ def read_file(root: Path, rel: str, *, day: date) -> dict[str, Sample]:
     """The samples of the metrics file `rel` (confined to the root, size-capped). Raises
     FileNotFoundError when there is none, MetricsError (one line naming the file) for a file that
     cannot be read or parsed."""
+    return parse_file(read_raw(root, rel), rel, day=day)
+
+
+def read_raw(root: Path, rel: str) -> bytes:
+    """The bytes of the metrics file `rel` (confined to the root, size-capped). Raises
+    FileNotFoundError when there is none, MetricsError when it cannot be read."""
     try:
-        text = read_confined(root, rel, cap=FILE_CAP).decode("utf-8")
+        return read_confined(root, rel, cap=FILE_CAP)
     except FileNotFoundError:
         raise
     except IsADirectoryError:
         raise MetricsError("is a folder, not a file", path=rel) from None
     except OSError as exc:
         raise MetricsError(f"cannot be read ({exc.strerror or exc})", path=rel) from None
+    except EvalsError as exc:
+        raise MetricsError(exc.message, path=exc.path or rel) from None
+
+
+def parse_file(raw: bytes, rel: str, *, day: date) -> dict[str, Sample]:
+    """The samples of a metrics file's bytes (`rel` names it in errors); MetricsError when they
+    are not UTF-8 or do not parse."""
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MetricsError(
             f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})", path=rel
         ) from None
-    except EvalsError as exc:
-        raise MetricsError(exc.message, path=exc.path or rel) from None
     return parse_tsv(text, day=day, path=rel)

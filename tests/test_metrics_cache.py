@@ -461,3 +461,69 @@ def test_every_series_of_the_real_history_through_the_cache_is_each_series(
             assert history.every_series(skill, names) == [history.series(skill, m) for m in names]
             samples = list(history.samples[skill])
             assert history.columns(skill).newest_outputs(30) == _newest_outputs(samples, 30)
+
+
+def _recorded(history: History, day: date, added: dict[str, Sample]) -> dict[str, list[Sample]]:
+    """What recording the run of `day` means, from the samples: each skill's samples of
+    earlier days, then its sample of the run; skills without one as they were."""
+    out = {skill: list(samples) for skill, samples in history.samples.items()}
+    for skill, sample in added.items():
+        out[skill] = [s for s in out.get(skill, []) if s.day < day] + [sample]
+    return out
+
+
+def test_a_run_recorded_into_the_history_joins_each_skill_when_read_as_the_samples_say(
+    tmp_path: Path,
+) -> None:
+    """History.with_run joins a skill's columns and the run's sample only when the skill is
+    read (the skill pages); what it gives is the history plus the run, built from the samples:
+    for a day after the history, a day inside it (later samples left out) and new skills."""
+    root = tmp_path
+    (root / "articles").mkdir()
+    rng = random.Random(64)
+    for i in range(8):
+        _metrics_file(root, FIRST + timedelta(days=i), rng)
+    _load(root)
+    names = ["words", "bytes", "quality", "age_days", "score", "dollars", "n", "z"]
+    for day in (FIRST + timedelta(days=9), FIRST + timedelta(days=3), FIRST):
+        for base in (_load(root), History({k: list(v) for k, v in _cold(root).samples.items()})):
+            skills = [*rng.sample(SKILLS, 2), "new-skill"]
+            added = {skill: _sample(rng, day, skill) for skill in skills}
+            want = _recorded(base, day, added)
+            assert isinstance(base.samples, metrics_cache.SampleMap)
+            recorded = History(base.samples.with_samples(added), base.scores, base.warnings)
+            assert list(recorded.samples) == list(want)  # the skills in the order first seen
+            assert {k: list(v) for k, v in recorded.samples.items()} == want
+            expected = History(want, base.scores)
+            for skill in want:
+                assert recorded.every_series(skill, names) == expected.every_series(skill, names)
+            assert {k: list(v) for k, v in base.samples.items()} == {
+                k: list(v) for k, v in _cold(root).samples.items()
+            }  # the history it extends is unchanged
+
+
+def test_a_restamped_cache_is_written_from_the_bytes_it_was_read_from(tmp_path: Path) -> None:
+    """A checkout (new inodes and times, same bytes) re-stamps history.bin without encoding its
+    columns again: the file written holds the same columns' bytes, and reads back as the cold
+    read."""
+    root = tmp_path
+    (root / "articles").mkdir()
+    _real_articles(root)
+    rng = random.Random(65)
+    for i in range(5):
+        _metrics_file(root, FIRST + timedelta(days=60 + i), rng)
+    _load(root)
+    code = metrics_cache.fingerprint()
+    before = metrics_cache.read_cache(root / CACHE, code)
+    assert before is not None and before.encoded is not None
+    for file in sorted((root / "articles").iterdir()):
+        copy = file.with_name(file.name + ".new")
+        shutil.copyfile(file, copy)
+        os.replace(copy, file)
+    _same(_load(root), _cold(root))
+    after = metrics_cache.read_cache(root / CACHE, code)
+    assert after is not None and after.encoded is not None
+    assert after.sources != before.sources  # re-stamped …
+    assert bytes(after.encoded[1]) == bytes(before.encoded[1])  # … over the same columns
+    assert after.encoded[2] == before.encoded[2]
+    _same(_load(root), _cold(root))
