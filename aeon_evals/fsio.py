@@ -11,7 +11,7 @@ import os
 import signal
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -95,12 +95,20 @@ def atomic_write(path: Path, data: str | bytes, *, sync: bool = True) -> None:
     is kept; a new file gets the umask's mode, as `open()` would give it. `sync=False` skips the
     file's fsync: for a cache, or one of a batch whose folder the caller syncs once (sync_dir).
     """
-    raw = encoded(data)
+    atomic_write_parts(path, [encoded(data)], sync=sync)
+
+
+def atomic_write_parts(
+    path: Path, parts: Sequence[bytes | memoryview], *, sync: bool = True
+) -> None:
+    """`atomic_write` of the bytes of `parts` end to end, written one after another (a large
+    file is not joined in memory first)."""
     with signals_held():
         fd, tmp = _tmp_beside(path)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(raw)
+                for part in parts:
+                    fh.write(part)
                 if sync:
                     fh.flush()
                     os.fsync(fh.fileno())

@@ -10,10 +10,11 @@ when asked for, and the columns are kept in one binary file, appended to run by 
 The file: `AEHIST01`, the header's length (8 bytes, little-endian), a JSON header (version,
 code fingerprint, the sources the history was built from with their stamps, the CRC-32 of the
 columns' bytes, and per skill where each column's bytes are), then the columns' bytes. Reading
-it is JSON and `array.frombytes`: no code is loaded from it (no pickle, no marshal), every
-offset, code and index is checked, and a file that is damaged, truncated or of another version
-or code is ignored (the history is then read from the files). Nothing in it is needed for
-correctness: delete it any time.
+it is JSON and views of the file's bytes cast to each column's item type (`memoryview.cast`: the
+columns are not copied; a column is made an array when it is joined with another): no code is
+loaded from it (no pickle, no marshal), every offset, code and index is checked, and a file
+that is damaged, truncated or of another version or code is ignored (the history is then read
+from the files). Nothing in it is needed for correctness: delete it any time.
 """
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, TypeAlias, overload
 
 from aeon_evals.cache import _TAG as CACHEDIR_TAG
-from aeon_evals.fsio import atomic_write
+from aeon_evals.fsio import atomic_write, atomic_write_parts
 from aeon_evals.fsio import read_cache as read_cache_file
 from aeon_evals.metrics_file import AGE, BYTES, QUALITY, WORDS, Sample
 from aeon_evals.model import Status
@@ -53,6 +54,20 @@ _NONE = {"q": NONE_INT, "i": NONE_I32}
 _NAN = float("nan")  # None in a float64 column (a column holding a real NaN is kept as JSON)
 INT64 = (-(2**63) + 1, 2**63 - 1)
 INT32 = (-(2**31) + 1, 2**31 - 1)
+
+# An int column: an array, or a read-only view of history.bin's bytes cast to the item type.
+Ints: TypeAlias = "array[int] | memoryview"
+Bytes: TypeAlias = "bytes | memoryview"  # a string table's bytes: its own, or a view of the file's
+
+
+def _array(code: str, data: Any) -> Any:
+    """`data` (an array, or a view of history.bin's bytes cast to `code`) as an array."""
+    if isinstance(data, array):
+        return data
+    out = array(code)
+    out.frombytes(data.cast("B"))
+    return out
+
 
 # A source: (path relative to the root, "run" | "article", day ordinal, inode, size, mtime_ns).
 Source = tuple[str, str, int, int, int, int, int]  # rel, kind, day, inode, size, mtime, ctime
@@ -129,12 +144,18 @@ class NumColumn:
         return NumColumn(self.kind, self.data[:n])
 
     def plus(self, other: NumColumn, numeric: type) -> NumColumn:
-        if self.kind == other.kind:
-            return NumColumn(self.kind, self.data + other.data)
-        if other.empty() and self.kind != "j":  # no value: any array kind takes it
-            return NumColumn(self.kind, self.data + NumColumn.none(self.kind, len(other)).data)
+        kind = self.kind
+        if kind == other.kind:
+            if kind == "j":
+                return NumColumn(kind, self.data + other.data)
+            return NumColumn(kind, _array(kind, self.data) + _array(kind, other.data))
+        if other.empty() and kind != "j":  # no value: any array kind takes it
+            return NumColumn(kind, _array(kind, self.data) + NumColumn.none(kind, len(other)).data)
         if self.empty() and other.kind != "j":
-            return NumColumn(other.kind, NumColumn.none(other.kind, len(self)).data + other.data)
+            return NumColumn(
+                other.kind,
+                NumColumn.none(other.kind, len(self)).data + _array(other.kind, other.data),
+            )
         return NumColumn.of([*self.values(), *other.values()], numeric)
 
     def empty(self) -> bool:
@@ -156,9 +177,7 @@ class StrColumn:
 
     __slots__ = ("_ascii", "_first", "_memo", "ends", "hex32", "index", "text")
 
-    def __init__(
-        self, text: bytes, ends: array[int], index: array[int], *, hex32: bool = False
-    ) -> None:
+    def __init__(self, text: Bytes, ends: Ints, index: Ints, *, hex32: bool = False) -> None:
         self.text, self.ends, self.index, self.hex32 = text, ends, index, hex32
         self._memo: dict[int, str] = {}
         self._ascii: str | None = None  # the text when it is ASCII ("" when it is not)
@@ -194,7 +213,7 @@ class StrColumn:
                 found = self.text[32 * at : 32 * at + 32].hex()
             else:
                 start = self.ends[at - 1] if at else 0
-                found = self.text[start : self.ends[at]].decode("utf-8", "surrogatepass")
+                found = str(self.text[start : self.ends[at]], "utf-8", "surrogatepass")
             self._memo[at] = found
         return found
 
@@ -216,7 +235,7 @@ class StrColumn:
         in the table twice); worked out once."""
         first = self._first
         if first is None:
-            raw = self.text
+            raw = bytes(self.text)
             if self.hex32:
                 starts: Iterable[int] = range(0, len(raw), 32)
                 ends: Iterable[int] = range(32, len(raw) + 32, 32)
@@ -235,8 +254,12 @@ class StrColumn:
         raw = self.text
         if self.hex32:
             return [None if at < 0 else raw[32 * at : 32 * at + 32].hex() for at in index]
+        if self._ascii is None and 4 * len(index) < len(self.ends):
+            entry = self.entry  # a few samples of many strings (drift's tail): those decoded only
+            return [None if at < 0 else entry(at) for at in index]
         if self._ascii is None:
-            self._ascii = raw.decode("ascii") if raw.isascii() else ""
+            whole = bytes(raw)
+            self._ascii = whole.decode("ascii") if whole.isascii() else ""
         text = self._ascii
         if not text:
             entry = self.entry
@@ -249,17 +272,20 @@ class StrColumn:
         return StrColumn(self.text, self.ends, self.index[:n], hex32=self.hex32)
 
     def plus(self, other: StrColumn) -> StrColumn:
+        index = _array("i", self.index)
         if not other.count():  # no string at all: any table takes it
-            return StrColumn(self.text, self.ends, self.index + other.index, hex32=self.hex32)
+            joined = index + _array("i", other.index)
+            return StrColumn(self.text, self.ends, joined, hex32=self.hex32)
         if not self.count():
-            return StrColumn(other.text, other.ends, self.index + other.index, hex32=other.hex32)
+            joined = index + _array("i", other.index)
+            return StrColumn(other.text, other.ends, joined, hex32=other.hex32)
         if self.hex32 != other.hex32:
             return StrColumn.of([*self.values(), *other.values()])
         base = self.count()
-        index = self.index + array("i", [-1 if at < 0 else at + base for at in other.index])
+        index = index + array("i", [-1 if at < 0 else at + base for at in other.index])
         size = len(self.text)
-        ends = self.ends + array("q", [e + size for e in other.ends])
-        return StrColumn(self.text + other.text, ends, index, hex32=self.hex32)
+        ends = _array("q", self.ends) + array("q", [e + size for e in other.ends])
+        return StrColumn(bytes(self.text) + bytes(other.text), ends, index, hex32=self.hex32)
 
 
 _HEX = re.compile("[0-9a-f]*")  # SHA-256s end to end
@@ -274,7 +300,7 @@ class NumericColumn:
 
     __slots__ = ("_by_label", "_labels", "index", "table")
 
-    def __init__(self, table: list[Numeric], index: array[int]) -> None:
+    def __init__(self, table: list[Numeric], index: Ints) -> None:
         self.table, self.index = table, index
         self._by_label: dict[str, list[float | None]] = {}
         self._labels: set[str] | None = None
@@ -316,7 +342,7 @@ class NumericColumn:
 
     def plus(self, other: NumericColumn) -> NumericColumn:
         both = NumericColumn.of([other.table[at] for at in other.index], self.table)
-        return NumericColumn(both.table, self.index + both.index)
+        return NumericColumn(both.table, _array("i", self.index) + both.index)
 
 
 class SkillColumns:
@@ -341,8 +367,8 @@ class SkillColumns:
 
     def __init__(
         self,
-        day_ords: array[int],
-        status_codes: array[int],
+        day_ords: Ints,
+        status_codes: Ints,
         words: NumColumn,
         bytes_: NumColumn,
         ages: NumColumn,
@@ -351,8 +377,8 @@ class SkillColumns:
         shas: StrColumn,
         causes: StrColumn,
         numeric: NumericColumn,
-        kinds: array[int],
-        sources: array[int],
+        kinds: Ints,
+        sources: Ints,
     ) -> None:
         self.day_ords, self.status_codes = day_ords, status_codes
         self.words, self.bytes, self.ages, self.qualities = words, bytes_, ages, qualities
@@ -529,8 +555,8 @@ class SkillColumns:
         if not len(self):
             return other
         return SkillColumns(
-            self.day_ords + other.day_ords,
-            self.status_codes + other.status_codes,
+            _array("i", self.day_ords) + _array("i", other.day_ords),
+            _array("b", self.status_codes) + _array("b", other.status_codes),
             self.words.plus(other.words, int),
             self.bytes.plus(other.bytes, int),
             self.ages.plus(other.ages, float),
@@ -539,8 +565,8 @@ class SkillColumns:
             self.shas_col.plus(other.shas_col),
             self.causes_col.plus(other.causes_col),
             self.numeric.plus(other.numeric),
-            self.kinds + other.kinds,
-            self.sources + other.sources,
+            _array("b", self.kinds) + _array("b", other.kinds),
+            _array("i", self.sources) + _array("i", other.sources),
         )
 
 
@@ -611,8 +637,11 @@ class SampleMap(Mapping[str, Sequence[Sample]]):
     ) -> None:
         self._columns = dict(columns)
         self._lists: dict[str, list[Sample]] = dict(lists or {})
-        # skill → (the map whose samples it extends, the sample added): joined when first read
+        # skill → (the map whose samples it extends, the sample added): joined when read, and
+        # only the last one joined is kept (a page reads one skill at a time: the joined columns
+        # of every skill would be a second copy of the history)
         self._pending: dict[str, tuple[SampleMap, Sample]] = dict(pending or {})
+        self._joined: tuple[str, SkillColumns] | None = None
         self._last: tuple[str, Samples] | None = None
 
     @classmethod
@@ -646,13 +675,16 @@ class SampleMap(Mapping[str, Sequence[Sample]]):
         if skill not in self._columns:
             return EMPTY
         cols = self._columns[skill]
-        if cols is None:
-            pending = self._pending.pop(skill, None)
-            if pending is not None:
-                cols = _then(pending[0].columns(skill), pending[1])
-            else:
-                cols = SkillColumns.of(self._lists[skill])
-            self._columns[skill] = cols
+        if cols is not None:
+            return cols
+        pending = self._pending.get(skill)
+        if pending is None:
+            cols = self._columns[skill] = SkillColumns.of(self._lists[skill])
+            return cols
+        if self._joined is not None and self._joined[0] == skill:
+            return self._joined[1]
+        cols = _then(pending[0].columns(skill), pending[1])
+        self._joined = (skill, cols)
         return cols
 
     def with_samples(self, samples: Mapping[str, Sample]) -> SampleMap:
@@ -684,7 +716,7 @@ class CacheError(ValueError):
     """A cache file that cannot be used (damaged, another version or code): never reported."""
 
 
-def _encode_num(col: NumColumn, parts: list[bytes], size: list[int]) -> list[Any]:
+def _encode_num(col: NumColumn, parts: list[Bytes], size: list[int]) -> list[Any]:
     if col.kind == "j":
         return ["j", _put(json.dumps(col.data).encode(), parts, size)]
     raw = col.data.tobytes()
@@ -700,21 +732,25 @@ _ALL_NONE = {
 }
 
 
-def _encode_index(index: array[int], parts: list[bytes], size: list[int]) -> list[int] | None:
+def _encode_index(index: Ints, parts: list[Bytes], size: list[int]) -> list[int] | None:
     """A string column's index, or None when every sample has no string."""
-    if index.count(-1) == len(index):
+    raw = index.tobytes()
+    if raw == _NO_INDEX * len(index):
         return None
-    return _put(index.tobytes(), parts, size)
+    return _put(raw, parts, size)
 
 
-def _put(raw: bytes, parts: list[bytes], size: list[int]) -> list[int]:
+_NO_INDEX = array("i", [-1]).tobytes()
+
+
+def _put(raw: Bytes, parts: list[Bytes], size: list[int]) -> list[int]:
     at = size[0]
     parts.append(raw)
     size[0] += len(raw)
     return [at, len(raw)]
 
 
-def _encode(cols: SkillColumns, parts: list[bytes], size: list[int]) -> list[Any]:
+def _encode(cols: SkillColumns, parts: list[Bytes], size: list[int]) -> list[Any]:
     put = _put
     return [
         len(cols),
@@ -751,9 +787,10 @@ class _Reader:
             raise CacheError("truncated")
         return view
 
-    def arr(self, code: str, where: Any, n: int) -> array[int]:
-        out = array(code)
-        out.frombytes(self.raw(where))
+    def arr(self, code: str, where: Any, n: int) -> Any:
+        """The file's bytes at `where` as `n` items of type `code` (a view: not copied)."""
+        view: Any = self.raw(where)
+        out = view.cast(code)  # (a TypeError when not a whole number of items)
         if len(out) != n:
             raise CacheError("column length")
         return out
@@ -773,16 +810,16 @@ class _Reader:
 
     def strings(self, spec: Any, n: int) -> StrColumn:
         text, ends, index = spec
-        raw = bytes(self.raw(text))
+        raw = self.raw(text)
         at = array("i", [-1]) * n if index is None else self.arr("i", index, n)
-        col = StrColumn(raw, array("q"), at, hex32=ends is None)
+        col = StrColumn(
+            raw, array("q") if ends is None else self.raw(ends).cast("q"), at, hex32=ends is None
+        )
         if ends is None:
             if len(raw) % 32:
                 raise CacheError("string column")
-        else:
-            col.ends.frombytes(self.raw(ends))
-            if (col.ends[-1] if col.ends else 0) != len(raw):
-                raise CacheError("string column")
+        elif (col.ends[-1] if len(col.ends) else 0) != len(raw):
+            raise CacheError("string column")
         # (a negative index is no string: it never indexes the table)
         if col.index and max(col.index) >= col.count():
             raise CacheError("string column")
@@ -959,19 +996,16 @@ def write_cache(path: Path, cached: Cached, code: str) -> None:
     """Write the cache (atomically, not synced: a file cut short by a crash is a miss); a failure
     is never an error (the cache is optional). The columns' bytes `cached` was read with are
     written as they were (`Cached.encoded`)."""
-    parts: list[bytes | memoryview]
+    parts: list[Bytes] = []
     if cached.encoded is not None:
         skills, blob, crc = cached.encoded
-        parts = [blob]
+        parts.append(blob)
     else:
-        encoded: list[bytes] = []
         size = [0]
-        skills = [[skill, _encode(cols, encoded, size)] for skill, cols in cached.columns.items()]
+        skills = [[skill, _encode(cols, parts, size)] for skill, cols in cached.columns.items()]
         crc = 0
-        for part in encoded:
+        for part in parts:
             crc = zlib.crc32(part, crc)
-        parts = [*encoded]
-        del encoded
     header = json.dumps(
         {
             "version": VERSION,
@@ -994,6 +1028,7 @@ def write_cache(path: Path, cached: Cached, code: str) -> None:
         for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", CACHEDIR_TAG)):
             if not (path.parent / name).exists():  # the folder is git-ignored and tagged
                 atomic_write(path.parent / name, text)
-        raw = b"".join([MAGIC, len(header).to_bytes(8, "little"), header, *parts])
-        del parts  # a year of a large fleet: tens of MB, held once
-        atomic_write(path, raw, sync=False)
+        # the parts one after another: a year of a large fleet is tens of MB, not joined first
+        atomic_write_parts(
+            path, [MAGIC, len(header).to_bytes(8, "little"), header, *parts], sync=False
+        )

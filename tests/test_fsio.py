@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aeon_evals.fsio import encoded, rel_path, write_if_changed
+from aeon_evals.fsio import atomic_write_parts, encoded, rel_path, write_if_changed
 
 
 def test_write_if_changed_keeps_an_identical_file(tmp_path: Path) -> None:
@@ -29,6 +29,21 @@ def test_write_if_changed_keeps_an_identical_file(tmp_path: Path) -> None:
 )
 def test_encoded_is_what_atomic_write_writes(data: str | bytes, expected: bytes) -> None:
     assert encoded(data) == expected
+
+
+def test_atomic_write_parts_writes_the_parts_end_to_end_and_keeps_the_mode(
+    tmp_path: Path,
+) -> None:
+    """history.bin is written from its header and a view of the columns' bytes it was read
+    from, without joining them in memory first."""
+    path = tmp_path / "history.bin"
+    path.write_bytes(b"old")
+    path.chmod(0o600)
+    blob = bytes(range(256)) * 64
+    atomic_write_parts(path, [b"AE", memoryview(blob)[10:], b""], sync=False)
+    assert path.read_bytes() == b"AE" + blob[10:]
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["history.bin"]  # no temporary file left
 
 
 def test_rel_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

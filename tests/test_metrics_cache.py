@@ -497,6 +497,9 @@ def test_a_run_recorded_into_the_history_joins_each_skill_when_read_as_the_sampl
             expected = History(want, base.scores)
             for skill in want:
                 assert recorded.every_series(skill, names) == expected.every_series(skill, names)
+            for skill in reversed(want):  # read again, in another order: joined again
+                assert recorded.columns(skill).samples() == want[skill]
+                assert list(recorded.samples[skill]) == want[skill]
             assert {k: list(v) for k, v in base.samples.items()} == {
                 k: list(v) for k, v in _cold(root).samples.items()
             }  # the history it extends is unchanged
