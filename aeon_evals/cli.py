@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.ERROR
     except KeyboardInterrupt:
         print("aeon-evals: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except Exception:
         return _internal()
 

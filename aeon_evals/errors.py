@@ -20,6 +20,8 @@ class ExitCode(enum.IntEnum):
     NOTHING_EVALUATED = 5  # no skill in scope (e.g. --skill NAME with no spec)
     NOT_OURS = 6  # today's article was written by someone else (the LLM skill); --force replaces it
     INTERNAL = 70  # a bug: the traceback is printed
+    INTERRUPTED = 130  # Ctrl-C (SIGINT): 128 + 2, as a shell reports it
+    TERMINATED = 143  # SIGTERM (`kill`, a CI job's timeout): 128 + 15; the run unwound first
 
 
 EXIT_MEANINGS: dict[ExitCode, str] = {
@@ -42,6 +44,11 @@ EXIT_MEANINGS: dict[ExitCode, str] = {
         "without --force"
     ),
     ExitCode.INTERNAL: "internal error (a bug): the traceback is printed",
+    ExitCode.INTERRUPTED: "interrupted (Ctrl-C); temp files removed, the lock released",
+    ExitCode.TERMINATED: (
+        "stopped by SIGTERM (kill, a CI timeout): temp files removed, a forked child stopped, "
+        "the lock released"
+    ),
 }
 
 
