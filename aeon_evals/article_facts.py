@@ -13,7 +13,6 @@ from aeon_evals.manifest import Manifest
 from aeon_evals.model import ParsedArticle
 from aeon_evals.patches import spec_patches
 from aeon_evals.registry import Registry
-from aeon_evals.scope import Scope
 from aeon_evals.state import StateSources
 
 
@@ -51,17 +50,6 @@ def spec_problems(
     ]
     problems += spec_patches(manifest)  # validate's warnings about specs, as Patch items
     return [p for p in problems if skill in (None, p[0])]
-
-
-def unscored(scope: Scope) -> list[tuple[str, str]]:
-    """The skills evaluated on nothing, with the reason: no usable contract, or not scorable."""
-    return [
-        *scope.without,
-        *(
-            (skill, "scorable: false in its SKILL.md: listed, not scored")
-            for skill in scope.unscored
-        ),
-    ]
 
 
 def add_specs(found: audit_stage.AuditReport, registry: Registry) -> list[report.AddSpec]:

@@ -51,6 +51,8 @@ class AuditReport:
     coverage: Coverage  # enabled skills with a spec / enabled skills
     orphans: tuple[Orphan, ...]
     no_folder: tuple[str, ...] = ()  # enabled in aeon.yml, but no skills/<name>/ folder
+    # enabled, no spec, and never a gap: Aeon's LLM-run skill-evals, which this tool replaces
+    not_counted: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     # the output contract of each enabled skill with a SKILL.md (all of them when the caller
     # passed them in; else the uncovered ones)
@@ -116,6 +118,8 @@ def infer_pattern(root: Path, skill: str) -> str:
 
 
 # --- the audit ---------------------------------------------------------------------------------
+
+NOT_COUNTED_WHY = "Aeon's LLM-run skill that aeon-evals replaces: never evaluated, never a gap"
 
 
 def contract_of(root: Path, skill: str) -> Contract | None:
@@ -189,6 +193,7 @@ def audit(
         coverage=Coverage(len(enabled & spec_skills), len(enabled)),
         orphans=orphans,
         no_folder=tuple(sorted(enabled - folders)),
+        not_counted=tuple(sorted(enabled & {LLM_SKILL} - spec_skills)),
         warnings=tuple(warnings),
         contracts={k: known[k] for k in sorted(known) if k in enabled},
     )

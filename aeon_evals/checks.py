@@ -53,11 +53,22 @@ class Context:
 
 
 def error_result(skill: str, problems: tuple[Problem, ...], ctx: Context) -> SkillResult:
-    """A spec that failed validation: the skill is reported as ERROR, not as failing."""
+    """A spec that failed validation: the skill is reported as ERROR, not as failing. The cause
+    names the spec's field (`spec_error:min_words`), or the skill for the spec as a whole."""
     causes = tuple(
-        Cause(Status.ERROR, f"spec_error:{p.where.split('.', 2)[-1]}", p.message) for p in problems
+        Cause(Status.ERROR, f"spec_error:{_spec_field(skill, p.where)}", p.message)
+        for p in problems
     )
     return _finish(skill, Status.ERROR, causes, ctx)
+
+
+def _spec_field(skill: str, where: str) -> str:
+    """`skills.<skill>.<field>` → `<field>`; `skills.<skill>` → `<skill>`. Cut by the skill's
+    own name: a name may hold dots (`a.b`, `./escape`), so splitting at dots lost its start."""
+    head = f"skills.{skill}"
+    if where.startswith(head + "."):
+        return where[len(head) + 1 :]
+    return skill if where == head else where
 
 
 def _finish(

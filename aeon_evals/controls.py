@@ -20,14 +20,24 @@ def escape_controls(text: str) -> str:
     return _CONTROLS.sub(_show, text) if _CONTROLS.search(text) else text
 
 
-def one_line(text: str) -> str:
+def one_line(text: str, *, tabs: bool = False) -> str:
     """`text` on one line: line breaks shown as `\\n` (a pattern with a newline cannot start a
-    heading of its own in a log or a list), other controls escaped."""
+    heading of its own in a log or a list), other controls escaped; with `tabs`, a tab shown as
+    `\\t` too (a line that names skills: see show_name)."""
     if _LINE_BREAKS.search(text):
         text = _LINE_BREAKS.sub(lambda m: "\\r\\n" if m.group(0) == "\r\n" else "\\n", text)
-    return escape_controls(text)
+    text = escape_controls(text)
+    return text.replace("\t", "\\t") if tabs and "\t" in text else text
 
 
 def has_controls(text: str) -> bool:
     """True when `escape_controls` would change `text`."""
     return _CONTROLS.search(text) is not None
+
+
+def show_name(name: str) -> str:
+    """A name (a skill's folder, an aeon.yml key) as printed: on one line, every control
+    character shown escaped, a tab as `\\t` too (in a name it is never layout, and raw it
+    shifts the columns of a table or a listing). The article's parser reads the shown name
+    back, so a run matches a skill to its previous row by it."""
+    return name if name.isprintable() else one_line(name, tabs=True)

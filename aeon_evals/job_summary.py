@@ -9,7 +9,7 @@ from urllib.parse import quote
 from aeon_evals import mdtable
 from aeon_evals.ci import FailOn, fail_reason
 from aeon_evals.mdtable import escape_cell
-from aeon_evals.render import cause_text, coverage_line
+from aeon_evals.render import cause_text, coverage_line, no_actions
 from aeon_evals.report import Row
 from aeon_evals.run_model import RunOutcome
 
@@ -37,8 +37,10 @@ def article_url(env: Mapping[str, str], article_path: str) -> str | None:
 
 def _md_cell(text: str) -> str:
     text = text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
-    # The summary is rendered as HTML by GitHub: keep skill data from opening tags.
-    return escape_cell(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # The summary is rendered as HTML by GitHub: keep skill data from opening tags. A tab (in a
+    # skill name, a cause) is shown as `\t`, as the article shows it (controls.show_name).
+    text = escape_cell(text).replace("\t", "\\t")
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class _Budget:
@@ -149,7 +151,7 @@ def job_summary(
                 "",
             ]
         else:
-            queue = ["Action Queue: none — all green.", ""]
+            queue = [f"Action Queue: {no_actions(n.verdict)}.", ""]
         for line in queue:
             budget.take(line)
         out += queue

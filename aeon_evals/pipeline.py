@@ -12,7 +12,7 @@ from pathlib import Path
 
 from aeon_evals import metrics, render, report
 from aeon_evals import scope as scope_stage
-from aeon_evals.article_facts import add_specs, coverage_audit, spec_problems, unscored
+from aeon_evals.article_facts import add_specs, coverage_audit, spec_problems
 from aeon_evals.article_facts import sources as article_sources
 from aeon_evals.artifacts import skipped
 from aeon_evals.catalog_summary import CatalogSummary, catalog_summary
@@ -163,7 +163,8 @@ def _run(opts: RunOptions) -> RunOutcome:
         legacy_pct=previous_pct if comparable_pct is None else None,
         contracts=None if mode is ContractsMode.OFF else inferred.line(),
         inferred_counts=report.count(rows, reported=True) if mode is ContractsMode.REPORT else None,
-        without=unscored(inferred) if opts.skill is None else [],
+        without=list(inferred.without) if opts.skill is None else [],
+        unscored=list(inferred.unscored) if opts.skill is None else [],
         catalog=catalog,
     )
     outcome = RunOutcome(

@@ -8,7 +8,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from aeon_evals import daylog, mdtable
-from aeon_evals.controls import one_line
+from aeon_evals.controls import one_line, show_name
 from aeon_evals.history import cell_as_parsed, parse_article
 from aeon_evals.model import Coverage, DiffLabel, ParsedArticle, Status, Verdict
 from aeon_evals.report import DiffCounts, Numbers, Row, counted, coverage_change, numbers
@@ -30,7 +30,14 @@ RESULT_HEADER = [
 # history.parse_article finds this section by its title's start: keep "Inferred contracts" first
 INFERRED_HEADING = "## Inferred contracts (from SKILL.md; report only: no issues, no verdict)"
 WITHOUT_HEADING = "## Without a contract (enabled, not in evals.json, no usable SKILL.md contract)"
-EMPTY_QUEUE = "Action Queue: none — all green."
+UNSCORED_HEADING = "## Listed, not scored (enabled, `scorable: false` in their SKILL.md)"
+GAPS_HEADING = "## Coverage Gaps (enabled in aeon.yml, missing from evals.json)"
+
+
+def no_actions(verdict: Verdict) -> str:
+    """What an empty Action Queue says: "all green" only when the verdict is OK or RECOVERED (a
+    coverage cliff, or a broken aeon.yml, can leave nothing to do and still not be green)."""
+    return "none — all green" if verdict in (Verdict.OK, Verdict.RECOVERED) else "none"
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,7 @@ class ArticleData:
     )
     inferred_counts: DiffCounts | None = None  # the Inferred contracts section's own diff (report)
     without: list[tuple[str, str]] = field(default_factory=list)  # (skill, why no contract)
+    unscored: list[str] = field(default_factory=list)  # `scorable: false`: listed, not scored
     catalog: CatalogSummary | None = None  # `aeon-evals lint`'s checks; None: no SKILL.md at all
 
     @functools.cached_property
@@ -154,7 +162,7 @@ def full_result_cells(row: Row) -> list[str]:
         assert previous is not None
         return [previous.skill, "—", row.diff, "no longer in evals.json", "—", "—", "—", "—"]
     return [
-        result.skill,
+        show_name(result.skill),
         result.status.value,
         row.diff,
         result.root_cause,
@@ -248,11 +256,11 @@ def _article_lines(
     if data.actions:
         out += [
             "## Action Queue",
-            *[f"{i}. {one_line(a)}" for i, a in enumerate(data.actions, 1)],
+            *[f"{i}. {one_line(a, tabs=True)}" for i, a in enumerate(data.actions, 1)],
             "",
         ]
     else:
-        out += [EMPTY_QUEUE, ""]
+        out += [f"Action Queue: {no_actions(data.verdict)}.", ""]
 
     regressions = [
         r
@@ -266,7 +274,7 @@ def _article_lines(
         out += mdtable.table(
             ["Skill", "Status", "Root cause", "Issue"],
             [
-                [r.skill, r.diff, cause_text(r), r.issue or "—"]
+                [show_name(r.skill), r.diff, cause_text(r), r.issue or "—"]
                 for r in sorted(regressions, key=_status_order)
             ],
         )
@@ -278,7 +286,7 @@ def _article_lines(
             ["Skill", "Was", "Now"],
             [
                 [
-                    r.skill,
+                    show_name(r.skill),
                     f"{r.previous.status.value} ({r.previous.root_cause})" if r.previous else "—",
                     str(r.status),
                 ]
@@ -293,7 +301,7 @@ def _article_lines(
             ["Skill", "Status", "Root cause", "Issue", "Failing since"],
             [
                 [
-                    r.skill,
+                    show_name(r.skill),
                     str(r.status),
                     cause_text(r),
                     r.issue or "—",
@@ -322,26 +330,34 @@ def _article_lines(
         out += mdtable.table(RESULT_HEADER, inferred_cells)
         inferred_span = (len(out) - len(inferred_cells), len(out))
         out.append("")
-    if data.without:
-        out += [WITHOUT_HEADING]
-        for skill, why in data.without[:MAX_GAP_LINES]:
-            out.append(f"- {skill} — {why}")
-        if len(data.without) > MAX_GAP_LINES:
-            out.append(f"+{len(data.without) - MAX_GAP_LINES} more")
-        out.append("")
-    if data.gaps:
-        out += ["## Coverage Gaps (enabled in aeon.yml, missing from evals.json)"]
-        for skill, pattern in data.gaps[:MAX_GAP_LINES]:
-            out.append(
-                f"- {skill} — inferred pattern: `{pattern}`"
-                if pattern
-                else f"- {skill} — no output pattern inferred"
-            )
-        if len(data.gaps) > MAX_GAP_LINES:
-            out.append(f"+{len(data.gaps) - MAX_GAP_LINES} more")
-        out.append("")
-    out += ["## Sources", *[f"- {one_line(s)}" for s in data.sources]]
+    out += _listed(
+        WITHOUT_HEADING,
+        [f"{show_name(skill)} — {one_line(why, tabs=True)}" for skill, why in data.without],
+    )
+    out += _listed(UNSCORED_HEADING, [show_name(skill) for skill in data.unscored])
+    # a skill listed, not scored, is no gap: it has no spec to add
+    unscored = set(data.unscored)
+    out += _listed(
+        GAPS_HEADING,
+        [
+            f"{show_name(skill)} — inferred pattern: `{one_line(pattern, tabs=True)}`"
+            if pattern
+            else f"{show_name(skill)} — no output pattern inferred"
+            for skill, pattern in data.gaps
+            if skill not in unscored
+        ],
+    )
+    out += ["## Sources", *[f"- {one_line(s, tabs=True)}" for s in data.sources]]
     return out, (span, inferred_span), (cells, inferred_cells)
+
+
+def _listed(heading: str, items: list[str]) -> list[str]:
+    """A short list section: the heading, at most MAX_GAP_LINES items, `+N more`, a blank line;
+    nothing when there are no items."""
+    if not items:
+        return []
+    more = [f"+{len(items) - MAX_GAP_LINES} more"] if len(items) > MAX_GAP_LINES else []
+    return [heading, *(f"- {item}" for item in items[:MAX_GAP_LINES]), *more, ""]
 
 
 def log_section(data: ArticleData, *, article: str, filed: list[str], closed: list[str]) -> str:
@@ -357,7 +373,11 @@ def log_section(data: ArticleData, *, article: str, filed: list[str], closed: li
                 f"- Issues filed: {', '.join(filed) or 'none'}",
                 f"- Issues closed: {', '.join(closed) or 'none'}",
                 "- Action queue head: "
-                f"{one_line(data.actions[0]) if data.actions else 'none — all green'}",
+                + (
+                    one_line(data.actions[0], tabs=True)
+                    if data.actions
+                    else no_actions(data.verdict)
+                ),
                 f"- Article: {article}",
             ]
         )
@@ -373,12 +393,12 @@ def notify_body(data: ArticleData, *, article: str) -> str:
         f"*Skill Evals — {n.verdict.value}*",
         f"{n.counts.new_fail} new fail · {n.counts.fixed} fixed · coverage "
         f"{pct_text(n.coverage.pct)}%",
-        f"Top action: {one_line(n.actions[0]) if n.actions else 'none'}",
+        f"Top action: {one_line(n.actions[0], tabs=True) if n.actions else 'none'}",
         f"Article: {article}",
     ]
     by_skill = {r.skill: r for r in data.rows}
     lines += [
-        f"{skill}: {one_line(result.root_cause)}"
+        f"{show_name(skill)}: {one_line(result.root_cause)}"
         for skill in n.regressions[:3]
         if (result := by_skill[skill].result) is not None
     ]
@@ -387,7 +407,7 @@ def notify_body(data: ArticleData, *, article: str) -> str:
         for skill in n.worse[:3]:
             row = by_skill[skill]
             before = row.previous.status.value if row.previous else "?"
-            named.append(f"{skill} {before}→{row.status}")
+            named.append(f"{show_name(skill)} {before}→{row.status}")
         more = f" (+{len(n.worse) - 3} more)" if len(n.worse) > 3 else ""
         lines.append("Worse: " + ", ".join(named) + more)
     return "\n".join(lines)

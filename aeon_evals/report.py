@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from aeon_evals.controls import show_name
 from aeon_evals.drift import drift_action
 from aeon_evals.model import (
     ArticleRow,
@@ -155,17 +156,17 @@ def build_rows(
     bootstrap = prior is None
     seen: set[str] = set()
     for result in results:
-        seen.add(result.skill)
-        previous = (
-            prior.rows.get(result.skill) or prior.inferred_rows.get(result.skill) if prior else None
-        )
+        # the article shows a name with a control character escaped, and is read back so
+        shown = show_name(result.skill)
+        seen.add(shown)
+        previous = prior.rows.get(shown) or prior.inferred_rows.get(shown) if prior else None
         label = diff_label(
             previous.status if previous else None, result.status, bootstrap=bootstrap
         )
         since = None
         issue = None
         if result.status.failing:
-            carried = prior.failing_since.get(result.skill) if prior else None
+            carried = prior.failing_since.get(shown) if prior else None
             if label is DiffLabel.STILL_FAIL:
                 since = FailingSince(
                     carried.since if carried else prior.day if prior else today,
@@ -174,7 +175,7 @@ def build_rows(
             else:
                 since = FailingSince(today, None)
             issue = since.issue
-        statuses = [*history.get(result.skill, []), result.status]
+        statuses = [*history.get(shown, []), result.status]
         rows.append(
             Row(
                 result,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from aeon_evals import checks
 from aeon_evals import notify as notifier
 from aeon_evals.artifacts import NOT_SENT, Artifact
+from aeon_evals.controls import show_name
 from aeon_evals.issues import IssueOutcome, IssueRef
 from aeon_evals.layout import Layout
 from aeon_evals.model import ContractsMode, ParsedArticle, SkillResult, Verdict
@@ -66,8 +67,8 @@ class RunOutcome:
     metrics: History | None = None  # the metrics history before this run (docs/metrics.md)
 
     def ledger(self) -> list[str]:
-        filed = ", ".join(f"{i.id} ({i.skill})" for i in self.issues.filed) or "none"
-        closed = ", ".join(f"{i.id} ({i.skill})" for i in self.issues.closed) or "none"
+        filed = ", ".join(f"{i.id} ({show_name(i.skill)})" for i in self.issues.filed) or "none"
+        closed = ", ".join(f"{i.id} ({show_name(i.skill)})" for i in self.issues.closed) or "none"
         return [
             f"verdict: {self.verdict.value}",
             f"article: {self.article_written}",

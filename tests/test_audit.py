@@ -729,3 +729,33 @@ def test_audit_never_lists_skill_evals_itself_as_a_gap(tmp_path: Path, cli: Cli)
     assert "skill-evals" not in json.loads(out)
     code, out, _ = cli("audit", "--root", str(root))
     assert "✗ skill-evals " not in out
+
+
+def test_audit_96_and_contracts_97_skills_disagreed_silently(tmp_path: Path, cli: Cli) -> None:
+    """On aeonfun `audit` counted 96 skills with a contract and `contracts` showed 97 enabled:
+    skill-evals (the LLM-run skill aeon-evals replaces) was left out of the one without a word.
+    Both now say it is not counted, and why; every other enabled skill is counted by both."""
+    root = tmp_path / "i"
+    shutil.copytree(realdata() / "instances" / "aeonfun__aeon@2026-05-03", root)
+    code, out, _ = cli("audit", "--root", str(root))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[2].startswith("Contracts: 96 enabled skills have an output contract")
+    assert lines[3] == (
+        "Not counted: skill-evals (Aeon's LLM-run skill that aeon-evals replaces: never "
+        "evaluated, never a gap)"
+    )
+    code, out, _ = cli("audit", "--json", "--root", str(root))
+    audited = json.loads(out)
+    assert [n["skill"] for n in audited["not_counted"]] == ["skill-evals"]
+    code, out, _ = cli("contracts", "--json", "--root", str(root))
+    shown = json.loads(out)["skills"]
+    enabled = {s for s, entry in shown.items() if entry["enabled"]}
+    counted = {s for s in enabled if not shown[s]["not_counted"]}
+    assert len(enabled) == 97 and enabled - counted == {"skill-evals"}
+    assert counted == set(audited["contracts"])  # the same 96 skills
+    code, out, _ = cli("contracts", "skill-evals", "--root", str(root))
+    assert out.splitlines()[0] == (
+        "skill-evals  (enabled · not counted: Aeon's LLM-run skill that aeon-evals replaces: "
+        "never evaluated, never a gap)"
+    )

@@ -12,6 +12,7 @@ from typing import Any
 from aeon_evals import audit, stubs
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import load_contracts
+from aeon_evals.controls import show_name
 from aeon_evals.manifest import parse_manifest, read_manifest_data
 from aeon_evals.problems import warning_line
 from aeon_evals.registry import load_registry
@@ -93,7 +94,8 @@ def contract_rows(found: audit.AuditReport) -> dict[str, dict[str, Any]]:
 
 def as_json(found: audit.AuditReport, warnings: list[str] | None = None) -> dict[str, Any]:
     """The old script's keys (`summary`, `covered`, `uncovered_enabled`, `uncovered_disabled`)
-    with the same meaning, plus `uncovered_unregistered`, `orphans`, `no_folder`, `warnings`."""
+    with the same meaning, plus `uncovered_unregistered`, `orphans`, `no_folder`, `not_counted`
+    (skill-evals itself, with why), `warnings`."""
     return {
         "summary": {
             "total_skills": found.total_skills,
@@ -115,6 +117,7 @@ def as_json(found: audit.AuditReport, warnings: list[str] | None = None) -> dict
         "uncovered_unregistered": list(found.uncovered_unregistered),
         "orphans": [{"skill": o.skill, "closest": o.closest} for o in found.orphans],
         "no_folder": list(found.no_folder),
+        "not_counted": [{"skill": s, "reason": audit.NOT_COUNTED_WHY} for s in found.not_counted],
         "warnings": list(warnings or []),
         "contracts": contract_rows(found),
     }
@@ -133,12 +136,15 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
     rows = contract_rows(found)
     if rows:
         inferred = [s for s, r in rows.items() if r["contract_source"]]
-        without = [f"{s} ({r['reason']})" for s, r in rows.items() if not r["contract_source"]]
+        without = [
+            f"{show_name(s)} ({r['reason']})" for s, r in rows.items() if not r["contract_source"]
+        ]
         lines.append(
             f"Contracts: {len(inferred)} enabled skills have an output contract in their SKILL.md"
             " (`aeon-evals contracts` shows them; an evals.json entry overrides)"
             + (f"; without: {', '.join(without)}" if without else "")
         )
+    lines += [f"Not counted: {show_name(s)} ({audit.NOT_COUNTED_WHY})" for s in found.not_counted]
     if found.uncovered_enabled:
         lines += [
             "",
@@ -151,8 +157,8 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
             if contract is not None and not contract.scorable:
                 where += "  (scorable: false)"
             lines.append(
-                f"  ✗ {gap.skill:<{_NAME_WIDTH}} "
-                f"{gap.inferred_pattern or '(no output path found in SKILL.md)'}{where}"
+                f"  ✗ {show_name(gap.skill):<{_NAME_WIDTH}} "
+                f"{show_name(gap.inferred_pattern) or '(no output path found in SKILL.md)'}{where}"
             )
     if found.orphans:
         lines += [
@@ -161,11 +167,12 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
             "folder and no aeon.yml entry:",
         ]
         for orphan in found.orphans:
-            hint = f"did you mean {orphan.closest}?" if orphan.closest else "no similar skill"
-            lines.append(f"  ? {orphan.skill:<{_NAME_WIDTH}} {hint}")
+            closest = orphan.closest
+            hint = f"did you mean {show_name(closest)}?" if closest else "no similar skill"
+            lines.append(f"  ? {show_name(orphan.skill):<{_NAME_WIDTH}} {hint}")
     if found.no_folder:
         lines += ["", f"Enabled in aeon.yml but no skills/<name>/ folder ({len(found.no_folder)}):"]
-        lines += [f"  ! {name}" for name in found.no_folder]
+        lines += [f"  ! {show_name(name)}" for name in found.no_folder]
     if show_all:
         sections = (
             ("Covered", "✓", found.covered),
@@ -178,7 +185,7 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
                 for name in names:
                     source = rows.get(name, {}).get("contract_source") if mark == "✓" else None
                     note = f"  (evals.json; the SKILL.md contract at {source} is not used)"
-                    lines.append(f"  {mark} {name}" + (note if source else ""))
+                    lines.append(f"  {mark} {show_name(name)}" + (note if source else ""))
     elif found.uncovered_disabled or found.uncovered_unregistered:
         lines += [
             "",

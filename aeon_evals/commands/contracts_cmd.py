@@ -11,10 +11,11 @@ from typing import Any
 from aeon_evals import audit
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import Contract, ContractOutput, contract_to_json, load_contracts
+from aeon_evals.controls import show_name
 from aeon_evals.errors import ConfigError, UsageError
 from aeon_evals.manifest import EVALS_PATH, SKILL_NAME, parse_manifest, read_manifest_data
 from aeon_evals.problems import warning_line
-from aeon_evals.registry import load_registry
+from aeon_evals.registry import LLM_SKILL, load_registry
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -74,9 +75,11 @@ def render_text(
             state.append("scorable: false (listed, never scored)")
         if skill in overridden:
             state.append(f"overridden by its {EVALS_PATH} entry")
+        elif skill == LLM_SKILL and skill in enabled:
+            state.append(f"not counted: {audit.NOT_COUNTED_WHY}")
         if lines:
             lines.append("")
-        lines.append(f"{skill}  ({' · '.join(state)})")
+        lines.append(f"{show_name(skill)}  ({' · '.join(state)})")
         if not contract.outputs:
             lines.append(f"  no contract: {contract.reason}")
             continue
@@ -91,9 +94,11 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("not an Aeon instance: no skills/ folder (check --root)", path=root)
     folders = audit.skill_folders(root)
     wanted: list[str] = list(dict.fromkeys(args.skills)) or folders
-    for name in wanted:
+    for name in args.skills:  # a folder under skills/ is listed whatever its name
         if not SKILL_NAME.match(name) or name not in folders:
-            raise UsageError(f"{name!r}: no such skill (no skills/{name}/ folder)")
+            raise UsageError(
+                f"{show_name(name)!r}: no such skill (no skills/{show_name(name)}/ folder)"
+            )
     contracts = load_contracts(root, wanted, write_cache=False)  # reads the cache, writes none
     missing = [s for s in wanted if s not in contracts]
     overridden = _overrides(root)
@@ -109,11 +114,16 @@ def run(args: argparse.Namespace) -> int:
             )
             entry["enabled"] = skill in enabled
             entry["overridden_by"] = EVALS_PATH if skill in overridden else None
+            entry["not_counted"] = (
+                audit.NOT_COUNTED_WHY
+                if skill == LLM_SKILL and skill in enabled and skill not in overridden
+                else None
+            )
             data["skills"][skill] = entry
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         lines = render_text(contracts, overridden, enabled)
-        lines += [f"{s}  (no SKILL.md)" for s in missing]
+        lines += [f"{show_name(s)}  (no SKILL.md)" for s in missing]
         print("\n".join(lines))
         for warning in [*registry.warnings, *(w for c in contracts.values() for w in c.warnings)]:
             print(warning_line(warning), file=sys.stderr)
