@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from aeon_evals import audit as audit_stage
@@ -112,3 +112,28 @@ def sources(
     lines.append("issues closed: " + (", ".join(f"{i.id} ({i.skill})" for i in closed) or "none"))
     lines += [f"warning: {w}" for w in warnings]
     return lines
+
+
+# The Action Queue's order (report.action_queue): Patch, then Investigate and Dispatch, Fix, Add
+_QUEUE_ORDER = {"Patch": 0, "Investigate": 1, "Dispatch": 1, "Fix": 2, "Add": 3}
+
+
+def action_skill(action: str) -> str:
+    """The skill an Action Queue item is about: `Investigate x — …`, `Dispatch x — …`,
+    `Patch evals.json:x — …`, `Fix SKILL.md:x — …`, `Add evals.json entry for x — …`; "" for
+    the `+N more skills …` line."""
+    head = action.split(" — ", 1)[0]
+    if head.startswith("Add evals.json entry for "):
+        return head.removeprefix("Add evals.json entry for ")
+    verb, _, target = head.partition(" ")
+    return target.partition(":")[2] if verb in ("Patch", "Fix") else target
+
+
+def scoped_queue(kept: Sequence[str], skill: str, new: Sequence[str]) -> list[str]:
+    """A `--skill` run's Action Queue: today's article's items about the other skills (kept,
+    as their rows are) and `skill`'s own new ones, once each, in the queue's order, at most
+    report.MAX_ACTIONS. Without an article today, `new` as it is."""
+    items = [a for a in kept if action_skill(a) != skill]
+    merged = list(dict.fromkeys([*items, *new]))
+    merged.sort(key=lambda a: _QUEUE_ORDER.get(a.partition(" ")[0], len(_QUEUE_ORDER)))
+    return merged[: report.MAX_ACTIONS]

@@ -161,7 +161,9 @@ def audit(
         contract = known.get(skill)
         source = ""
         try:
-            if contract is None and skill in folders and contracts is None:
+            # a skill missing from `contracts` (a --skill run loads its own only) is read here:
+            # the looser heuristic alone gave another pattern than a full run's
+            if contract is None and skill in folders and skill not in known:
                 contract = contract_of(root, skill)
                 if contract is not None:
                     known[skill] = contract

@@ -159,7 +159,7 @@ def job_summary(
         by_skill = {r.skill: r for r in data.rows}
 
         def listed(skills: tuple[str, ...]) -> list[Row]:
-            return [by_skill[s] for s in skills if by_skill[s].result is not None]
+            return [by_skill[s] for s in skills]  # a scoped run's kept rows included
 
         regressions = listed(n.regressions)
         out += _table(
@@ -174,9 +174,8 @@ def job_summary(
             "Recovered (FIXED)",
             ["Skill", "Was", "Now"],
             [
-                [r.skill, r.previous.status.value if r.previous else "—", r.result.status.value]
+                [r.skill, r.previous.status.value if r.previous else "—", str(r.status)]
                 for r in recovered
-                if r.result
             ],
             budget,
             more,
@@ -188,13 +187,12 @@ def job_summary(
             [
                 [
                     r.skill,
-                    r.result.status.value,
+                    str(r.status),
                     cause_text(r),
                     r.issue or "—",
                     r.failing_since.since.isoformat() if r.failing_since else "—",
                 ]
                 for r in still
-                if r.result
             ],
             budget,
             more,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from aeon_evals import metrics, render, report
 from aeon_evals import scope as scope_stage
-from aeon_evals.article_facts import add_specs, coverage_audit, spec_problems
+from aeon_evals.article_facts import add_specs, coverage_audit, scoped_queue, spec_problems
 from aeon_evals.article_facts import sources as article_sources
 from aeon_evals.artifacts import skipped
 from aeon_evals.catalog_summary import CatalogSummary, catalog_summary
@@ -22,7 +22,14 @@ from aeon_evals.fsio import instance_lock, read_confined
 from aeon_evals.issue_stage import issues_of_the_day, keep_issues
 from aeon_evals.layout import Layout, detect
 from aeon_evals.manifest import Manifest
-from aeon_evals.model import ArticleRow, ContractsMode, Coverage, Status
+from aeon_evals.model import (
+    ArticleRow,
+    ContractsMode,
+    Coverage,
+    FailingSince,
+    ParsedArticle,
+    Status,
+)
 from aeon_evals.outputs import Outputs
 from aeon_evals.publish import ARTICLE_BYTES_PER_ROW, probe_writable, publish
 from aeon_evals.registry import Registry, load_registry
@@ -129,10 +136,13 @@ def _run(opts: RunOptions) -> RunOutcome:
         apply=not opts.dry_run,
     )
     warnings += list(issues.warnings)
+    kept_queue: tuple[str, ...] = ()
     if opts.skill is not None:
-        kept_rows, kept_inferred = _same_day_rows(store, opts.today, opts.skill)
-        rows += [report.Row.kept_from(kept) for kept in kept_rows.values()]
+        today_article = store.on(opts.today)
+        kept_rows, kept_inferred, since = _same_day_rows(today_article, opts.skill)
+        rows += [report.Row.kept_from(k, failing_since=since.get(s)) for s, k in kept_rows.items()]
         rows += [report.Row.kept_from(kept, reported_only=True) for kept in kept_inferred.values()]
+        kept_queue = today_article.action_queue if today_article is not None else ()
 
     actions = report.action_queue(
         rows,
@@ -140,6 +150,8 @@ def _run(opts: RunOptions) -> RunOutcome:
         gaps=add_specs(found, registry) if found is not None and opts.skill is None else [],
         fixes=catalog.actions() if catalog is not None else (),
     )
+    if opts.skill is not None:  # today's items about the other skills are kept, as their rows
+        actions = scoped_queue(kept_queue, opts.skill, actions)
     previous_pct = prior.coverage_pct if prior else None
     # The old LLM skill counted disabled skills with a spec as covered: comparing against its
     # number would report a coverage cliff on the first run of this tool. Only compare like with
@@ -232,15 +244,16 @@ def _history(store: ArticleStore, today: date) -> dict[str, list[Status | None]]
 
 
 def _same_day_rows(
-    store: ArticleStore, today: date, skill: str
-) -> tuple[dict[str, ArticleRow], dict[str, ArticleRow]]:
-    """Today's article's other rows: Full Results, and the Inferred contracts table."""
-    parsed = store.on(today)
+    parsed: ParsedArticle | None, skill: str
+) -> tuple[dict[str, ArticleRow], dict[str, ArticleRow], dict[str, FailingSince]]:
+    """Today's article's other rows: Full Results, and the Inferred contracts table; and their
+    failing-since dates and issues (the Still Failing and Regressions tables)."""
     if parsed is None:
-        return {}, {}
+        return {}, {}, {}
     return (
         {s: r for s, r in parsed.rows.items() if s != skill},
         {s: r for s, r in parsed.inferred_rows.items() if s != skill},
+        parsed.failing_since,
     )
 
 

@@ -137,7 +137,9 @@ def _words(value: int | None) -> str:
 def cause_text(row: Row) -> str:
     """The head cause with its detail, for the Regressions and Still Failing tables."""
     result = row.result
-    if result is None or result.head is None:
+    if result is None:  # a row a scoped run kept from today's article: its cause as written
+        return row.kept.root_cause if row.kept is not None else "—"
+    if result.head is None:
         return "—"
     head = result.head
     return f"{head.code} — {head.detail}" if head.detail else head.code
@@ -265,9 +267,7 @@ def _article_lines(
     regressions = [
         r
         for r in data.rows
-        if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)
-        and r.result
-        and counted(r)
+        if r.label in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED) and counted(r)
     ]
     if regressions:
         out += ["## Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)"]
@@ -279,7 +279,8 @@ def _article_lines(
             ],
         )
         out.append("")
-    recovered = [r for r in data.rows if r.label is DiffLabel.FIXED and r.result and counted(r)]
+    # a scoped run's kept rows too: the tables show what the Diff line counts
+    recovered = [r for r in data.rows if r.label is DiffLabel.FIXED and counted(r)]
     if recovered:
         out += ["## Recovered (FIXED)"]
         out += mdtable.table(
@@ -294,7 +295,7 @@ def _article_lines(
             ],
         )
         out.append("")
-    still = [r for r in data.rows if r.label is DiffLabel.STILL_FAIL and r.result and counted(r)]
+    still = [r for r in data.rows if r.label is DiffLabel.STILL_FAIL and counted(r)]
     if still:
         out += ["## Still Failing"]
         out += mdtable.table(

@@ -94,10 +94,25 @@ class Row:
     reported_only: bool = False  # an inferred contract in report mode: shown apart, never counted
 
     @classmethod
-    def kept_from(cls, kept: ArticleRow, *, reported_only: bool = False) -> Row:
+    def kept_from(
+        cls,
+        kept: ArticleRow,
+        *,
+        reported_only: bool = False,
+        failing_since: FailingSince | None = None,
+    ) -> Row:
         """A row a scoped run keeps unchanged from today's article: its label is the one its
-        Diff cell names (None when the cell names none)."""
-        return cls(None, _LABELS.get(kept.diff), None, kept=kept, reported_only=reported_only)
+        Diff cell names (None when the cell names none), its failing-since and issue the ones
+        today's article gave it."""
+        return cls(
+            None,
+            _LABELS.get(kept.diff),
+            None,
+            failing_since,
+            failing_since.issue if failing_since else None,
+            kept=kept,
+            reported_only=reported_only,
+        )
 
     @property
     def diff(self) -> str:

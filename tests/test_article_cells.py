@@ -130,3 +130,29 @@ def test_a_coverage_cliff_with_nothing_to_do_said_all_green(tmp_path: Path, cli:
     assert "\nAction Queue: none.\n" in article and "all green" not in article
     log = (root / "memory/logs/2026-06-01.md").read_text()
     assert "- Action queue head: none\n" in log
+
+
+def test_a_skill_run_dropped_todays_regressions_and_action_queue(
+    instance: Instance, cli: Cli
+) -> None:
+    """`run --skill cost-report` after the day's full run kept the other rows in Full Results
+    (and counted them on the Diff line) but dropped them from Regressions, Still Failing and
+    Recovered and emptied the Action Queue ("none — all green" under REGRESSED). The kept rows
+    are in every table, with the issue today's article gave them, and today's queue items about
+    the other skills are kept."""
+    inst = fleet(instance)
+    root = str(inst.root)
+    assert cli("run", "--root", root, "--now", WEEK1, "--no-site", "--no-notify")[0] == 0
+    path = inst.root / "articles/skill-evals-2026-05-17.md"
+    full = path.read_text()
+    queue = full.split("## Action Queue\n")[1].split("\n\n")[0]
+    assert queue.startswith("1. Investigate repo-pulse — no_file_match (ISS-001)\n")
+    code, _, err = cli(
+        "run", "--root", root, "--now", WEEK1, "--no-site", "--no-notify", "--skill", "digest"
+    )
+    assert code == 0, err
+    scoped = path.read_text()
+    assert scoped.split("## Action Queue\n")[1].split("\n\n")[0] == queue
+    regressions = scoped.split("## Regressions")[1].split("\n\n")[0]
+    assert "| repo-pulse | NEW_FAIL | no_file_match | ISS-001 |" in regressions
+    assert scoped.split("## Full Results")[1] == full.split("## Full Results")[1]

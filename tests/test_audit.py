@@ -759,3 +759,15 @@ def test_audit_96_and_contracts_97_skills_disagreed_silently(tmp_path: Path, cli
         "skill-evals  (enabled · not counted: Aeon's LLM-run skill that aeon-evals replaces: "
         "never evaluated, never a gap)"
     )
+
+
+def test_audit_of_a_folder_that_is_no_instance_said_0_of_0_and_exit_0(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """`audit --root` on a wrong folder printed "Coverage: 0/0 enabled skills" and exited 0, as
+    if the fleet were empty; `run` stops there with exit 2. So does `audit` now, writing nothing."""
+    (tmp_path / "notes.txt").write_text("not an Aeon repository\n")
+    code, out, err = cli("audit", "--root", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"aeon-evals: {tmp_path}: not an Aeon instance: no aeon.yml, no skills/")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]

@@ -13,6 +13,7 @@ from aeon_evals import audit, stubs
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import load_contracts
 from aeon_evals.controls import show_name
+from aeon_evals.errors import ConfigError
 from aeon_evals.manifest import parse_manifest, read_manifest_data
 from aeon_evals.problems import warning_line
 from aeon_evals.registry import load_registry
@@ -50,11 +51,18 @@ def add_parser(sub: Any, *, epilog: str) -> None:
 
 def report_for(root: Path, config: str | None = None) -> tuple[audit.AuditReport, list[str]]:
     """The audit of the instance at `root` and the warnings met on the way (aeon.yml entries
-    read best-effort …). Raises ConfigError when evals.json exists but cannot be read, or when
-    two root files could be the skill registry."""
+    read best-effort …). Raises ConfigError when evals.json exists but cannot be read, when
+    two root files could be the skill registry, or when `root` is no Aeon instance at all."""
     data = read_manifest_data(root, retry_delay=0)
     specs = set(parse_manifest(data).skills) if data is not None else set()
     registry = load_registry(root, config)
+    if data is None and not registry.found and not (root / audit.SKILLS_DIR).is_dir():
+        # a wrong --root: "0/0 enabled skills" would read as an empty fleet (exit 2, as `run`)
+        raise ConfigError(
+            "not an Aeon instance: no aeon.yml, no skills/ folder and no "
+            "skills/skill-evals/evals.json (check --root)",
+            path=root,
+        )
     # read-only: `audit` writes nothing, not even the contracts cache a run keeps
     enabled = sorted(registry.enabled() & set(audit.skill_folders(root)))
     contracts = load_contracts(root, enabled, write_cache=False)
