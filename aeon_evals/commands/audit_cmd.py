@@ -131,6 +131,18 @@ def as_json(found: audit.AuditReport, warnings: list[str] | None = None) -> dict
     }
 
 
+def _scorable(found: audit.AuditReport, skill: str) -> bool:
+    contract = found.contracts.get(skill)
+    return contract is None or contract.scorable
+
+
+def _gap_line(mark: str, gap: audit.Gap) -> str:
+    """`  ✗ skill   pattern  ← SKILL.md:41`: an enabled skill without an evals.json entry."""
+    where = f"  ← {gap.contract_source}" if gap.contract_source else ""
+    pattern = show_name(gap.inferred_pattern) or "(no output path found in SKILL.md)"
+    return f"  {mark} {show_name(gap.skill):<{_NAME_WIDTH}} {pattern}{where}"
+
+
 def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
     """The report a human reads at a glance: the number first, then what to do."""
     cov = found.coverage
@@ -153,21 +165,24 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
             + (f"; without: {', '.join(without)}" if without else "")
         )
     lines += [f"Not counted: {show_name(s)} ({audit.NOT_COUNTED_WHY})" for s in found.not_counted]
-    if found.uncovered_enabled:
+    # `scorable: false` skills have no spec to add (no stub either): listed apart, under a
+    # heading that says so, as the article's "Listed, not scored"
+    gaps = [g for g in found.uncovered_enabled if _scorable(found, g.skill)]
+    unscored = [g for g in found.uncovered_enabled if not _scorable(found, g.skill)]
+    if gaps:
         lines += [
             "",
-            f"Uncovered enabled ({len(found.uncovered_enabled)}) — add an evals.json entry "
+            f"Uncovered enabled ({len(gaps)}) — add an evals.json entry "
             "(`aeon-evals audit --stubs` drafts them):",
         ]
-        for gap in found.uncovered_enabled:
-            contract = found.contracts.get(gap.skill)
-            where = f"  ← {gap.contract_source}" if gap.contract_source else ""
-            if contract is not None and not contract.scorable:
-                where += "  (scorable: false)"
-            lines.append(
-                f"  ✗ {show_name(gap.skill):<{_NAME_WIDTH}} "
-                f"{show_name(gap.inferred_pattern) or '(no output path found in SKILL.md)'}{where}"
-            )
+        lines += [_gap_line("✗", gap) for gap in gaps]
+    if unscored:
+        lines += [
+            "",
+            f"Listed, not scored ({len(unscored)}) — enabled, `scorable: false` in their "
+            "SKILL.md: no spec to add:",
+        ]
+        lines += [_gap_line("-", gap) for gap in unscored]
     if found.orphans:
         lines += [
             "",
