@@ -9,9 +9,11 @@ each article's inode, size and mtime, so no article is parsed twice) plus skill-
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import hashlib
+import itertools
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -454,24 +456,44 @@ def _same_files(
     return cached.restamped(fixed, derived)
 
 
-def _metric_files(root: Path, dirs: Sequence[str]) -> dict[date, Path]:
-    """Every `<dir>/skill-evals-metrics-YYYY-MM-DD.tsv`, by day; the first folder's on a tie."""
+def _metric_files(
+    root: Path, dirs: Sequence[str], listed: Sequence[str] | None = None
+) -> dict[date, Path]:
+    """Every `<dir>/skill-evals-metrics-YYYY-MM-DD.tsv`, by day; the first folder's on a tie.
+    `listed`: the sorted names in the first folder when the caller listed it already."""
     found: dict[date, Path] = {}
-    for folder in dirs:
+    for at, folder in enumerate(dirs):
         base = root / folder
-        try:
-            with os.scandir(base) as entries:
-                names = [
-                    e.name for e in entries if e.name.startswith(PREFIX) and e.name.endswith(SUFFIX)
-                ]
-        except OSError:
-            continue
+        if at == 0 and listed is not None:
+            names = _metrics_names(listed)
+        else:
+            try:
+                with os.scandir(base) as entries:
+                    names = [
+                        e.name
+                        for e in entries
+                        if e.name.startswith(PREFIX) and e.name.endswith(SUFFIX)
+                    ]
+            except OSError:
+                continue
         for name in names:
             try:
                 day = date.fromisoformat(name[len(PREFIX) : -len(SUFFIX)])
             except ValueError:
                 continue
             found.setdefault(day, base / name)
+    return found
+
+
+def _metrics_names(names: Sequence[str]) -> list[str]:
+    """The metrics files' names among sorted `names` (a folder of 20,000 outputs: only the
+    names from the prefix on are looked at)."""
+    found = []
+    for name in itertools.islice(names, bisect.bisect_left(names, PREFIX), None):
+        if not name.startswith(PREFIX):
+            break
+        if name.endswith(SUFFIX):
+            found.append(name)
     return found
 
 
@@ -484,10 +506,12 @@ def load_history(
     health: Mapping[str, Sequence[tuple[date, float]]],
     before: date | None = None,
     writable: bool = True,
+    names: Sequence[str] | None = None,
 ) -> History:
     """Every skill's samples from the metrics files under `dirs` and, for days without one, from
     the `articles` ((day, path), read with `read_article(path) -> ParsedArticle`); only runs
-    dated before `before` when given. `health`: skill-health `history[]` by skill. A file that
+    dated before `before` when given; `names`: the sorted names in the first of `dirs`, when
+    the caller listed it already. `health`: skill-health `history[]` by skill. A file that
     cannot be read is a warning, never an error; the caches are written when `writable`.
 
     Incremental: `.aeon-evals/cache/history.bin` holds the history of the sources (by path,
@@ -496,7 +520,7 @@ def load_history(
     only the new ones are read; when they are the first of those, the history is cut; when any
     of them changed or went away, everything is read again (the same result as with no
     cache)."""
-    files = _metric_files(root, dirs)
+    files = _metric_files(root, dirs, names)
     listed: list[tuple[date, Path, str]] = [(d, p, "run") for d, p in files.items()]
     listed += [(d, p, "article") for d, p in articles if d not in files]
     sources: list[Source] = []
@@ -744,4 +768,5 @@ def history_for_run(
         health={skill: h.history for skill, h in health.items()},
         before=before,
         writable=writable,
+        names=store.names(),
     )

@@ -530,3 +530,45 @@ def test_a_restamped_cache_is_written_from_the_bytes_it_was_read_from(tmp_path: 
     assert bytes(after.encoded[1]) == bytes(before.encoded[1])  # … over the same columns
     assert after.encoded[2] == before.encoded[2]
     _same(_load(root), _cold(root))
+
+
+def test_the_folder_listed_by_the_run_finds_the_metrics_files_a_listing_of_its_own_finds(
+    tmp_path: Path,
+) -> None:
+    """history_for_run passes the article folder's names the run listed already (one listing of
+    a folder of 20,000 outputs, not two): the same files are found, whatever sorts near them."""
+    root = tmp_path
+    (root / "articles").mkdir()
+    _real_articles(root)
+    rng = random.Random(66)
+    for i in range(4):
+        _metrics_file(root, FIRST + timedelta(days=60 + i), rng)
+    for name in (
+        "skill-evals-metrics-2026-01-01.tsv.bak",
+        "skill-evals-metrics-latest.tsv",
+        "skill-evals-metricz-2026-01-02.tsv",
+        "skill-evals-metric-2026-01-03.tsv",
+        "a.md",
+        "zz.tsv",
+    ):
+        (root / "articles" / name).write_text("x\n")
+    names = sorted(os.listdir(root / "articles"))
+    listed = metrics.load_history(
+        root,
+        dirs=["articles"],
+        articles=_articles(root),
+        read_article=lambda p: read_article(p, root=root),
+        health={},
+        writable=False,
+        names=names,
+    )
+    own = metrics.load_history(
+        root,
+        dirs=["articles"],
+        articles=_articles(root),
+        read_article=lambda p: read_article(p, root=root),
+        health={},
+        writable=False,
+    )
+    assert sum(s.source == "run" for v in own.samples.values() for s in v) > 0
+    _same(listed, own)
