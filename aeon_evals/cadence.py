@@ -9,7 +9,9 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from croniter import croniter
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 FALLBACK_DAYS = 14.0  # workflow_dispatch, reactive, unregistered, unparseable
 _WINDOW_DAYS = 8 * 366  # covers leap years and every weekday/day-of-month alignment
@@ -37,8 +39,29 @@ class Fields:
     day_or: bool
 
 
-@functools.lru_cache(maxsize=4096)
+# What each expression gave in this process, seeded from the run's cache (`seed`): a warm run
+# neither imports croniter (with dateutil, about 30 ms) nor builds one per schedule.
+_FIELDS: dict[str, Fields | str] = {}  # expression → its fields, or the CronError's message
+_GAPS: dict[str, float | str] = {}  # expression → cron_gap_days, or the CronError's message
+_GROWN: list[str] = []  # the expressions computed here (not seeded), in order
+
+
 def _fields(expr: str) -> Fields:
+    found = _FIELDS.get(expr)
+    if found is None:
+        try:
+            found = _expand(expr)
+        except CronError as exc:
+            found = str(exc)
+        _FIELDS[expr] = found
+        _GROWN.append(expr)
+    if isinstance(found, str):
+        raise CronError(found)
+    return found
+
+
+def _expand(expr: str) -> Fields:
+    """The fields of `expr` as croniter expands them; CronError when GitHub would refuse it."""
     parts = expr.split()
     if len(parts) != 5:
         raise CronError(
@@ -48,6 +71,8 @@ def _fields(expr: str) -> Fields:
     dom, dow = parts[2], parts[4]
     if re.search(r"[LW?#]", dom) or re.search(r"#|\?|(^|,)\d*L($|,)", dow):
         raise CronError(f"{expr!r} uses #, L, W or ?, which GitHub Actions cron does not support")
+    from croniter import croniter
+
     if not croniter.is_valid(expr):
         raise CronError(f"{expr!r} is not a valid cron expression")
     expanded = croniter(expr).expanded
@@ -77,13 +102,26 @@ def validate(expr: str) -> None:
     _fields(expr)
 
 
-@functools.lru_cache(maxsize=4096)
 def cron_gap_days(expr: str) -> float:
     """Longest gap, in days, between two consecutive fire times (`0 8 * * 1,3` → 5.0).
 
     Minutes and hours do not depend on the day, so the gap is found from the set of fire days
     over eight years and the first/last fire time within a day; exact and cheap for any cron.
     """
+    found = _GAPS.get(expr)
+    if found is None:
+        try:
+            found = _gap(expr)
+        except CronError as exc:
+            found = str(exc)
+        _GAPS[expr] = found
+        _GROWN.append(expr)
+    if isinstance(found, str):
+        raise CronError(found)
+    return found
+
+
+def _gap(expr: str) -> float:
     f = _fields(expr)
     minutes, hours, doms, months, dows = f.minutes, f.hours, f.doms, f.months, f.dows
     dom_star, dow_star = f.dom_star, f.dow_star
@@ -122,6 +160,8 @@ def cron_gap_days(expr: str) -> float:
 
 def _croniter_days(expr: str) -> list[int]:
     """Days (counted from _EPOCH) on which croniter fires `expr`, over the eight-year window."""
+    from croniter import croniter
+
     _minute, _hour, dom, month, dow = expr.split()
     start = datetime(_EPOCH.year, _EPOCH.month, _EPOCH.day) - timedelta(seconds=1)
     it = croniter(f"0 0 {dom} {month} {dow}", start)
@@ -136,7 +176,7 @@ def _croniter_days(expr: str) -> list[int]:
 
 @functools.lru_cache(maxsize=4096)  # skills share schedules, and a run has one `now`
 def previous_fire(expr: str, now: datetime) -> datetime | None:
-    """The last time `expr` fired at or before `now` (None when it is not a cron).
+    """The last time `expr` fired at or before `now` (None when it is not a cron, or never fires).
 
     As croniter's `get_prev` from `now` + 1 s says, found from the expanded fields by a walk back
     over the days (a croniter object costs about 0.3 ms to build, and a run asks for every
@@ -149,7 +189,12 @@ def previous_fire(expr: str, now: datetime) -> datetime | None:
     found = _previous_fire(fields, now)
     if found is not None:
         return found
-    result: datetime = croniter(expr, now + timedelta(seconds=1)).get_prev(datetime)
+    from croniter import CroniterBadDateError, croniter
+
+    try:
+        result: datetime = croniter(expr, now + timedelta(seconds=1)).get_prev(datetime)
+    except CroniterBadDateError:  # it never fires (`0 0 31 2 *`): no fire to judge before
+        return None
     return result
 
 
@@ -218,3 +263,73 @@ def expected_cadence_days(schedule: str | None, override: float | None) -> tuple
         except CronError:
             pass
     return FALLBACK_DAYS, "fallback"
+
+
+# --- the run's cache of expanded expressions (cron_cache.py reads and writes it) ---------------
+
+
+def fields_to_json(fields: Fields) -> list[object]:
+    """`Fields` as a JSON row: [minutes, hours, days, months, weekdays, dom *, dow *, day or]."""
+    return [
+        list(fields.minutes),
+        list(fields.hours),
+        sorted(fields.doms),
+        sorted(fields.months),
+        sorted(fields.dows),
+        fields.dom_star,
+        fields.dow_star,
+        fields.day_or,
+    ]
+
+
+_RANGES = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 6))
+
+
+def fields_from_json(row: object) -> Fields | None:
+    """The `Fields` of a JSON row, None for anything `fields_to_json` does not write."""
+    if not (isinstance(row, list) and len(row) == 8):
+        return None
+    lists, flags = row[:5], row[5:]
+    for values, (low, high) in zip(lists, _RANGES, strict=True):
+        if not (
+            isinstance(values, list)
+            and values
+            and all(type(v) is int and low <= v <= high for v in values)
+            and values == sorted(set(values))
+        ):
+            return None
+    if not all(type(flag) is bool for flag in flags):
+        return None
+    return Fields(
+        minutes=tuple(lists[0]),
+        hours=tuple(lists[1]),
+        doms=frozenset(lists[2]),
+        months=frozenset(lists[3]),
+        dows=frozenset(lists[4]),
+        dom_star=flags[0],
+        dow_star=flags[1],
+        day_or=flags[2],
+    )
+
+
+def seed(fields: Mapping[str, Fields | str], gaps: Mapping[str, float | str]) -> None:
+    """Take what a cache knew of some expressions (their fields or CronError message, their
+    gap): `_fields` and `cron_gap_days` then answer them without croniter."""
+    _FIELDS.update(fields)
+    _GAPS.update(gaps)
+
+
+def forget() -> None:
+    """Drop everything this process knows of its expressions (tests; a long-lived caller)."""
+    _FIELDS.clear()
+    _GAPS.clear()
+    _GROWN.clear()
+    previous_fire.cache_clear()
+
+
+def learned() -> tuple[dict[str, Fields | str], dict[str, float | str]] | None:
+    """Everything this process knows of its expressions, when it computed some itself (the
+    cache is then worth writing again); None when all came from `seed`."""
+    if not _GROWN:
+        return None
+    return dict(_FIELDS), dict(_GAPS)

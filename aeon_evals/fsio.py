@@ -198,6 +198,56 @@ def create_exclusive(path: Path, text: str, *, sync: bool = True) -> bool:
     return True
 
 
+def create_exclusive_run(files: Sequence[tuple[Path, str]]) -> int:
+    """`create_exclusive` for each (path, text) in turn, stopping at the first name already
+    taken; returns how many were created. Every file's bytes are written to its temp file and
+    synced first, the syncs side by side (concurrent fsyncs share the file system's journal
+    commits: 65 new issue files wait for about one commit instead of 65 in a row), then the
+    names are linked in order, each complete and synced before it appears, as one by one."""
+    temps: list[str] = []
+    try:
+        fds: list[int] = []
+        try:
+            for path, text in files:
+                fd, tmp = _tmp_beside(path)
+                temps.append(tmp)
+                fds.append(fd)
+                data = memoryview(encoded(text))
+                while data:
+                    data = data[os.write(fd, data) :]
+            _fsync_all(fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        created: list[Path] = []
+        for (path, _), tmp in zip(files, temps, strict=True):
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                break
+            created.append(path)
+    finally:
+        for tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+    for path in created:  # each a whole write, counted once no temp file is left
+        _after_write(path)
+    return len(created)
+
+
+def _fsync_all(fds: Sequence[int]) -> None:
+    """fsync each of `fds`, several at a time (fsync releases the GIL)."""
+    if len(fds) < 2:
+        for fd in fds:
+            os.fsync(fd)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(16, len(fds))) as pool:
+        for _ in pool.map(os.fsync, fds):
+            pass
+
+
 def sync_dir(folder: Path) -> None:
     """One fsync of `folder` after a batch of writes there: the names the batch created or
     replaced are on disk when it returns. The bytes of a file written with `sync=False` are only

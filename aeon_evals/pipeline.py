@@ -10,7 +10,7 @@ import dataclasses
 from datetime import date
 from pathlib import Path
 
-from aeon_evals import metrics, render, report
+from aeon_evals import cron_cache, metrics, registry_cache, render, report
 from aeon_evals import scope as scope_stage
 from aeon_evals.article_facts import add_specs, coverage_audit, scoped_queue, spec_problems
 from aeon_evals.article_facts import sources as article_sources
@@ -61,8 +61,10 @@ def _run(opts: RunOptions) -> RunOutcome:
     """The stages in order; each takes data and returns data, the writes are at the end."""
     root = opts.root
     layout = _layout(opts)
+    crons = cron_cache.load(root)  # each schedule's fields as last expanded: no croniter
     manifest = load_manifest(opts)
-    registry = load_registry(root, layout.config)
+    parse = registry_cache.CachedParser(root)  # aeon.yml as last parsed, when unchanged
+    registry = load_registry(root, layout.config, parse=parse)
     switch = _switchover(root, layout, registry)
     if manifest is None:
         from aeon_evals.bootstrap import bootstrap  # the first run only: no evals.json yet
@@ -200,6 +202,8 @@ def _run(opts: RunOptions) -> RunOutcome:
         if layout.dashboard is not None:
             outcome.card_written = skipped("--dry-run")
         return outcome
+    parse.save()
+    cron_cache.save(root, crons)
     publish(opts, outcome, store)
     return outcome
 

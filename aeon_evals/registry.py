@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -292,9 +293,12 @@ def find_config(root: Path, override: str | None = None) -> str:
     return names[0] if names else AEON_YML
 
 
-def load_registry(root: Path, config: str | None = None) -> Registry:
+def load_registry(
+    root: Path, config: str | None = None, *, parse: Parser | None = None
+) -> Registry:
     """The skill registry under `root` (`config`, else found by `find_config`); a missing file
-    gives an empty registry (every skill unregistered)."""
+    gives an empty registry (every skill unregistered). `parse` turns the file's bytes and
+    name into the registry (`parse_registry_bytes`, or the run's cache of it)."""
     name = config if config is not None else find_config(root)
     try:
         raw = read_confined(root, name)
@@ -306,6 +310,14 @@ def load_registry(root: Path, config: str | None = None) -> Registry:
         return _unusable("is a folder, not a file; every skill counts as unregistered", name)
     except OSError as exc:
         return _unusable(f"cannot read: {exc.strerror}; every skill counts as unregistered", name)
+    return (parse or parse_registry_bytes)(raw, name)
+
+
+Parser = Callable[[bytes, str], Registry]
+
+
+def parse_registry_bytes(raw: bytes, name: str) -> Registry:
+    """The registry in the bytes of the file `name` (a warning when they are not UTF-8)."""
     try:
         text = raw.decode("utf-8")
         note: tuple[str, ...] = ()

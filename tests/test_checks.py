@@ -492,3 +492,18 @@ def test_newest_output_is_chosen_by_the_date_in_its_name(tmp_path: Path) -> None
     inst.write("articles/notes-2026-01-01.md", "c " * 50)
     result = evaluate(_spec(output_pattern="articles/notes-*.md"), Outputs(inst.root), ctx())
     assert result.output and result.output.path == "articles/notes-2026-01-01.md"
+
+
+def test_a_schedule_that_never_fires_crashed_the_run_when_its_skill_failed(
+    instance: Instance,
+) -> None:
+    """`0 0 31 2 *` (the 31st of February) is refused by validate, yet the run asked croniter for
+    its previous fire to judge the failing skill and died with an internal error
+    (CroniterBadDateError). It has no previous fire: the skill is judged as it stands."""
+    from aeon_evals.cli import main
+
+    instance.aeon_yml({"feb": (True, "0 0 31 2 *")})
+    instance.evals({"feb": {"output_pattern": "articles/feb-*.md", "min_words": 100}})
+    instance.write("articles/feb-2026-05-28.md", "few words\n")
+    argv = ["run", "--root", str(instance.root), "--now", "2026-05-31T06:00:00Z", "--no-notify"]
+    assert main([*argv, "--no-site", "--dry-run"]) == 0

@@ -985,3 +985,35 @@ def test_open_by_skill(tmp_path: Path) -> None:
     # Only an issue covering the skill is its issue: ISS-004 (another detector's, about a and b)
     # and ISS-002's title (naming b and c, about z) are linked at most, never a row's issue.
     assert outcome.open_by_skill == {"e": "ISS-005", "z": "ISS-002"}
+
+
+def test_a_number_taken_after_the_plan_renumbers_the_rest_in_order(tmp_path: Path) -> None:
+    """The new issues are written together and synced side by side (boot pass), yet named one by
+    one: a number another filer took between the plan and the write moves that issue and every
+    later one up, as the one-at-a-time loop did; nothing half-written, no temp file left."""
+    from aeon_evals.issues.plan import apply_plan, plan_issues, read_state
+
+    root = make_root(tmp_path)
+    write_issue(root, "ISS-030.md", issue_text("ISS-030", title="x", skills="[other]"))
+    to_file = [request(f"skill-{n}") for n in range(4)]
+    plan = plan_issues(
+        read_state(root), to_file, [], now=NOW, today=TODAY, article_path=ARTICLE, skills=()
+    )
+    assert [n.issue.id for n in plan.new] == ["ISS-031", "ISS-032", "ISS-033", "ISS-034"]
+    (root / "memory/issues/ISS-033.md").mkdir()  # taken by someone else meanwhile
+
+    outcome = apply_plan(plan)
+
+    filed = {r.skill: r.id for r in outcome.filed}
+    assert filed == {
+        "skill-0": "ISS-031",
+        "skill-1": "ISS-032",
+        "skill-2": "ISS-034",
+        "skill-3": "ISS-035",
+    }
+    for skill, iid in filed.items():
+        text = (root / f"memory/issues/{iid}.md").read_text()
+        assert f"id: {iid}\n" in text and skill in text
+    assert not list((root / "memory/issues").glob(".*"))  # no temp file left
+    index = (root / "memory/issues/INDEX.md").read_text()
+    assert "ISS-035" in index and "ISS-033" not in index

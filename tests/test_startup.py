@@ -177,8 +177,11 @@ def test_an_unknown_command_is_refused_with_the_list_of_commands() -> None:
 
 # What `run` leaves out before its site stage (boot pass): the first run's bootstrap and starter
 # specs, the GitHub job summary, the SKILL.md inference and python-frontmatter (a warm run reads
-# every contract from its cache), and the dashboard's own modules and Jinja2.
+# every contract from its cache), croniter and dateutil (every schedule from the cron cache),
+# and the dashboard's own modules and Jinja2.
 NOT_BEFORE_THE_SITE = {
+    "croniter",
+    "dateutil",
     "aeon_evals.bootstrap",
     "aeon_evals.stubs",
     "aeon_evals.job_summary",

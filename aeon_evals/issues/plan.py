@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -332,7 +332,15 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
     skipped: set[str] = set()
     warnings: list[str] = []
     floor = 0
-    for planned in plan.new:
+    # The planned numbers first, synced side by side; from the first number another process
+    # took, one at a time with the next free number, as the names must appear in order.
+    first = _first_run(plan.new)
+    done = fsio.create_exclusive_run(
+        [(plan.state.issues_dir / f"{p.issue.id}.md", p.text) for p in first]
+    )
+    if done:
+        floor = first[done - 1].issue.number + 1
+    for planned in plan.new[done:]:
         issue, text = planned.issue, planned.text
         number = max(issue.number, floor)
         for _ in range(_MAX_TRIES):
@@ -365,6 +373,17 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
     if not (moved or skipped):
         return plan.outcome
     return _renumbered(plan.outcome, moved, skipped, warnings)
+
+
+def _first_run(new: Sequence[NewIssue]) -> list[NewIssue]:
+    """The leading planned issues whose numbers rise (each is filed under its own number when
+    it is free, as the one-by-one loop would file it)."""
+    run: list[NewIssue] = []
+    for planned in new:
+        if run and planned.issue.number <= run[-1].issue.number:
+            break
+        run.append(planned)
+    return run
 
 
 def _replay(plan: IssuePlan, moved: dict[str, IssueFile], skipped: set[str]) -> str | None:
