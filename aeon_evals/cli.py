@@ -128,9 +128,11 @@ def tune_gc() -> None:
     """For a process that runs one command and exits: a run builds a million small objects and
     frees almost none of them before it ends, so the cyclic garbage collector's full passes only
     cost time (about 0.15 s of a 1,000-skill run). The imported modules are frozen out of its
-    sight and its thresholds raised; memory use is unchanged."""
+    sight and its thresholds raised: a young-generation pass every 200,000 net allocations (at
+    50,000, four passes of 12-15 ms each over objects that all survive them at 1,000 skills);
+    memory use is unchanged (127 MiB either way)."""
     gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    gc.set_threshold(200_000, 20, 100)
 
 
 def _terminated(signum: int, _frame: object) -> NoReturn:

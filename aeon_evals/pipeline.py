@@ -10,7 +10,7 @@ import dataclasses
 from datetime import date
 from pathlib import Path
 
-from aeon_evals import cron_cache, metrics, registry_cache, render, report
+from aeon_evals import cron_cache, metrics, patterns, registry_cache, render, report
 from aeon_evals import scope as scope_stage
 from aeon_evals.article_facts import add_specs, coverage_audit, scoped_queue, spec_problems
 from aeon_evals.article_facts import sources as article_sources
@@ -96,6 +96,8 @@ def _run(opts: RunOptions) -> RunOutcome:
         writable=not opts.dry_run,
         dirs=layout.article_dirs,
     )
+    outputs.release()  # the checks are done: their reads make room for the dashboard's
+    patterns.forget()
     article = layout.article_rel(opts.today)
     _guard_article(opts, article, store, len(results), warnings)
     prior, prior_warnings = store.prior(opts.today)

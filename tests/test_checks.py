@@ -507,3 +507,21 @@ def test_a_schedule_that_never_fires_crashed_the_run_when_its_skill_failed(
     instance.write("articles/feb-2026-05-28.md", "few words\n")
     argv = ["run", "--root", str(instance.root), "--now", "2026-05-31T06:00:00Z", "--no-notify"]
     assert main([*argv, "--no-site", "--dry-run"]) == 0
+
+
+def test_outputs_released_after_the_checks_answer_as_before(tmp_path: Path) -> None:
+    """The run releases what the checks read before its dashboard (boot pass: ~10 MB at 1,000
+    skills); anything asked afterwards is listed and read again, with the same answers, and a
+    list of names handed out before is left whole."""
+    for day in ("2026-05-01", "2026-05-02"):
+        (tmp_path / "articles").mkdir(exist_ok=True)
+        (tmp_path / f"articles/a-{day}.md").write_text(f"# a {day}\nwords here\n")
+    outputs = Outputs(tmp_path)
+    names = outputs.names("articles")
+    match = outputs.matches("articles/a-*.md")
+    body = outputs.read(match.files[-1])
+    outputs.release()
+    assert names == ["a-2026-05-01.md", "a-2026-05-02.md"]
+    assert outputs.matches("articles/a-*.md") == match
+    assert outputs.read(match.files[-1]) == body
+    assert outputs.names("articles") == names

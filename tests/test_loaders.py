@@ -107,3 +107,30 @@ def test_cron_state_that_is_a_list_is_ignored_with_a_warning() -> None:
     assert rows == {} and warnings == [
         "memory/cron-state.json: expected an object of skills, got a list; cron-state ignored"
     ]
+
+
+def test_skill_health_read_through_its_listing_is_what_opening_each_file_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """load_state lists memory/skill-health once and opens only the files there (boot pass: 950
+    failed opens at 1,000 skills); the same records and warnings as opening each skill's file,
+    hostile entries included. A folder behind a symlink is not listed: each file is opened."""
+    from aeon_evals import state
+
+    health = tmp_path / "memory/skill-health"
+    health.mkdir(parents=True)
+    (health / "good.json").write_text(json.dumps({"avg_score": 4.1, "history": []}))
+    (health / "bad.json").write_text("{not json")
+    (health / "folder.json").mkdir()
+    (health / "out.json").symlink_to("/etc/hostname")
+    (health / "dangling.json").symlink_to("nowhere.json")
+    skills = ["good", "bad", "folder", "out", "dangling", "missing", "x" * 300]
+    listed = state.load_state(tmp_path, skills)
+    assert set(listed.health) == {"good"} and len(listed.warnings) == 4, listed.warnings
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "memory").symlink_to(tmp_path / "memory")
+    assert state._plain_listing(tmp_path, state.SKILL_HEALTH) is not None
+    assert state._plain_listing(linked, state.SKILL_HEALTH) is None
+    monkeypatch.setattr(state, "_plain_listing", lambda root, rel: None)
+    assert state.load_state(tmp_path, skills) == listed
