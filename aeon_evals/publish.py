@@ -67,7 +67,16 @@ def _reserve(fd: int, size: int) -> bool:
 def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
     """The run's writes, in order: the article, the day's log section, the dashboard, the
     article cache, the dashboard card, then the notification. Each one's fate goes into
-    `outcome`; only the article's failure stops the run (WriteFailed)."""
+    `outcome`; only the article's failure stops the run (WriteFailed). A run stopped meanwhile
+    (SIGTERM, Ctrl-C) stops the child rendering its article's body at once."""
+    try:
+        _publish(opts, outcome, store)
+    except BaseException:
+        store.stop()
+        raise
+
+
+def _publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
     root = opts.root
     data = outcome.article
     assert data is not None and outcome.article_path is not None
@@ -138,8 +147,13 @@ def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
             outcome.site_written = Artifact(
                 Fate.DONE,
                 f"{rel_path(out, root)}/index.html",
-                f"{len(built.written)} written, {len(built.unchanged)} unchanged{built.extra()}",
+                f"{len(built.written)} written, {len(built.unchanged)} unchanged{built.extra()}"
+                f"{built.not_written()}",
             )
+            outcome.warnings.extend(f"site: {line}" for line in built.failed)
+        except EvalsError as exc:  # index.html could not be written (a read-only site/ …)
+            outcome.site_written = failed(exc.line())
+            outcome.warnings.append(f"site: {exc.line()}")
         except Exception as exc:  # the dashboard must never cost the operator the article
             outcome.site_written = failed(f"{type(exc).__name__}: {exc}")
             outcome.warnings.append(f"site: {exc}")

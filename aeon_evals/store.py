@@ -14,6 +14,7 @@ import bisect
 import contextlib
 import itertools
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -330,6 +331,9 @@ class ArticleStore:
         if pid == 0:  # the child: render, write, leave without running the parent's exit handlers
             code = 1
             try:
+                # SIGTERM (`stop`: the run was stopped) unwinds at once, mid-body, like Ctrl-C;
+                # a body being written is finished and renamed first (fsio.signals_held)
+                signal.signal(signal.SIGTERM, signal.default_int_handler)
                 for sha, raw in work:
                     leave_if_orphaned(parent)  # the run was killed: stop, as it did
                     html = BODY_MD.render(raw.decode("utf-8", errors="replace"))
@@ -339,6 +343,15 @@ class ArticleStore:
                 os._exit(code)
         self._children.append(pid)
         return True
+
+    def stop(self) -> None:
+        """Stop the children rendering bodies at once and wait for them (the run is being
+        stopped: SIGTERM, Ctrl-C, an error). A body they had not finished is rendered again
+        when a page needs it."""
+        for pid in self._children:  # not waited for yet: the pid is still this child's
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        self.wait()
 
     def wait(self) -> None:
         """Wait for the children rendering bodies, if any is running."""

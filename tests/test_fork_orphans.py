@@ -17,13 +17,13 @@ from pathlib import Path
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
 
-def _generate(root: Path, skills: int) -> None:
+def _generate(root: Path, skills: int, articles: int = 8) -> None:
     spec = importlib.util.spec_from_file_location("aeon_bench", SCRIPTS / "bench.py")
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     sys.modules["aeon_bench"] = bench  # dataclasses look their module up
     spec.loader.exec_module(bench)
-    bench.generate(root, bench.Config(skills=skills, outputs=5, articles=8, metrics=True))
+    bench.generate(root, bench.Config(skills=skills, outputs=5, articles=articles, metrics=True))
 
 
 def _processes_of(root: Path) -> list[int]:
@@ -70,4 +70,31 @@ def test_a_forked_child_does_not_outlive_its_parent_killed_mid_build(tmp_path: P
     assert len(at_death) < 1000  # (the build was cut short)
     # ... and no temp file is left behind by a write the signal interrupted
     assert [p for p in site.rglob("*") if p.name.endswith(".tmp")] == []
+    assert b"Traceback" not in err
+
+
+def test_sigterm_stops_the_body_rendering_child_at_once(tmp_path: Path) -> None:
+    """Regression: a site build stopped with SIGTERM waited for the child rendering the
+    articles' bodies to render every one of them (it stopped only between bodies, and only
+    once its parent was gone)."""
+    root = tmp_path / "fleet"
+    _generate(root, 300, articles=24)
+    cache = root / ".aeon-evals" / "cache"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "aeon_evals", "site", "--root", str(root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 120
+    while not list(cache.glob("*/bodies/*.html")) and time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        time.sleep(0.005)  # until the child has rendered its first body
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    _out, err = proc.communicate(timeout=60)
+    assert _processes_of(root) == []  # the child was stopped and reaped before the run exited
+    rendered = list(cache.glob("*/bodies/*.html"))
+    assert 1 <= len(rendered) <= 12  # stopped, not the 24 bodies of a finished child
+    assert [p for p in cache.rglob("*") if p.name.endswith(".tmp")] == []
     assert b"Traceback" not in err

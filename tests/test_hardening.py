@@ -599,6 +599,60 @@ def test_a_read_only_articles_folder_stops_the_run_before_any_issue_is_filed(
     assert _files(root) == before  # no ISS-001, INDEX.md, log or cache
 
 
+def _ledger(stdout: str, name: str) -> str:
+    return next(line for line in stdout.splitlines() if line.startswith(f"{name}: "))
+
+
+def test_read_only_site_skills_says_what_was_written_and_names_the_real_page(
+    tmp_path: Path,
+) -> None:
+    """Regression: with site/skills read-only the ledger said "site: not written" though
+    index.html was written, and the message named the temporary file (`.x.html.123.tmp`)."""
+    root = _failing(tmp_path / "inst")
+    assert _aeon(root, "--no-notify").returncode == 0
+    pages = sorted(p.name for p in (root / "site" / "skills").glob("*.html"))
+    assert pages
+    for page in (root / "site" / "skills").glob("*.html"):
+        page.unlink()
+    (root / "site" / "index.html").unlink()
+    proc = _in_mount_namespace(
+        'mount --bind "$ROOT/site/skills" "$ROOT/site/skills"\n'
+        'mount -o remount,bind,ro "$ROOT/site/skills"',
+        root,
+        "--no-notify",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "site" / "index.html").is_file()  # written, and the ledger says so
+    site = _ledger(proc.stdout, "site")
+    assert site.startswith("site: site/index.html (1 written, ")
+    assert site.endswith("; not written: skill pages and badges)")
+    warning = next(line for line in proc.stderr.splitlines() if line.startswith("warning: site:"))
+    page = warning.split(": ")[2]
+    assert page.startswith("site/skills/") and page.removeprefix("site/skills/") in pages
+    assert warning == (
+        f"warning: site: {page}: cannot write: read-only file system; "
+        "skill pages and badges not written"
+    )
+    assert ".tmp" not in proc.stdout + proc.stderr
+
+
+def test_read_only_site_folder_names_index_html_not_its_temporary_file(tmp_path: Path) -> None:
+    """Regression: a read-only site/ was reported as `OSError: … site/.index.html.x.tmp`."""
+    root = _failing(tmp_path / "inst")
+    assert _aeon(root, "--no-notify").returncode == 0
+    (root / "site" / "index.html").unlink()
+    proc = _in_mount_namespace(
+        'mount --bind "$ROOT/site" "$ROOT/site"\nmount -o remount,bind,ro "$ROOT/site"',
+        root,
+        "--no-notify",
+    )
+    assert proc.returncode == 0, proc.stderr
+    line = "site/index.html: cannot write: read-only file system"
+    assert _ledger(proc.stdout, "site") == f"site: not written: {line}"
+    assert f"warning: site: {line}" in proc.stderr.splitlines()
+    assert ".tmp" not in proc.stdout + proc.stderr
+
+
 def test_a_full_disk_stops_the_run_before_any_issue_is_filed(tmp_path: Path) -> None:
     root = _failing(tmp_path / "inst")
     before = _files(root)

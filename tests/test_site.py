@@ -492,6 +492,55 @@ def test_broken_override_is_one_line_config_error(instance: Path, text: str, mes
     assert message in caught.value.line() and "\n" not in caught.value.line()
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "run.html",
+            "line one\n{{ page.no_such_field }}\n",
+            ".aeon-evals/templates/run.html: cannot render: 'aeon_evals.site.views.RunPage "
+            "object' has no attribute 'no_such_field' (line 2)",
+        ),
+        # an override of a template the page extends: the override that broke is named
+        (
+            "base.html",
+            "{% block content %}{% endblock %}\n{{ page.nope.deeper }}\n",
+            ".aeon-evals/templates/base.html: cannot render: ",
+        ),
+        (
+            "skill.html",
+            "{{ page.skill }}\n{{ page.nope }}\n",
+            ".aeon-evals/templates/skill.html: cannot render the page of skill ",
+        ),
+    ],
+)
+def test_render_error_in_a_template_override_names_the_override_and_the_skill(
+    instance: Path, name: str, text: str, message: str
+) -> None:
+    """Regression: a render error in an override named `run.html`, not the override's path
+    (nor, for a skill page, the skill)."""
+    override = instance / ".aeon-evals" / "templates"
+    override.mkdir(parents=True)
+    (override / name).write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        site.build_site(instance, instance / "site", now=NOW)
+    line = caught.value.line()
+    assert line.startswith(message) and "\n" not in line
+    if name == "skill.html":  # which skill: one of the articles' skills
+        skill = line.removeprefix(message).split(":")[0]
+        assert skill in _article_skills(instance)
+
+
+def _article_skills(instance: Path) -> set[str]:
+    from aeon_evals.history import read_article
+
+    return {
+        skill
+        for path in (instance / "articles").glob("skill-evals-*.md")
+        for skill in read_article(path, root=instance).rows
+    }
+
+
 # --------------------------------------------------------------------------------------------
 # pure pieces
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from aeon_evals import clock, layout
 from aeon_evals.commands import summary
+from aeon_evals.errors import ExitCode
 from aeon_evals.problems import warning_line
 
 if TYPE_CHECKING:
@@ -65,11 +66,13 @@ def run(args: argparse.Namespace) -> int:
     store.save()
     for warning in (*outcome.warnings, *(history.warnings if history else ())):
         print(warning_line(warning), file=sys.stderr)
+    for line in outcome.failed:  # index.html was written; these pages were not
+        print(f"aeon-evals: {line}", file=sys.stderr)
     print(
         f"site: wrote {len(outcome.written)} pages ({len(outcome.unchanged)} unchanged)"
-        f"{outcome.extra()} to {out}"
+        f"{outcome.extra()} to {out}{outcome.not_written()}"
     )
-    return 0
+    return int(ExitCode.ERROR) if outcome.failed else 0
 
 
 def _catalog(root: Path) -> CatalogSummary | None:

@@ -11,7 +11,9 @@ import base64
 import contextlib
 import hashlib
 import os
+import re
 import shutil
+import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,8 +31,8 @@ from jinja2 import (
 )
 from markupsafe import Markup
 
-from aeon_evals.errors import ConfigError
-from aeon_evals.fsio import check_writable, read_cache, write_if_changed
+from aeon_evals.errors import ConfigError, WriteFailed
+from aeon_evals.fsio import check_writable, read_cache, rel_path, write_error, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.metrics import History
 from aeon_evals.resources import templates_dir
@@ -67,6 +69,10 @@ class SiteOutcome:
     removed: tuple[str, ...]  # run pages whose article is gone
     warnings: tuple[str, ...]
     skills: SkillSite | None = None  # the skill pages and badges (skill_site.py)
+    # what could not be written, one line each, naming the real file and the reason
+    # (`site/skills/x.html: cannot write: read-only file system; skill pages and badges not
+    # written`): index.html was written, the pages these lines name were not
+    failed: tuple[str, ...] = ()
 
     def extra(self) -> str:
         """What the run and `site` add after the page counts: the skill pages and badges
@@ -75,6 +81,18 @@ class SiteOutcome:
             return ""
         done, same = len(self.skills.written), len(self.skills.unchanged)
         return f", {done} skill pages and badges ({same} unchanged)"
+
+    def not_written(self) -> str:
+        """What the run and `site` add last: what was not written (`; not written: 12 run
+        pages, skill pages and badges`), empty when everything was."""
+        if not self.failed:
+            return ""
+        return "; not written: " + ", ".join(_failed_part(line) for line in self.failed)
+
+
+def _failed_part(line: str) -> str:
+    """What a `failed` line says was not written: the part after its last "; ... not written"."""
+    return line.rsplit("; ", 1)[-1].removesuffix(" not written")
 
 
 # --------------------------------------------------------------------------------------------
@@ -124,23 +142,66 @@ def make_env(search_path: Sequence[Path], bytecode: Path | None = None) -> Envir
 
 
 def _render(env: Environment, name: str, **context: object) -> str:
-    """Render one template; a broken (usually user-overridden) template becomes a ConfigError."""
-    with _template_errors(name):
+    """Render one template; a broken (usually user-overridden) template becomes a ConfigError
+    naming the template file (the instance's override, when it is one) and, for a skill page,
+    the skill."""
+    page = context.get("page")
+    skill = getattr(page, "skill", None) if name == "skill.html" else None
+    with _template_errors(name, env, skill=skill if isinstance(skill, str) else None):
         return env.get_template(name).render(**context)
 
 
 @contextlib.contextmanager
-def _template_errors(name: str) -> Iterator[None]:
-    """A broken (usually user-overridden) template `name` becomes a ConfigError naming it."""
+def _template_errors(
+    name: str, env: Environment | None = None, *, skill: str | None = None
+) -> Iterator[None]:
+    """A broken (usually user-overridden) template `name` becomes a ConfigError naming the file
+    that broke (`.aeon-evals/templates/run.html`, the line when known) and the skill whose page
+    it was rendering."""
     try:
         yield
     except TemplateSyntaxError as exc:
         where = f"line {exc.lineno}" if exc.lineno else None
         raise ConfigError(
-            exc.message or "syntax error", path=exc.filename or name, where=where
+            exc.message or "syntax error", path=_shown(exc.filename, name, env), where=where
         ) from None
     except TemplateError as exc:
-        raise ConfigError(f"cannot render: {exc}", path=name) from None
+        filename, line = _failing_template(exc, env)
+        what = f"cannot render the page of skill {skill}" if skill else "cannot render"
+        at = f" (line {line})" if line else ""
+        raise ConfigError(f"{what}: {exc}{at}", path=_shown(filename, name, env)) from None
+
+
+def _failing_template(exc: BaseException, env: Environment | None) -> tuple[str | None, int]:
+    """The template file and line where a render error was raised: Jinja rewrites the
+    traceback so that the frames of templates carry their file names and template lines."""
+    if env is None or exc.__traceback__ is None:
+        return None, 0
+    folders = [str(p) for p in _search_path(env)]
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if any(frame.filename.startswith(folder + os.sep) for folder in folders):
+            return frame.filename, frame.lineno or 0
+    return None, 0
+
+
+def _search_path(env: Environment) -> list[str]:
+    loader = env.loader
+    return list(loader.searchpath) if isinstance(loader, FileSystemLoader) else []
+
+
+def _shown(filename: str | None, name: str, env: Environment | None) -> str:
+    """The template file as a message names it: an override under the instance relative to
+    the instance (`.aeon-evals/templates/run.html`), another template by its path, else `name`
+    when the file is not known."""
+    if filename is None and env is not None:
+        with contextlib.suppress(TemplateError, OSError):
+            filename = env.get_template(name).filename
+    if filename is None:
+        return name
+    for folder in _search_path(env) if env is not None else []:
+        if Path(folder).parts[-2:] == OVERRIDE_DIR.parts and filename.startswith(folder + os.sep):
+            return rel_path(Path(filename), Path(folder).parent.parent)
+    return filename
 
 
 def _assets(env: Environment) -> Assets:
@@ -213,6 +274,9 @@ def build_site(
     assets = _assets(env)
     try:
         outcome = _build(root, out, now, env, assets, store, catalog, history)
+    except BaseException:  # SIGTERM, Ctrl-C, an error: the bodies' child stops at once
+        store.stop()
+        raise
     finally:
         store.wait()
     if own_store:
@@ -278,26 +342,37 @@ def _build(
             counts=[item.counts for item in loaded],
             catalog=catalog,
         )
-        pages, written, unchanged = _write_dashboard(
-            out, env, assets, store, dashboard, loaded, before, root_from_runs
+        pages, listed, written, unchanged, problem = _write_dashboard(
+            root, out, env, assets, store, dashboard, loaded, before, root_from_runs
         )
     except BaseException:
         skill_site.abandon()
         raise
-    skills = skill_site.result()
-    warnings.extend(skills.warnings)
+    failed: list[str] = []
+    skills: SkillSite | None = None
+    try:
+        skills = skill_site.result()
+        warnings.extend(skills.warnings)
+    except OSError as exc:  # index.html and the run pages are written: say what was not
+        failed.append(f"{_write_failure(exc, root)}; skill pages and badges not written")
+    if problem is not None:
+        failed.insert(0, problem)
     removed: list[str] = []
     runs_dir = out / "runs"
     if runs_dir.is_dir():
         for stale in sorted(runs_dir.glob("skill-evals-*.html")):
-            if f"runs/{stale.name}" not in pages:
-                stale.unlink()
+            if f"runs/{stale.name}" not in listed:
+                try:
+                    stale.unlink()
+                except OSError as exc:
+                    warnings.append(f"{write_error(exc, stale, root=root)}; stale run page kept")
+                    continue
                 removed.append(f"runs/{stale.name}")
     for legacy in LEGACY_CACHE:
         with contextlib.suppress(OSError):
             shutil.rmtree(out / legacy) if (out / legacy).is_dir() else (out / legacy).unlink()
 
-    store.save_pages(out, {**pages, **skills.stamps})
+    store.save_pages(out, {**pages, **(skills.stamps if skills is not None else {})})
     return SiteOutcome(
         out=out,
         written=tuple(written),
@@ -305,10 +380,27 @@ def _build(
         removed=tuple(removed),
         warnings=tuple(warnings),
         skills=skills,
+        failed=tuple(failed),
     )
 
 
+# The temporary file a page is written to before it replaces the page: `.<name>.<token>.tmp`
+# (fsio.atomic_write's, the skill pages' writer's).
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.[^.]+\.tmp$")
+
+
+def _write_failure(exc: OSError, root: Path) -> str:
+    """One line for a page that could not be written: the page itself, not the temporary file
+    the error names (`site/skills/x.html: cannot write: read-only file system`)."""
+    path = Path(os.fsdecode(exc.filename)) if exc.filename is not None else None
+    if path is None:
+        return write_error(exc, "site", root=root)
+    temp = _TEMP_NAME.match(path.name)
+    return write_error(exc, path.with_name(temp["name"]) if temp else path, root=root)
+
+
 def _write_dashboard(
+    root: Path,
     out: Path,
     env: Environment,
     assets: Assets,
@@ -317,17 +409,23 @@ def _write_dashboard(
     loaded: Sequence[StoredArticle],
     before: Mapping[str, str],
     root_from_runs: str,
-) -> tuple[dict[str, str], list[str], list[str]]:
-    """Write index.html and the run pages whose inputs changed: ({run page: its inputs' key},
-    written, unchanged)."""
+) -> tuple[dict[str, str], set[str], list[str], list[str], str | None]:
+    """Write index.html and the run pages whose inputs changed: ({run page written or up to
+    date: its inputs' key}, every run page, written, unchanged, why the run pages from the first
+    that could not be written on were not). index.html that cannot be written raises
+    WriteFailed naming it."""
     written: list[str] = []
     unchanged: list[str] = []
 
     def emit(rel: str, text: str) -> None:
         (written if write_if_changed(out / rel, text) else unchanged).append(rel)
 
-    emit("index.html", _render(env, "index.html", page=dashboard))
+    try:
+        emit("index.html", _render(env, "index.html", page=dashboard))
+    except OSError as exc:
+        raise WriteFailed(_write_failure(exc, root)) from None
     runs_oldest_first = list(reversed(dashboard.runs))
+    listed = {run.href for run in runs_oldest_first}
     templates = _templates_digest(env)
     pages: dict[str, str] = {}
     for i, (item, run) in enumerate(zip(loaded, runs_oldest_first, strict=True)):
@@ -350,8 +448,8 @@ def _write_dashboard(
                 ]
             ).encode()
         ).hexdigest()
-        pages[run.href] = key
         if before.get(run.href) == key and (out / run.href).is_file():
+            pages[run.href] = key
             unchanged.append(run.href)
             continue
         page = RunPage(
@@ -362,5 +460,17 @@ def _write_dashboard(
             older=older,
             source_href=f"{root_from_runs}/{item.parsed.path}",
         )
-        emit(run.href, _render(env, "run.html", page=page))
-    return pages, written, unchanged
+        try:
+            emit(run.href, _render(env, "run.html", page=page))
+        except OSError as exc:  # the folder is read-only, the disk full: the others fail too
+            left = len(runs_oldest_first) - i
+            return (
+                pages,
+                listed,
+                written,
+                unchanged,
+                f"{_write_failure(exc, root)}; {left} run "
+                + ("pages not written" if left != 1 else "page not written"),
+            )
+        pages[run.href] = key
+    return pages, listed, written, unchanged, None
