@@ -105,7 +105,13 @@ def _publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None
         outcome.warnings.append(f"{write_error(exc, where, root=root)}; metrics not recorded")
     if not raw_controls:  # else the parse kept would not be the file's: it is parsed when read
         # kept parsed without parsing its big table: the dashboard and tomorrow's run read it there
-        store.remember(path, raw, lambda: laid_out.parsed(path=article), render=opts.site)
+        store.remember(
+            path,
+            raw,
+            lambda: laid_out.parsed(path=article),
+            render=opts.site,
+            body=lambda: render.article_body(laid_out),
+        )
     else:
         store.remember(path, raw, render=opts.site)
 

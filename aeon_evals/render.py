@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from aeon_evals import daylog, mdtable
 from aeon_evals.controls import one_line, show_name
-from aeon_evals.history import cell_as_parsed, parse_article
+from aeon_evals.history import body_html, cell_as_parsed, parse_article
 from aeon_evals.model import Coverage, DiffLabel, ParsedArticle, Status, Verdict
 from aeon_evals.report import DiffCounts, Numbers, Row, counted, coverage_change, numbers
 
@@ -221,6 +221,22 @@ class Article:
             full_rows=full,
             inferred_full_rows=inferred if i_end > i_start else None,
         )
+
+
+def article_body(article: Article) -> str | None:
+    """`history.BODY_MD.render(article.text())`, the article's HTML on its run page, with the
+    result tables' rows made from their cells instead of parsed back (history.body_html); None
+    when the text holds what the parser treats specially (it is then rendered as a whole)."""
+    lines = article.lines
+    if any("\x00" in line or "\r" in line for line in lines):
+        return None
+    (start, _end), (i_start, i_end) = article.spans
+    full, inferred = article.tables
+    tables = [(start, full), *([(i_start, inferred)] if i_end > i_start else [])]
+    try:
+        return body_html(lines, tables)
+    except ValueError:
+        return None
 
 
 def _as_parsed(cell: str) -> str:

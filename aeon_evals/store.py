@@ -39,6 +39,9 @@ from aeon_evals.history import (
 )
 from aeon_evals.model import ParsedArticle
 
+# A body to render: the article's content hash, its bytes, and what gives its HTML without
+# parsing them (render.article_body; None: BODY_MD renders the bytes).
+Work = tuple[str, bytes, Callable[[], str | None] | None]
 FORK = hasattr(os, "fork")  # render new articles on a second core where the platform can fork
 _UNREADABLE = (EvalsError, OSError, UnicodeError)  # ArticleParseError, PathOutsideRoot …
 
@@ -198,14 +201,17 @@ class ArticleStore:
         parse: Callable[[], ParsedArticle | None] | None = None,
         *,
         render: bool = False,
+        body: Callable[[], str | None] | None = None,
     ) -> None:
         """The run wrote `raw` to the article file `path`: list it, and keep it parsed. `parse`
         gives the parse without parsing the text (render.parsed_article); None: parsed when read.
         `render` (the dashboard follows): its body is rendered by a forked child from now on,
-        while this process goes on with the log, the dashboard's index and the skill pages."""
+        while this process goes on with the log, the dashboard's index and the skill pages;
+        `body` gives that HTML without parsing the text's tables (render.article_body; None:
+        rendered from the text)."""
         if render and not self.cache.has_body(content_key(raw)):
             sha = content_key(raw)
-            if self._render_in_child([(sha, raw)]):
+            if self._render_in_child([(sha, raw, body)]):
                 self._rendering.add(sha)
         names = self.names()
         at = bisect.bisect_left(names, path.name)
@@ -265,14 +271,16 @@ class ArticleStore:
             hit = hits[sha]
             return hit is not None and stands_for(hit[0], path, self.root)
 
-        unrendered = []  # new articles, and parsed ones (the one a run just wrote) without a body
+        unrendered: list[
+            Work
+        ] = []  # new articles, and parsed ones (the one a run just wrote) without a body
         for i, (path, raw, sha) in enumerate(found):
             if not fits(path, sha) or not self.cache.has_body(sha):
                 if not raw:  # known bytes, not read above: read them after all
                     with contextlib.suppress(OSError, EvalsError):
                         found[i] = (path, raw := read_article_bytes(path, self.root), sha)
                 if sha not in self._rendering:  # else a child started on it (`remember`)
-                    unrendered.append((sha, raw))
+                    unrendered.append((sha, raw, None))
         forked = fork and self._render_in_child(unrendered)
         loaded: list[StoredArticle] = []
         for path, raw, sha in found:
@@ -316,7 +324,7 @@ class ArticleStore:
         self.cache.put_body(sha, html)
         return html
 
-    def _render_in_child(self, work: list[tuple[str, bytes]]) -> bool:
+    def _render_in_child(self, work: list[Work]) -> bool:
         """Render `work`'s bodies into the cache in a forked child, so this process parses the
         same articles (and builds the dashboard) meanwhile: a 1,000-row article costs ~0.1 s to
         parse and ~0.12 s to render, and each wants a core of its own. False without fork or a
@@ -334,9 +342,11 @@ class ArticleStore:
                 # SIGTERM (`stop`: the run was stopped) unwinds at once, mid-body, like Ctrl-C;
                 # a body being written is finished and renamed first (fsio.signals_held)
                 signal.signal(signal.SIGTERM, signal.default_int_handler)
-                for sha, raw in work:
+                for sha, raw, body in work:
                     leave_if_orphaned(parent)  # the run was killed: stop, as it did
-                    html = BODY_MD.render(raw.decode("utf-8", errors="replace"))
+                    html = body() if body is not None else None
+                    if html is None:
+                        html = BODY_MD.render(raw.decode("utf-8", errors="replace"))
                     self.cache.put_body(sha, html)
                 code = 0
             finally:
