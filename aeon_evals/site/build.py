@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -354,6 +355,8 @@ def _build(
         skills = skill_site.result()
         warnings.extend(skills.warnings)
     except OSError as exc:  # index.html and the run pages are written: say what was not
+        if exc.errno not in REFUSED:
+            raise
         failed.append(f"{_write_failure(exc, root)}; skill pages and badges not written")
     if problem is not None:
         failed.insert(0, problem)
@@ -383,6 +386,11 @@ def _build(
         failed=tuple(failed),
     )
 
+
+# The machine refused a write (a read-only folder, a full disk, no permission): said in one line
+# naming the page, while what else was written stands. Any other OSError (a file where a folder
+# goes …) is raised as it is.
+REFUSED = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})
 
 # The temporary file a page is written to before it replaces the page: `.<name>.<token>.tmp`
 # (fsio.atomic_write's, the skill pages' writer's).
@@ -423,6 +431,8 @@ def _write_dashboard(
     try:
         emit("index.html", _render(env, "index.html", page=dashboard))
     except OSError as exc:
+        if exc.errno not in REFUSED:
+            raise
         raise WriteFailed(_write_failure(exc, root)) from None
     runs_oldest_first = list(reversed(dashboard.runs))
     listed = {run.href for run in runs_oldest_first}
@@ -463,6 +473,8 @@ def _write_dashboard(
         try:
             emit(run.href, _render(env, "run.html", page=page))
         except OSError as exc:  # the folder is read-only, the disk full: the others fail too
+            if exc.errno not in REFUSED:
+                raise
             left = len(runs_oldest_first) - i
             return (
                 pages,
