@@ -24,11 +24,17 @@ The status file, `index.json`, as coverage.py's `IncrementalChecker` keeps its o
         }
     }
 
-The global inputs are the code that parses and renders (this module, store.py, history.py,
-model.py, site/views.py, site/build.py) and the markdown-it version. A status file of another
-version or globals is not read, and the folders of other globals are removed: new code never
-reads entries written by old code. An entry that cannot be read is a miss, never an error, and
-nothing here is needed for correctness: the folder can be deleted at any time.
+The global inputs are what the parses and bodies depend on, not the whole package: the parser
+and this format (this module, history.py, model.py, status.py, report.flags_count for the
+counts), the markdown-it version and the bodies' renderer (`history.body_fingerprint`). A status
+file of another version or globals is not read, and the folders of other globals are removed:
+new code never reads entries written by old code. The one exception is `bodies/`, which records
+the renderer that wrote it (`bodies/renderer`): when only the parser changed, the bodies of the
+folder being dropped are adopted by the new one (`adopt_bodies`), so an upgrade does not render
+every run page's HTML again. What the run pages depend on beyond that (site/views.py,
+site/build.py, the templates) is in each page's key (store.ArticleStore.code_key). An entry that
+cannot be read is a miss, never an error, and nothing here is needed for correctness: the
+folder can be deleted at any time.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import inspect
 import json
 import os
 import shutil
@@ -53,6 +60,7 @@ from aeon_evals.fsio import (
     rel_path,
     write_if_changed,
 )
+from aeon_evals.history import body_fingerprint
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
 from aeon_evals.report import flags_count
 
@@ -67,22 +75,22 @@ _TAG = (
 )
 
 
+PARSER_FILES = ("cache.py", "history.py", "model.py", "status.py")  # what a parse depends on
+RENDERER_FILE = "renderer"  # in bodies/: the body_fingerprint of the renderer that wrote them
+
+
 def fingerprint() -> str:
-    """The hash of the global inputs: changes whenever the parser, the renderer or markdown-it
-    changes."""
+    """The hash of the global inputs: changes whenever the parser, this format, the way counts
+    are counted, markdown-it or the bodies' renderer changes (and only then)."""
     here = Path(__file__).parent
     digest = hashlib.sha256(f"v{VERSION}".encode())
-    for name in (
-        "cache.py",
-        "store.py",
-        "history.py",
-        "model.py",
-        "site/views.py",
-        "site/build.py",
-    ):
+    for name in PARSER_FILES:
         with contextlib.suppress(OSError):
             digest.update((here / name).read_bytes())
+    with contextlib.suppress(OSError, TypeError):
+        digest.update(inspect.getsource(flags_count).encode())
     digest.update(markdown_it.__version__.encode())
+    digest.update(body_fingerprint().encode())
     return digest.hexdigest()[:16]
 
 
@@ -217,6 +225,8 @@ class ArticleCache:
         ] = {}  # article file name -> [inode, size, mtime_ns, sha256]
         self._dirty = False
         self._ready = False
+        self._adopted = False  # adopt_bodies has run
+        self._marked = False  # bodies/renderer written by this process
 
     # -- the summaries index
 
@@ -310,6 +320,7 @@ class ArticleCache:
         """The body rendered from the article whose bytes hash to `sha`; None when missing, or
         when the file does not say it was rendered from those bytes or its HTML was changed
         since (a stale or edited cache is never published)."""
+        self.adopt_bodies()
         raw = read_cache(self.root, self.dir / "bodies" / f"{sha}.html")
         if raw is None:
             return None
@@ -325,11 +336,44 @@ class ArticleCache:
         return None
 
     def has_body(self, sha: str) -> bool:
+        self.adopt_bodies()
         return (self.dir / "bodies" / f"{sha}.html").is_file()
 
     def put_body(self, sha: str, html: str) -> None:
-        if self.writable:
-            self._write(self.dir / "bodies" / f"{sha}.html", f"{_body_head(sha, html)}\n{html}")
+        if not self.writable:
+            return
+        self.adopt_bodies()
+        if not self._marked:
+            self._write(self.dir / "bodies" / RENDERER_FILE, body_fingerprint())
+            self._marked = True
+        self._write(self.dir / "bodies" / f"{sha}.html", f"{_body_head(sha, html)}\n{html}")
+
+    def adopt_bodies(self) -> None:
+        """Once per process, before the bodies are looked at: when this folder has no bodies
+        yet and the folder of other globals has bodies written by the same renderer (its
+        `bodies/renderer` file), move them here (the other folder is dropped anyway). A parser
+        change thus keeps every run page's rendered HTML. Read-only: nothing is moved."""
+        if self._adopted:
+            return
+        self._adopted = True
+        mine = self.dir / "bodies"
+        if not self.writable or mine.exists():
+            return
+        try:
+            others = [d for d in self.base.iterdir() if d.is_dir() and d.name != self.dir.name]
+        except OSError:
+            return
+        renderer = body_fingerprint().encode()
+        for other in sorted(others):
+            if read_cache(self.root, other / "bodies" / RENDERER_FILE) != renderer + b"\n":
+                continue
+            try:
+                self.dir.mkdir(parents=True, exist_ok=True)
+                os.rename(other / "bodies", mine)
+                self._marked = True
+            except OSError:
+                continue
+            break
 
     def _pages_path(self, out: Path) -> Path:
         # Named after the site folder relative to the instance (`site`), so a checkout at another
@@ -411,8 +455,10 @@ class ArticleCache:
             self.writable = False  # a read-only instance: go on without the cache
 
     def _prepare(self) -> None:
-        """Create the folder (tagged, ignored by git) and drop the folders of other fingerprints."""
+        """Create the folder (tagged, ignored by git) and drop the folders of other fingerprints
+        (their bodies adopted first, when this renderer wrote them)."""
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.adopt_bodies()
         for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", _TAG)):
             if not (self.base / name).exists():
                 atomic_write(self.base / name, text)

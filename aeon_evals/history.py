@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import hashlib
 import os
 import re
 from collections.abc import Sequence
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+import markdown_it
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
@@ -79,6 +81,19 @@ def body_md() -> MarkdownIt:
 
 
 BODY_MD = body_md()
+BODY_VERSION = 1  # bump when a body's HTML changes other than through markdown-it or BODY_MD
+
+
+def body_fingerprint() -> str:
+    """What the bodies' HTML depends on, and nothing else: the markdown-it version, BODY_MD's
+    options and rules (the shortcuts above render what markdown-it renders: tests pin it) and
+    BODY_VERSION. Cached bodies outlive any other change of the code."""
+    rules = {chain: sorted(names) for chain, names in BODY_MD.get_active_rules().items()}
+    digest = hashlib.sha256(f"v{BODY_VERSION}".encode())
+    digest.update(markdown_it.__version__.encode())
+    digest.update(repr(sorted(BODY_MD.options.items())).encode())
+    digest.update(repr(sorted(rules.items())).encode())
+    return digest.hexdigest()[:16]
 
 
 def body_html(lines: Sequence[str], tables: Sequence[tuple[int, Sequence[Sequence[str]]]]) -> str:

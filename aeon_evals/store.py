@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import hashlib
 import itertools
 import os
 import signal
@@ -42,6 +43,9 @@ from aeon_evals.model import ParsedArticle
 # A body to render: the article's content hash, its bytes, and what gives its HTML without
 # parsing them (render.article_body; None: BODY_MD renders the bytes).
 Work = tuple[str, bytes, Callable[[], str | None] | None]
+SHARE_MIN = 8  # bodies per child, at least, when several share the work
+MAX_SHARES = 4
+PAGE_FILES = ("views.py", "build.py", "charts.py")  # the code that lays out a run page
 FORK = hasattr(os, "fork")  # render new articles on a second core where the platform can fork
 _UNREADABLE = (EvalsError, OSError, UnicodeError)  # ArticleParseError, PathOutsideRoot …
 
@@ -105,6 +109,7 @@ class ArticleStore:
         self._on_disk: set[str] | None = None  # content hashes of every article, after `load`
         self._children: list[int] = []
         self._rendering: set[str] = set()  # content hashes whose body a child is rendering
+        self._code_key: str | None = None
 
     # -- which articles exist
 
@@ -271,16 +276,17 @@ class ArticleStore:
             hit = hits[sha]
             return hit is not None and stands_for(hit[0], path, self.root)
 
-        unrendered: list[
-            Work
-        ] = []  # new articles, and parsed ones (the one a run just wrote) without a body
+        bodied = {sha for _path, _raw, sha in found if self.cache.has_body(sha)}
+        unrendered: list[Work] = []  # new articles, and parsed ones without a body
         for i, (path, raw, sha) in enumerate(found):
-            if not fits(path, sha) or not self.cache.has_body(sha):
-                if not raw:  # known bytes, not read above: read them after all
-                    with contextlib.suppress(OSError, EvalsError):
-                        found[i] = (path, raw := read_article_bytes(path, self.root), sha)
-                if sha not in self._rendering:  # else a child started on it (`remember`)
-                    unrendered.append((sha, raw, None))
+            if fits(path, sha) and sha in bodied:
+                continue
+            if not raw:  # known bytes, not read above: read them after all
+                with contextlib.suppress(OSError, EvalsError):
+                    found[i] = (path, raw := read_article_bytes(path, self.root), sha)
+            # a parse missing (another parser) with its body there is parsed, not rendered
+            if sha not in bodied and sha not in self._rendering:  # else a child has it
+                unrendered.append((sha, raw, None))
         forked = fork and self._render_in_child(unrendered)
         loaded: list[StoredArticle] = []
         for path, raw, sha in found:
@@ -288,7 +294,7 @@ class ArticleStore:
             if hit is not None and fits(path, sha):
                 loaded.append(StoredArticle(hit[0], sha, path, hit[1], self, has_rows=False))
                 continue
-            in_child = forked or sha in self._rendering
+            in_child = forked or sha in self._rendering or sha in bodied  # or rendered before
             try:
                 parsed, tokens = parse_raw(
                     raw, path, root=self.root, md=None if in_child else BODY_MD
@@ -332,26 +338,34 @@ class ArticleStore:
         and `body` renders those."""
         if not work or not FORK or self.cache.folder("bodies") is None:
             return False
+        # a cold build (200 articles: ~20 s of rendering) is shared by a child per core
+        shares = max(1, min(len(work) // SHARE_MIN, os.cpu_count() or 1, MAX_SHARES))
         sys.stdout.flush()
         sys.stderr.flush()
         parent = os.getpid()
-        pid = os.fork()
-        if pid == 0:  # the child: render, write, leave without running the parent's exit handlers
-            code = 1
+        for k in range(shares):
             try:
-                # SIGTERM (`stop`: the run was stopped) unwinds at once, mid-body, like Ctrl-C;
-                # a body being written is finished and renamed first (fsio.signals_held)
-                signal.signal(signal.SIGTERM, signal.default_int_handler)
-                for sha, raw, body in work:
-                    leave_if_orphaned(parent)  # the run was killed: stop, as it did
-                    html = body() if body is not None else None
-                    if html is None:
-                        html = BODY_MD.render(raw.decode("utf-8", errors="replace"))
-                    self.cache.put_body(sha, html)
-                code = 0
-            finally:
-                os._exit(code)
-        self._children.append(pid)
+                pid = os.fork()
+            except OSError:  # what no child took is rendered when a page asks for it (`body`)
+                if k == 0:
+                    return False
+                break
+            if pid == 0:  # the child: render, write, leave without the parent's exit handlers
+                code = 1
+                try:
+                    # SIGTERM (`stop`: the run was stopped) unwinds at once, mid-body, like
+                    # Ctrl-C; a body being written is finished and renamed first (signals_held)
+                    signal.signal(signal.SIGTERM, signal.default_int_handler)
+                    for sha, raw, body in work[k::shares]:
+                        leave_if_orphaned(parent)  # the run was killed: stop, as it did
+                        html = body() if body is not None else None
+                        if html is None:
+                            html = BODY_MD.render(raw.decode("utf-8", errors="replace"))
+                        self.cache.put_body(sha, html)
+                    code = 0
+                finally:
+                    os._exit(code)
+            self._children.append(pid)
         return True
 
     def stop(self) -> None:
@@ -374,8 +388,17 @@ class ArticleStore:
 
     @property
     def code_key(self) -> str:
-        """Changes with the code that parses and renders articles (part of each page's key)."""
-        return self.cache.dir.name
+        """Changes with the code that parses and renders articles and lays out their run pages
+        (part of each page's key, with the templates): the cache's globals, site/views.py,
+        site/build.py and site/charts.py."""
+        if self._code_key is None:
+            digest = hashlib.sha256(self.cache.dir.name.encode())
+            here = Path(__file__).parent / "site"
+            for name in PAGE_FILES:
+                with contextlib.suppress(OSError):
+                    digest.update((here / name).read_bytes())
+            self._code_key = digest.hexdigest()[:16]
+        return self._code_key
 
     def pages(self, out: Path) -> dict[str, str]:
         """{run page: the key of the inputs it was last rendered from} for the site at `out`."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from test_cli_run import WEEK1, WEEK2, WEEK3, Cli, fleet
 from aeon_evals import history, store
 from aeon_evals.cache import (
     CACHE_DIR,
+    RENDERER_FILE,
     ArticleCache,
     article_from_json,
     content_key,
@@ -126,6 +129,8 @@ def test_new_code_drops_the_entries_of_old_code(tmp_path: Path) -> None:
     old = ArticleCache(tmp_path, fp="0ld0ld0ld0ld0ld0")
     old.put_body("abc", "<p>old</p>")
     assert (tmp_path / CACHE_DIR / "0ld0ld0ld0ld0ld0" / "bodies" / "abc.html").is_file()
+    # written by another renderer (the bodies of this one are adopted: see the next tests)
+    (tmp_path / CACHE_DIR / "0ld0ld0ld0ld0ld0" / "bodies" / RENDERER_FILE).write_text("0ld\n")
     new = ArticleCache(tmp_path)
     assert new.body("abc") is None
     new.put_body("abc", "<p>new</p>")
@@ -134,6 +139,123 @@ def test_new_code_drops_the_entries_of_old_code(tmp_path: Path) -> None:
         "CACHEDIR.TAG",
         new.dir.name,
     }
+
+
+PACKAGE = Path(store.__file__).parent
+
+
+def _after_an_upgrade(tmp_path: Path, edited: str, expr: str) -> tuple[str, str]:
+    """`expr` (from aeon_evals: cache, history, store) evaluated by a copy of the package,
+    before and after a change to its file `edited` (an upgrade that touched it)."""
+    copy = tmp_path / "pkg"
+    shutil.copytree(PACKAGE, copy / "aeon_evals", ignore=shutil.ignore_patterns("__pycache__"))
+
+    def probe() -> str:
+        code = (
+            f"from pathlib import Path; from aeon_evals import cache, history, store; print({expr})"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(copy)},
+        )
+        return done.stdout.strip()
+
+    before = probe()
+    changed = copy / "aeon_evals" / edited
+    changed.write_text(changed.read_text(encoding="utf-8") + "\n# upgraded\n", encoding="utf-8")
+    return before, probe()
+
+
+@pytest.mark.parametrize(
+    ("edited", "kept"),
+    [
+        ("site/views.py", True),
+        ("site/build.py", True),
+        ("store.py", True),
+        ("pipeline.py", True),
+        ("render.py", True),
+        ("history.py", False),
+        ("cache.py", False),
+        ("model.py", False),
+    ],
+)
+def test_an_upgrade_keeps_the_cached_parses_unless_the_parser_changed(
+    tmp_path: Path, edited: str, kept: bool
+) -> None:
+    """Regression: the cache was keyed by store.py, site/views.py and site/build.py too, so
+    most upgrades parsed and rendered every past article again (~48 s for 200 articles)."""
+    before, after = _after_an_upgrade(tmp_path, edited, "cache.fingerprint()")
+    assert (before == after) is kept
+
+
+@pytest.mark.parametrize("edited", ["history.py", "cache.py", "site/views.py"])
+def test_the_bodies_are_keyed_by_their_renderer_alone(tmp_path: Path, edited: str) -> None:
+    before, after = _after_an_upgrade(tmp_path, edited, "history.body_fingerprint()")
+    assert before == after
+
+
+@pytest.mark.parametrize("edited", ["site/views.py", "site/build.py", "site/charts.py"])
+def test_run_pages_are_laid_out_again_when_their_code_changes(tmp_path: Path, edited: str) -> None:
+    before, after = _after_an_upgrade(tmp_path, edited, "store.ArticleStore(Path('.')).code_key")
+    assert before != after
+
+
+def test_bodies_outlive_a_parser_change(
+    instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache left by another parser with the same renderer: its bodies are adopted (not one
+    rendered again), the articles parsed again, the pages the same."""
+    inst = fleet(instance)
+    for now in (WEEK1, WEEK2):
+        assert cli("run", "--root", str(inst.root), "--now", now, "--no-notify")[0] == 0
+    pages = {p.name: p.read_bytes() for p in (inst.root / "site" / "runs").iterdir()}
+    cache = ArticleCache(inst.root)
+    old = cache.base / "0ld0ld0ld0ld0ld0"
+    cache.dir.rename(old)  # what the last version left
+    bodies = sorted(p.name for p in (old / "bodies").glob("*.html"))
+    assert len(bodies) == 2
+    for page in (inst.root / "site" / "runs").iterdir():
+        page.unlink()  # laid out again, from the adopted bodies
+
+    def refuse(self: ArticleStore, work: list[Any]) -> bool:
+        assert not work, "a body was rendered again"
+        return False
+
+    monkeypatch.setattr(ArticleStore, "_render_in_child", refuse)
+    monkeypatch.setattr(history.BODY_MD, "render", lambda *_a, **_k: refuse(None, [_a]))  # type: ignore[arg-type]
+    code, _out, err = cli("site", "--root", str(inst.root), "--now", WEEK2)
+    assert code == 0, err
+    assert {p.name: p.read_bytes() for p in (inst.root / "site" / "runs").iterdir()} == pages
+    assert not old.exists()
+    new = ArticleCache(inst.root)
+    assert sorted(p.name for p in (new.dir / "bodies").glob("*.html")) == bodies
+    assert set(new.index) == {
+        content_key(p.read_bytes()) for p in inst.root.glob("articles/skill-evals-*.md")
+    }
+
+
+def test_bodies_of_another_renderer_are_not_adopted(instance: Instance, cli: Cli) -> None:
+    inst = fleet(instance)
+    assert cli("run", "--root", str(inst.root), "--now", WEEK1, "--no-notify")[0] == 0
+    cache = ArticleCache(inst.root)
+    old = cache.base / "0ld0ld0ld0ld0ld0"
+    cache.dir.rename(old)
+    (old / "bodies" / RENDERER_FILE).write_text("another\n")
+    for body in (old / "bodies").glob("*.html"):
+        head, _, html = body.read_text().partition("\n")
+        body.write_text(f"{head}\n{html}")  # intact: it is the renderer that differs
+    page = inst.root / "site" / "runs" / "skill-evals-2026-05-17.html"
+    expected = page.read_bytes()
+    page.unlink()
+    assert cli("site", "--root", str(inst.root), "--now", WEEK1)[0] == 0
+    assert page.read_bytes() == expected
+    new = ArticleCache(inst.root)
+    assert (new.dir / "bodies" / RENDERER_FILE).read_text() == history.body_fingerprint() + "\n"
+    assert not old.exists()
 
 
 def test_read_only_cache_writes_nothing(tmp_path: Path) -> None:
