@@ -133,6 +133,7 @@ class History:
         latest: Sample | None = None,
         *,
         last: int | None = None,
+        memo: dict[Any, Any] | None = None,
     ) -> list[tuple[date, float]]:
         """(day, value) of `metric` for `skill`, oldest first; runs without a value skipped.
 
@@ -141,12 +142,14 @@ class History:
         are known) measured nothing new, and an old article's re-estimate of an unchanged file
         is no step of the skill. `latest`: this run's sample, taken after the history.
         `last`: only the newest `last` points (the same ones the whole series ends with), read
-        without walking the whole history."""
+        without walking the whole history. `memo`: a dict kept by the caller across the series
+        of one skill and `latest` (the days, outputs and SHA-256s of the runs read are read
+        once for all of them)."""
         if metric == SCORE:
             scores = list(self.scores.get(skill, ()))
             return scores[-last:] if last is not None and last > 0 else scores
         cols = self.columns(skill)
-        return _series(cols, metric, latest, metric not in _PER_RUN, last)
+        return _series(cols, metric, latest, metric not in _PER_RUN, last, memo)
 
     def every_series(self, skill: str, names: Sequence[str]) -> list[list[tuple[date, float]]]:
         """`series(skill, metric)` of each metric in `names` (the whole series, no `latest`),
@@ -207,7 +210,12 @@ class History:
 
 
 def _series(
-    cols: SkillColumns, metric: str, latest: Sample | None, per_output: bool, last: int | None
+    cols: SkillColumns,
+    metric: str,
+    latest: Sample | None,
+    per_output: bool,
+    last: int | None,
+    memo: dict[Any, Any] | None = None,
 ) -> list[tuple[date, float]]:
     """History.series on one skill's columns."""
     if last is not None and last <= 0:
@@ -216,15 +224,16 @@ def _series(
     if n and cols.column(metric) is None and metric not in cols.numeric.labels():
         n = 0  # a numeric check this history never recorded: only `latest` can have a value
     if last is None or n <= last + _SLACK:
-        points = _points(cols, n, metric, latest, per_output, 0)
+        points = _points(cols, n, metric, latest, per_output, 0, memo=memo)
         return _dated(points if last is None else points[-last:])
     # The newest `last` points from a window of the newest runs, else from the whole series.
     # The window is read from its first block start: a run with a value whose output differs
     # from the previous run with a value (or has none). The whole series keeps that run
     # whatever came before, so the points from there on are the whole series' last ones.
-    points = _points(cols, n, metric, latest, per_output, n - last - _SLACK, from_block=True)
+    lo = n - last - _SLACK
+    points = _points(cols, n, metric, latest, per_output, lo, from_block=True, memo=memo)
     if len(points) < last:
-        points = _points(cols, n, metric, latest, per_output, 0)
+        points = _points(cols, n, metric, latest, per_output, 0, memo=memo)
     return _dated(points[-last:])
 
 
@@ -245,15 +254,24 @@ def _points(
     lo: int,
     *,
     from_block: bool = False,
+    memo: dict[Any, Any] | None = None,
 ) -> list[tuple[int, float]]:
     """The series' points (day ordinal, value) of runs lo…n-1 then `latest`, the per-output
     rule applied from a fresh start; `from_block`: from the first block start after the first
-    run with a value."""
+    run with a value. `memo`: see History.series."""
     values = cols.values(metric, lo, n) if lo < n else []
-    ords = cols.day_ords[lo:n].tolist()
-    none: list[str | None] = [None] * len(values)
-    outs = cols.outputs_col.values(lo, n) if per_output and lo < n else none
-    shas = cols.shas_col.values(lo, n) if per_output and lo < n else list(none)
+    key = (lo, n, per_output)
+    found = memo.get(key) if memo is not None else None
+    if found is None:
+        none: list[str | None] = [None] * len(values)
+        found = (
+            cols.day_ords[lo:n].tolist(),
+            cols.outputs_col.values(lo, n) if per_output and lo < n else none,
+            cols.shas_col.values(lo, n) if per_output and lo < n else list(none),
+        )
+        if memo is not None:
+            memo[key] = found
+    ords, outs, shas = (list(found[0]), list(found[1]), list(found[2]))
     if latest is not None:
         values.append(latest[_FIELD_AT[metric]] if metric in _FIELD_AT else _label(latest, metric))
         ords.append(latest.day.toordinal())
@@ -683,6 +701,7 @@ def steps_for(
     labels = [label for label, _ in result.numbers]
     found: list[Found] = []
     tail = drift.needed(params)  # the detector looks at no more than these newest points
+    memo: dict[Any, Any] = {}  # the runs' days, outputs and SHA-256s, read once for all metrics
     for metric in [WORDS, BYTES, AGE, QUALITY, SCORE, *labels]:
         mode = _mode(spec, metric)
         if mode is DriftMode.OFF:
@@ -693,7 +712,7 @@ def steps_for(
         elif sample.value(metric) is None:
             continue
         else:
-            series = history.series(result.skill, metric, sample, last=tail)
+            series = history.series(result.skill, metric, sample, last=tail, memo=memo)
         if not series:
             continue
         step = drift.detect(series, DIRECTIONS.get(metric, drift.Direction.EITHER), params)

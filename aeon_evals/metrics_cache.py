@@ -254,8 +254,21 @@ class StrColumn:
         raw = self.text
         if self.hex32:
             return [None if at < 0 else raw[32 * at : 32 * at + 32].hex() for at in index]
-        if self._ascii is None and 4 * len(index) < len(self.ends):
-            entry = self.entry  # a few samples of many strings (drift's tail): those decoded only
+        ends = self.ends
+        if self._ascii is None and 4 * len(index) < len(ends):
+            # a few samples of many strings (drift's tail): the bytes from the first of their
+            # strings to the last decoded, not kept (a year of a fleet's paths is megabytes)
+            present = [at for at in index if at >= 0]
+            first = min(present, default=0)
+            base = ends[first - 1] if first else 0
+            span = bytes(raw[base : ends[max(present, default=0)]])
+            if span.isascii():
+                part = span.decode("ascii")
+                return [
+                    None if at < 0 else part[(ends[at - 1] if at else 0) - base : ends[at] - base]
+                    for at in index
+                ]
+            entry = self.entry
             return [None if at < 0 else entry(at) for at in index]
         if self._ascii is None:
             whole = bytes(raw)
@@ -264,7 +277,6 @@ class StrColumn:
         if not text:
             entry = self.entry
             return [None if at < 0 else entry(at) for at in index]
-        ends = self.ends
         # ASCII: byte offsets are character offsets, so slices of the text decoded once
         return [None if at < 0 else text[ends[at - 1] if at else 0 : ends[at]] for at in index]
 

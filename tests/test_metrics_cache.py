@@ -572,3 +572,19 @@ def test_the_folder_listed_by_the_run_finds_the_metrics_files_a_listing_of_its_o
     )
     assert sum(s.source == "run" for v in own.samples.values() for s in v) > 0
     _same(listed, own)
+
+
+def test_series_sharing_a_memo_across_metrics_are_the_series_read_alone() -> None:
+    """Drift reads each metric's tail of one skill with one memo (the runs' days, outputs and
+    SHA-256s read once): every series is the one read without it, tables joined chunk by chunk
+    (an output twice in the table) or not."""
+    rng = random.Random(67)
+    names = ["words", "bytes", "quality", "age_days", "dollars", "n", "z", "never"]
+    for samples in _dedup_cases():
+        latest = _sample(rng, FIRST + timedelta(days=99), "s") if rng.random() < 0.7 else None
+        for history in (History({"s": samples}), _chunked(samples, rng)):
+            memo: dict[object, object] = {}
+            for last in (1, 5, 38, None):
+                for metric in names:
+                    alone = history.series("s", metric, latest, last=last)
+                    assert history.series("s", metric, latest, last=last, memo=memo) == alone
