@@ -283,3 +283,74 @@ def test_a_spec_is_shown_as_json_dumps_indents_it(value: object) -> None:
 @given(st.text())
 def test_the_pages_fast_escape_is_markupsafes(text: str) -> None:
     assert escaped(text) == str(escape(text))
+
+
+def _every_shape(inst: Instance, cli: Cli) -> Path:
+    """ten_weeks plus skills of every shape the page has (with and without charts, outputs,
+    issues, spec, SKILL.md) and text to escape in causes, paths, titles and specs."""
+    ten_weeks(inst, cli)
+    day = date(2026, 5, 11)
+    rows = [
+        ("bare", Sample(day, None)),
+        ("md-only", Sample(day, Status.FAIL, cause='numeric_missing:a<b & "c"')),
+        (
+            "odd-output",
+            Sample(
+                day,
+                Status.WARN,
+                words=12,
+                bytes=99,
+                output="articles/a&b <c>.md",
+                sha256="ab" * 32,
+                cause="drift:words",
+            ),
+        ),
+    ]
+    inst.write(f"articles/skill-evals-metrics-{day}.tsv", render_tsv(rows))
+    inst.write("skills/md-only/SKILL.md", "---\nname: md-only\n---\nWrites nothing.\n")
+    evals = json.loads((inst.root / "skills/skill-evals/evals.json").read_text())
+    evals["skills"]["odd-output"] = {"output_pattern": "articles/a&b*.md", "note": "<'x'>"}
+    inst.write("skills/skill-evals/evals.json", json.dumps(evals))
+    inst.write(
+        "memory/issues/ISS-900.md",
+        "---\nid: ISS-900\ntitle: 'md-only: <b>a & b</b>'\nstatus: open\nseverity: high\n"
+        "category: prompt-bug\ndetected_by: skill-evals\ndetected_at: '2026-05-01T06:00:00Z'\n"
+        "resolved_at: null\naffected_skills:\n- md-only\n- bare\nroot_cause: x\n---\n\nBody.\n",
+    )
+    return inst.root
+
+
+def test_skill_pages_assembled_from_the_template_are_those_jinja_renders(
+    instance: Instance, cli: Cli
+) -> None:
+    """The packaged skill.html is rendered once per shape and filled page by page
+    (skill_shell); an override of it, here the same text, is rendered by Jinja page by page:
+    every page comes out byte for byte the same."""
+    root = _every_shape(instance, cli)
+    now = datetime(2026, 5, 12, 6, tzinfo=UTC)
+    shelled = site.build_site(root, root / "shelled", now=now)
+    packaged = (Path(site.__file__).parents[2] / "templates/skill.html").read_text()
+    instance.write(".aeon-evals/templates/skill.html", packaged)
+    jinja = site.build_site(root, root / "jinja", now=now)
+    assert shelled.skills is not None and jinja.skills is not None
+    pages = [rel for rel in shelled.skills.written if rel.startswith("skills/")]
+    assert sorted(pages) == [
+        f"skills/{s}.html" for s in ("bare", "cost-report", "md-only", "odd-output", "steady")
+    ]
+    assert pages == [rel for rel in jinja.skills.written if rel.startswith("skills/")]
+    for rel in pages:
+        assert (root / "shelled" / rel).read_text() == (root / "jinja" / rel).read_text(), rel
+    odd = (root / "shelled/skills/odd-output.html").read_text()
+    assert "articles/a&amp;b &lt;c&gt;.md" in odd and "&lt;&#39;x&#39;&gt;" in odd
+    assert '<td class="wrap">md-only: &lt;b&gt;a &amp; b&lt;/b&gt;</td>' in (
+        (root / "shelled/skills/md-only.html").read_text()
+    )
+
+
+def test_an_override_of_the_skill_page_template_is_still_used(instance: Instance, cli: Cli) -> None:
+    root = ten_weeks(instance, cli).parent
+    packaged = (Path(site.__file__).parents[2] / "templates/skill.html").read_text()
+    mine = packaged.replace("<h1>{{ page.skill }}</h1>", "<h1>{{ page.skill|upper }}!</h1>")
+    instance.write(".aeon-evals/templates/skill.html", mine)
+    assert cli("site", "--root", str(root), "--now", "2026-05-04T09:00:00Z")[0] == 0
+    assert "<h1>COST-REPORT!</h1>" in (root / "site/skills/cost-report.html").read_text()

@@ -12,6 +12,7 @@ the dashboard (`start_skill_site`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import mmap
@@ -33,7 +34,8 @@ from aeon_evals.manifest import read_manifest_data
 from aeon_evals.metrics import History, history_for_run
 from aeon_evals.model import Status
 from aeon_evals.site.badges import fleet_badge, skill_badge
-from aeon_evals.site.skill_pages import PageMemo, skill_page
+from aeon_evals.site.skill_pages import PageMemo, SkillPage, skill_page
+from aeon_evals.site.skill_shell import ShellRenderer
 from aeon_evals.site.views import Assets, page_name
 from aeon_evals.state import load_state
 from aeon_evals.store import ArticleStore
@@ -174,15 +176,21 @@ class SkillSiteJob:
     generated: str
     counted: Mapping[str, Status | None] | None = None
     before: Mapping[str, str] = field(default_factory=dict)
+    shell: bool = False
 
     def pages(self) -> list[tuple[str, str]]:
         """(skill, page) of every skill with a page, by skill."""
         named = ((skill, page_name(skill)) for skill in sorted(self.history.samples))
         return [(skill, rel) for skill, rel in named if rel is not None]
 
+    @functools.cached_property
+    def newest(self) -> dict[str, Status | None]:
+        """The status of every skill the newest run evaluated (newest_run), worked out once."""
+        return newest_run(self.history)[1]
+
     def badged(self) -> list[tuple[str, Status | None]]:
         """(skill, status) of each skill of the newest run that gets a badge, by skill."""
-        _day, statuses = newest_run(self.history)
+        statuses = self.newest
         return [(s, status) for s, status in sorted(statuses.items()) if page_name(s) is not None]
 
     def files(self) -> list[str]:
@@ -202,6 +210,14 @@ class _Share:
         self._specs = _specs(job.root)
         self._runs = {day: f"../runs/skill-evals-{day.isoformat()}.html" for day in job.run_days}
         self._memo = PageMemo.for_build(job.issues)
+        self._shells = ShellRenderer(job.render, job.assets, job.generated) if job.shell else None
+
+    def html(self, page: SkillPage) -> str:
+        """The page's HTML: from the template's shells (skill_shell) when `job.shell`, else
+        rendered by Jinja."""
+        if self._shells is not None:
+            return self._shells.page(page)
+        return self.job.render("skill.html", page)
 
     def emit(self, rel: str, text: str) -> None:
         if self.parent is not None:
@@ -234,7 +250,7 @@ class _Share:
                 skill_md=os.path.isfile(f"{job.root}/skills/{skill}/SKILL.md"),
                 memo=self._memo,
             )
-            self.emit(rel, job.render("skill.html", page))
+            self.emit(rel, self.html(page))
 
     def badges(self) -> None:
         """Every skill's badge and the fleet's."""
@@ -243,8 +259,7 @@ class _Share:
             badge = skill_badge(skill, status)
             self.emit(f"badges/{skill}.svg", badge.svg())
             self.emit(f"badges/{skill}.json", badge.endpoint())
-        _day, statuses = newest_run(job.history)
-        fleet = fleet_badge(statuses if job.counted is None else job.counted)
+        fleet = fleet_badge(job.newest if job.counted is None else job.counted)
         self.emit("badges/fleet.svg", fleet.svg())
         self.emit("badges/fleet.json", fleet.endpoint())
 
@@ -280,7 +295,9 @@ def write_skill_site(job: SkillSiteJob) -> SkillSite:
     badge, in this process. `job.render(template, page)` renders a template; `job.run_days`:
     the days that have a run page; `job.counted`: the status of each row the newest article
     counts toward its verdict (the fleet badge; None: no article, the newest run of the history
-    is counted); `job.before`: the stamps of the last build (PageWriter)."""
+    is counted); `job.before`: the stamps of the last build (PageWriter); `job.shell`: the
+    templates are the packaged ones, so the pages are assembled from them rendered once per shape
+    (skill_shell), else each is rendered by `job.render`."""
     share = _Share(job)
     share.pages(job.pages())
     share.badges()
