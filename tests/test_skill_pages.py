@@ -354,3 +354,27 @@ def test_an_override_of_the_skill_page_template_is_still_used(instance: Instance
     instance.write(".aeon-evals/templates/skill.html", mine)
     assert cli("site", "--root", str(root), "--now", "2026-05-04T09:00:00Z")[0] == 0
     assert "<h1>COST-REPORT!</h1>" in (root / "site/skills/cost-report.html").read_text()
+
+
+def test_charts_drawn_with_the_builds_shared_memo_are_those_drawn_alone(tmp_path: Path) -> None:
+    """ChartMemo reuses the places of the last days met for a span: skills on the same first
+    and last day and as many runs but other days between must not get each other's places."""
+    from aeon_evals.site.skill_charts import ChartMemo, charts_for
+    from aeon_evals.store import ArticleStore
+
+    (tmp_path / "articles").mkdir()
+    start = date(2026, 6, 1)
+    ran = {"a": (0, 1, 3), "b": (0, 2, 3), "c": (0, 1, 3), "d": (0, 3)}
+    for offset in range(4):
+        day = start + timedelta(days=offset)
+        rows = [
+            (skill, Sample(day, Status.PASS, words=100 + 7 * offset + len(skill)))
+            for skill, days in ran.items()
+            if offset in days
+        ]
+        (tmp_path / f"articles/skill-evals-metrics-{day}.tsv").write_text(render_tsv(rows))
+    history = skill_site.site_history(tmp_path, ArticleStore(tmp_path))
+    shared = ChartMemo()
+    for skill in ("a", "b", "c", "d", "b"):
+        assert charts_for(skill, history, shared) == charts_for(skill, history, ChartMemo())
+    assert charts_for("a", history, shared)[0].line != charts_for("b", history, shared)[0].line

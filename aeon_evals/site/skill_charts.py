@@ -4,6 +4,7 @@ SVG geometry and figures (pure: a metrics.History in, frozen dataclasses and mar
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,8 @@ CHART_LABELS = {
     metrics.QUALITY: "Quality (skill-health avg_score)",
     metrics.SCORE: "skill-health score (history[])",
 }
+_BOTTOM = f"{BOTTOM:.1f}"  # the y of a value at or below 0, as the line writes it
+_first, _second = operator.itemgetter(0), operator.itemgetter(1)
 # A run's marker: a circle of radius 3.5 from its left edge (charts.marker("circle", x, y, 3.5))
 _DOT = "a3.5 3.5 0 1 0 7 0a3.5 3.5 0 1 0 -7 0Z"
 
@@ -143,29 +146,47 @@ def _keep(bucket: list[tuple[float, float]]) -> list[tuple[float, float]]:
 
 
 @dataclass(frozen=True)
+class Xs:
+    """Where the runs of one chart sit along x: for each, (x, line x, marker start, ISO day)
+    (`at`), its x and its line x followed by a space (`line`)."""
+
+    at: list[tuple[float, str, str, str]]
+    xs: list[float]
+    line: list[str]
+
+
+@dataclass(frozen=True)
 class ChartMemo:
     """What the charts of one build share: for each span of days (first, last) a chart covers,
     each day's x as a number, as the line writes it, as a marker's start ("M<x - 3.5> ") and the
-    day in ISO form. A thousand skills' charts mostly span the same runs."""
+    day in ISO form; and the last days met for each span with their Xs. A thousand skills'
+    charts mostly span the same runs, most of them on the same days."""
 
     spans: dict[tuple[date, date], dict[date, tuple[float, str, str, str]]] = field(
         default_factory=dict
     )
+    last: dict[tuple[date, date, int], tuple[list[date], Xs]] = field(default_factory=dict)
 
-    def days(self, days: Sequence[date]) -> list[tuple[float, str, str, str]]:
-        """Each day's (x, line x, marker start, ISO day); `days` oldest first (as x_positions)."""
+    def days(self, days: list[date]) -> Xs:
+        """Each day's place on x; `days` oldest first (as x_positions), not empty."""
         first, last = days[0], days[-1]
+        key = (first, last, len(days))
+        met = self.last.get(key)
+        if met is not None and met[0] == days:
+            return met[1]
         span = self.spans.setdefault((first, last), {})
         total = (last - first).days
         width = RIGHT - LEFT
-        out = []
+        at = []
         for day in days:
             known = span.get(day)
             if known is None:
                 x = LEFT + width * (day - first).days / total if total else LEFT + width / 2
                 known = span[day] = (x, f"{x:.1f}", f"M{_n(x - 3.5)} ", day.isoformat())
-            out.append(known)
-        return out
+            at.append(known)
+        xs = Xs(at, [a[0] for a in at], [f"{a[1]} " for a in at])
+        self.last[key] = (days, xs)
+        return xs
 
 
 def metric_chart(
@@ -179,10 +200,10 @@ def metric_chart(
     """The chart of one metric's series (oldest first): line, markers (all of them up to
     MAX_MARKERS runs, else only the flagged runs), the current bound and the current step.
     `memo`: shared by the charts of one build."""
-    days = [d for d, _ in series]
-    values = [v for _, v in series]
-    at = (memo if memo is not None else ChartMemo()).days(days) if days else []
-    xs = [a[0] for a in at]
+    days = list(map(_first, series))
+    values = list(map(_second, series))
+    placed = (memo if memo is not None else ChartMemo()).days(days) if days else Xs([], [], [])
+    at, xs = placed.at, placed.xs
     step = drift.detect(series, direction) if series else None
     top = max(values + ([step.bound.high] if step else []), default=1.0)
     y_max = _nice(top * 1.05)
@@ -192,12 +213,11 @@ def metric_chart(
 
     scale = (BOTTOM - TOP) / y_max
     # values are never above y_max (it is rounded up from the largest); negative ones sit on 0
-    ys = [BOTTOM - scale * v if v > 0 else BOTTOM for v in values]
-    y_text = [f"{y:.1f}" for y in ys]
+    y_text = [f"{BOTTOM - scale * v:.1f}" if v > 0 else _BOTTOM for v in values]
     if len(xs) <= (RIGHT - LEFT) / LINE_STEP:
-        line = "M" + "L".join([f"{a[1]} {y}" for a, y in zip(at, y_text, strict=True)])
+        line = "M" + "L".join(map(operator.add, placed.line, y_text))
     else:
-        line = _line(xs, ys)
+        line = _line(xs, [BOTTOM - scale * v if v > 0 else BOTTOM for v in values])
     shown = range(len(days)) if len(days) <= MAX_MARKERS else _flagged_at(days, flagged)
     what = escape(title.lower())
     number = drift.number
