@@ -47,6 +47,8 @@ class Context:
     today: date
     grace: timedelta = GRACE
     spec_source: str | None = None  # the row's `spec SKILL.md:41`, for an inferred contract
+    # cron-state was read and lists skills, so a skill missing from it was never dispatched
+    cron_known: bool = False
 
 
 # --- one skill ------------------------------------------------------------------------------
@@ -248,6 +250,13 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         run = _on_demand_run(spec, files, outputs, ctx)
         if run.dispatched is None and run.output is None:
             return _not_run(spec, files, run, ctx, muted, notes)
+    elif (
+        ctx.cron_known
+        and ctx.cron is None
+        and _scheduled(ctx.registration)
+        and not _any_output(spec, files, outputs)
+    ):
+        return _not_run_yet(spec, ctx, muted, notes)
 
     # a. latest output
     if not files:
@@ -401,6 +410,45 @@ def _not_run(
         ctx,
         muted=muted,
         notes=("on demand, not run", *notes),
+    )
+
+
+def _scheduled(reg: Registration | None) -> bool:
+    """An enabled skill with a cron schedule (it has slots, so cron-state dispatches it)."""
+    if reg is None or not reg.enabled or not reg.schedule:
+        return False
+    try:
+        cadence.validate(reg.schedule)
+    except ValueError:
+        return False
+    return True
+
+
+def _any_output(spec: Spec, files: tuple[str, ...], outputs: Outputs) -> bool:
+    """Whether the skill ever wrote anything the spec would check: a matching file, or for a
+    shared log's section, a log holding its entry."""
+    if not files:
+        return False
+    if not spec.section:
+        return True
+    return newest_entry(spec, files, outputs, date.min) is not None
+
+
+def _not_run_yet(spec: Spec, ctx: Context, muted: Mute | None, notes: list[str]) -> SkillResult:
+    """A scheduled skill cron-state has never dispatched and that has no output: its first
+    scheduled run has not happened yet (enabled since the last slot), so nothing is judged."""
+    schedule = ctx.registration.schedule if ctx.registration else None
+    detail = (
+        f"{schedule or 'scheduled'}: never dispatched (no entry in memory/cron-state.json) "
+        "and no output yet"
+    )
+    return _finish(
+        spec.skill,
+        Status.NOT_RUN,
+        (Cause(Status.NOT_RUN, "not_run", detail),),
+        ctx,
+        muted=muted,
+        notes=("not run yet: its first scheduled run has not happened", *notes),
     )
 
 

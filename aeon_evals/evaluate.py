@@ -50,6 +50,7 @@ def _context(
         opts.today,
         opts.grace,
         spec_source,
+        cron_known=bool(state.cron),
     )
 
 
