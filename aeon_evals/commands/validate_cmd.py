@@ -85,9 +85,10 @@ def _manifest_findings(root: Path) -> tuple[list[Problem], Manifest | None]:
             Problem(
                 EVALS_PATH,
                 "",
-                "not found; `aeon-evals run` would write a starter spec and stop (exit 3); "
-                "`aeon-evals audit --stubs` drafts one",
-                Severity.ERROR,
+                "not found: fine for an upstream Aeon, whose contracts come from each SKILL.md "
+                "(aeon.yml is still checked); `aeon-evals run` would write a starter spec and "
+                "stop (exit 3); `aeon-evals audit --stubs` drafts one",
+                Severity.INFO,
             )
         ], None
     except EvalsError as exc:
