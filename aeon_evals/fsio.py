@@ -104,7 +104,10 @@ def atomic_write_parts(
     """`atomic_write` of the bytes of `parts` end to end, written one after another (a large
     file is not joined in memory first)."""
     with signals_held():
-        fd, tmp = _tmp_beside(path)
+        try:
+            fd, tmp = _tmp_beside(path)
+        except OSError as exc:
+            raise _naming(exc, path) from None
         try:
             with os.fdopen(fd, "wb") as fh:
                 for part in parts:
@@ -115,11 +118,23 @@ def atomic_write_parts(
             with contextlib.suppress(FileNotFoundError):
                 os.chmod(tmp, path.stat().st_mode & 0o7777)
             os.replace(tmp, path)
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise _naming(exc, path) from None
             raise
     _after_write(path)
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """`exc` naming `path`, the file being written, instead of its hidden temp file beside it
+    (`[Errno 1] … '/abs/site/.index.html.x1y2.tmp'` told a user nothing)."""
+    name = exc.filename
+    if isinstance(name, str) and os.path.basename(name).startswith(f".{path.name}."):
+        exc.filename = str(path)
+        exc.filename2 = None
+    return exc
 
 
 def write_if_changed(path: Path, data: str | bytes, *, sync: bool = True) -> bool:

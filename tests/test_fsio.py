@@ -56,3 +56,15 @@ def test_rel_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert rel_path(root / "site", Path(".")) == "site"  # resolved when the names differ
     assert rel_path(tmp_path / "link" / "site", root) == "site"  # through a symlinked root
     assert rel_path(tmp_path / "elsewhere", root) == (tmp_path / "elsewhere").as_posix()
+
+
+def test_a_failed_write_named_its_hidden_temp_file(tmp_path: Path) -> None:
+    """A site or issues write the system refused printed `[Errno …] '/abs/site/.index.html.x.tmp'`:
+    the error names the file being written, and no temp file is left."""
+    target = tmp_path / "index.html"
+    (target / "taken").mkdir(parents=True)  # a non-empty folder: the rename onto it fails
+    with pytest.raises(OSError) as caught:
+        atomic_write_parts(target, [b"x"])
+    assert caught.value.filename == str(target) and caught.value.filename2 is None
+    assert ".tmp" not in str(caught.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html"]

@@ -59,3 +59,26 @@ def test_run_pages_follow_articles_moved_to_output_articles(tmp_path: Path, cli:
         text = page.read_text(encoding="utf-8")
         assert "../../output/articles/skill-evals-" in text, page.name
         assert 'href="../../articles/skill-evals-' not in text, page.name
+
+
+def test_site_out_under_proc_exited_70_with_a_traceback(tmp_path: Path, cli: Cli) -> None:
+    """`site --out /proc/x` (a folder that cannot be made) raised FileNotFoundError: exit 70
+    and a traceback. It is exit 2 and one line naming the folder (here: under a file, and a
+    file; the stray-write guard keeps the test out of /proc)."""
+    root = tmp_path / "demo"
+    assert cli("demo", str(root), "--now", "2026-06-01T06:00:00Z")[0] == 0
+    for out in (str(root / "aeon.yml" / "x"), str(root / "aeon.yml")):
+        code, stdout, err = cli("site", "--root", str(root), "--out", out)
+        assert code == 2, err
+        assert err.count("\n") == 1 and err.startswith(f"aeon-evals: {out}: cannot write: ")
+        assert stdout == ""
+
+
+def test_site_said_wrote_1_pages(tmp_path: Path, cli: Cli) -> None:
+    """A rebuild that changed only index.html said "wrote 1 pages"."""
+    root = tmp_path / "demo"
+    assert cli("demo", str(root), "--now", "2026-06-01T06:00:00Z")[0] == 0
+    cli("site", "--root", str(root), "--now", "2026-06-01T08:00:00Z")
+    code, out, err = cli("site", "--root", str(root), "--now", "2026-06-01T09:00:00Z")
+    assert code == 0, err
+    assert out.startswith("site: wrote 1 page (")

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from aeon_evals import clock, layout
 from aeon_evals.commands import summary
-from aeon_evals.errors import ExitCode
+from aeon_evals.errors import ExitCode, WriteFailed
+from aeon_evals.fsio import write_error
 from aeon_evals.problems import warning_line
 
 if TYPE_CHECKING:
@@ -62,14 +63,19 @@ def run(args: argparse.Namespace) -> int:
     # The metrics history is read here, not inside build_site, so that a metrics file it
     # skips (truncated, binary, another format version) is named on stderr as a run names it.
     history = site_history(root, store) if root.is_dir() else None
+    try:  # a folder that cannot be made (`--out /proc/x`) is one line, not a traceback
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriteFailed(write_error(exc, out)) from None
     outcome = build_site(root, out, now=now, store=store, catalog=_catalog(root), history=history)
     store.save()
     for warning in (*outcome.warnings, *(history.warnings if history else ())):
         print(warning_line(warning), file=sys.stderr)
     for line in outcome.failed:  # index.html was written; these pages were not
         print(f"aeon-evals: {line}", file=sys.stderr)
+    written = len(outcome.written)
     print(
-        f"site: wrote {len(outcome.written)} pages ({len(outcome.unchanged)} unchanged)"
+        f"site: wrote {written} page{'s' * (written != 1)} ({len(outcome.unchanged)} unchanged)"
         f"{outcome.extra()} to {out}{outcome.not_written()}"
     )
     return int(ExitCode.ERROR) if outcome.failed else 0
