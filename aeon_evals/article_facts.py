@@ -8,7 +8,7 @@ from pathlib import Path
 from aeon_evals import audit as audit_stage
 from aeon_evals import cadence, report
 from aeon_evals.contracts import Contract
-from aeon_evals.issues import IssueRef
+from aeon_evals.issues import IssueRef, by_id
 from aeon_evals.manifest import Manifest
 from aeon_evals.model import ParsedArticle
 from aeon_evals.patches import spec_patches
@@ -108,8 +108,12 @@ def sources(
             ]
         )
     ]
-    lines.append("issues filed: " + (", ".join(f"{i.id} ({i.skill})" for i in filed) or "none"))
-    lines.append("issues closed: " + (", ".join(f"{i.id} ({i.skill})" for i in closed) or "none"))
+    lines.append(
+        "issues filed: " + (", ".join(f"{i.id} ({i.skill})" for i in by_id(filed)) or "none")
+    )
+    lines.append(
+        "issues closed: " + (", ".join(f"{i.id} ({i.skill})" for i in by_id(closed)) or "none")
+    )
     lines += [f"warning: {w}" for w in warnings]
     return lines
 

@@ -197,6 +197,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         day_issues=(day_filed, day_closed),
         scope=inferred,
         metrics=history,
+        dry_run=opts.dry_run,
     )
     if opts.dry_run:
         outcome.article_written = outcome.log_written = outcome.site_written = skipped("--dry-run")

@@ -11,7 +11,7 @@ from aeon_evals import checks
 from aeon_evals import notify as notifier
 from aeon_evals.artifacts import NOT_SENT, Artifact
 from aeon_evals.controls import show_name
-from aeon_evals.issues import IssueOutcome, IssueRef
+from aeon_evals.issues import IssueOutcome, IssueRef, by_id
 from aeon_evals.layout import Layout
 from aeon_evals.model import ContractsMode, ParsedArticle, SkillResult, Verdict
 
@@ -65,18 +65,24 @@ class RunOutcome:
     day_issues: tuple[list[IssueRef], list[IssueRef]] = field(default_factory=lambda: ([], []))
     scope: Scope | None = None  # skills evaluated on SKILL.md contracts, and those without one
     metrics: History | None = None  # the metrics history before this run (docs/metrics.md)
+    dry_run: bool = False  # --dry-run: the issues were planned, not written
 
     def ledger(self) -> list[str]:
-        filed = ", ".join(f"{i.id} ({show_name(i.skill)})" for i in self.issues.filed) or "none"
-        closed = ", ".join(f"{i.id} ({show_name(i.skill)})" for i in self.issues.closed) or "none"
+        """The lines printed after a run: what was written, filed, closed and sent. A dry run
+        writes no issue: it says which it would file and close."""
+        filed = ", ".join(f"{i.id} ({show_name(i.skill)})" for i in by_id(self.issues.filed))
+        closed = ", ".join(f"{i.id} ({show_name(i.skill)})" for i in by_id(self.issues.closed))
+        if self.dry_run:
+            filed = f"none (--dry-run; would file {filed})" if filed else "none (--dry-run)"
+            closed = f"none (--dry-run; would close {closed})" if closed else "none (--dry-run)"
         return [
             f"verdict: {self.verdict.value}",
             f"article: {self.article_written}",
             f"log: {self.log_written}",
             f"site: {self.site_written}",
             *([f"dashboard card: {self.card_written}"] if self.card_written is not None else []),
-            f"issues filed: {filed}",
-            f"issues closed: {closed}",
+            f"issues filed: {filed or 'none'}",
+            f"issues closed: {closed or 'none'}",
             f"notification: {self.notified}",
         ]
 

@@ -226,6 +226,38 @@ def test_dry_run_writes_nothing_and_prints_the_article(instance: Instance, cli: 
     )
 
 
+def test_dry_run_ledger_said_issues_filed_though_none_was_written(
+    instance: Instance, cli: Cli
+) -> None:
+    """`run --dry-run` printed "issues filed: ISS-001 (…)" though it wrote no issue: it says
+    which it would file; the real run then files exactly those."""
+    inst = fleet(instance)
+    code, out, _ = cli("run", "--root", str(inst.root), "--now", WEEK1, "--dry-run")
+    assert code == 0 and not (inst.root / "memory/issues/ISS-001.md").exists()
+    ledger = [line for line in out.splitlines() if line.startswith("issues ")]
+    assert ledger[0].startswith("issues filed: none (--dry-run; would file ISS-001 (")
+    assert ledger[1] == "issues closed: none (--dry-run)"
+    code, out, _ = cli("run", "--root", str(inst.root), "--now", WEEK1, "--no-notify")
+    would = ledger[0].removeprefix("issues filed: none (--dry-run; would file ").removesuffix(")")
+    assert code == 0 and f"issues filed: {would}" in out.splitlines()
+    assert (inst.root / "memory/issues/ISS-001.md").exists()
+
+
+def test_ledger_issues_closed_were_in_another_order_than_sources() -> None:
+    """The ledger listed the issues in the stage's order, the article's Sources in another:
+    both list them by id (ISS-9 before ISS-10)."""
+    from datetime import date
+
+    from aeon_evals.issues import IssueOutcome, IssueRef
+    from aeon_evals.model import Verdict
+    from aeon_evals.run_model import RunOutcome
+
+    refs = tuple(IssueRef(i, s, "") for i, s in (("ISS-10", "a"), ("ISS-9", "z"), ("ISS-2", "m")))
+    outcome = RunOutcome(Verdict.OK, date(2026, 6, 1), issues=IssueOutcome(refs, refs))
+    assert "issues closed: ISS-2 (m), ISS-9 (z), ISS-10 (a)" in outcome.ledger()
+    assert "issues filed: ISS-2 (m), ISS-9 (z), ISS-10 (a)" in outcome.ledger()
+
+
 def test_json_is_the_only_thing_on_stdout_and_holds_the_evidence(
     instance: Instance, cli: Cli
 ) -> None:

@@ -31,6 +31,17 @@ class IssueRef:
     path: str
 
 
+def by_id(refs: Iterable[IssueRef]) -> list[IssueRef]:
+    """Issues in the order of their ids (`ISS-9` before `ISS-10`), as the ledger and the
+    article's Sources list them."""
+
+    def key(ref: IssueRef) -> tuple[int, str]:
+        digits = ref.id.rpartition("-")[2]
+        return (int(digits) if digits.isdigit() else -1, ref.id)
+
+    return sorted(refs, key=key)
+
+
 @dataclass(frozen=True)
 class IssueOutcome:
     """What the issue stage did (or, for a plan not applied, would do)."""
