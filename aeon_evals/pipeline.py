@@ -32,7 +32,7 @@ from aeon_evals.model import (
 )
 from aeon_evals.outputs import Outputs
 from aeon_evals.publish import ARTICLE_BYTES_PER_ROW, probe_writable, publish
-from aeon_evals.registry import Registry, load_registry
+from aeon_evals.registry import LLM_SKILL, Registry, load_registry
 from aeon_evals.run_model import RunOptions, RunOutcome
 from aeon_evals.scope import Scope
 from aeon_evals.state import load_state
@@ -111,7 +111,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     results, _steps = metrics.with_drift(results, history, day=opts.today, specs=specs)
     rows = report.build_rows(
         results,
-        prior,
+        _without_llm_skill(prior),
         today=opts.today,
         history=_history(store, opts.today),
         full_run=opts.skill is None,
@@ -211,9 +211,22 @@ def _run(opts: RunOptions) -> RunOutcome:
     return outcome
 
 
+def _without_llm_skill(prior: ParsedArticle | None) -> ParsedArticle | None:
+    """The prior article without a row for the LLM-run skill-evals (an earlier version graded
+    this tool's article): the skill is not evaluated, so its old row is no 'no longer covered'."""
+    if prior is None or LLM_SKILL not in prior.rows:
+        return prior
+    rows = {skill: row for skill, row in prior.rows.items() if skill != LLM_SKILL}
+    return dataclasses.replace(prior, rows=rows)
+
+
 def _in_scope(opts: RunOptions, manifest: Manifest, inferred: Scope) -> list[str]:
     """The evals.json skills this run evaluates (all, or --skill's); a --skill with no spec and
     no contract is notified and stops the run (NothingEvaluated)."""
+    if opts.skill == LLM_SKILL:
+        raise NothingEvaluated(
+            f"skill-evals: {LLM_SKILL} is not evaluated: its output is this tool's own article"
+        )
     if opts.skill is not None and opts.skill not in {*manifest.skills, *inferred.inferred}:
         message = f"skill-evals: {opts.skill} has no spec — add an entry to evals.json"
         if opts.notify and not opts.dry_run:
@@ -221,7 +234,9 @@ def _in_scope(opts: RunOptions, manifest: Manifest, inferred: Scope) -> list[str
 
             notifier.notify(opts.root, opts.notify_cmd, message, timeout=opts.notify_timeout)
         raise NothingEvaluated(message)
-    return [s for s in manifest.skills if opts.skill in (None, s)]
+    # an evals.json entry for Aeon's LLM-run skill-evals would grade this tool's own article
+    # (a same-day rerun read the first run's): never evaluated, as the audit says
+    return [s for s in manifest.skills if opts.skill in (None, s) and s != LLM_SKILL]
 
 
 def _guard_article(

@@ -82,3 +82,28 @@ def test_gitignore_ignored_aeon_demo_not_aeon_evals_demo(tmp_path: Path) -> None
             ["git", "-C", str(tmp_path), "check-ignore", "-q", name], check=False
         )
         assert ignored.returncode == 0, name
+
+
+def test_same_day_rerun_graded_this_tools_own_article_as_skill_evals(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """The demo's evals.json has a spec for skill-evals (Aeon's LLM-run skill this tool
+    replaces): a same-day rerun graded the first run's article, this tool's own output, PASS.
+    The spec is never evaluated (no row, not in the coverage), as audit's "Not counted" says,
+    and the prior article's skill-evals row is no "no longer covered" ghost."""
+    root = tmp_path / "demo"
+    pinned = ("--today", "2026-06-01", "--now", "2026-06-01T06:00:00Z")
+    assert cli("demo", str(root), *pinned)[0] == 0
+    code, out, err = cli("run", "--root", str(root), *pinned, "--json", "--no-notify", "--no-site")
+    assert code == 0, err
+    data = json.loads(out)
+    assert "skill-evals" not in {s["skill"] for s in data["skills"]}
+    assert data["coverage"]["covered"] == 7 and data["coverage"]["enabled"] == 9
+    article = (root / "articles/skill-evals-2026-06-01.md").read_text()
+    assert "| skill-evals |" not in article
+    code, out, _ = cli("audit", "--root", str(root))
+    assert code == 0
+    assert "Coverage: 7/9 enabled skills have a spec" in out
+    assert "Not counted: skill-evals (" in out
+    code, _, err = cli("run", "--root", str(root), *pinned, "--skill", "skill-evals")
+    assert code == 5 and "is not evaluated: its output is this tool's own article" in err
