@@ -89,7 +89,14 @@ def test_an_on_demand_skill_is_judged_only_on_a_run_that_happened(
     )
     inst.write(
         "memory/cron-state.json",
-        json.dumps({"asked": {"last_dispatch": "2026-05-28T10:00:00Z", "last_status": "failed"}}),
+        json.dumps(
+            {
+                "asked": {"last_dispatch": "2026-05-28T10:00:00Z", "last_status": "failed"},
+                # dispatched: a scheduled skill cron-state never dispatched has not had its
+                # first run yet (NOT_RUN, test_not_run_yet.py)
+                "daily": {"last_dispatch": "2026-05-30T07:00:00Z", "last_status": "success"},
+            }
+        ),
     )
     inst.write("articles/idle-2026-03-01.md", WORDS)  # outside the 28-day lookback
     inst.write("articles/wrote-2026-05-20.md", WORDS)
