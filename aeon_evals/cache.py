@@ -65,9 +65,10 @@ from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, 
 from aeon_evals.report import flags_count
 
 CACHE_DIR = Path(".aeon-evals") / "cache"
-VERSION = 5  # 2: failing-since dates and issues in each rows file; 3: "globals" in the status
+VERSION = 6  # 2: failing-since dates and issues in each rows file; 3: "globals" in the status
 # file; 4: counts are [failing enabled and unmuted, skills, disabled/unregistered/muted]
 # 5: the rows of the Inferred contracts table, apart from Full Results
+# 6: the Regressions/Still Failing cause cells and the Recovered table's Was cells (--skill runs)
 _STATUS = {s.value: s for s in Status}  # a dict lookup, not an Enum call, for 100,000s of rows
 _TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n# aeon-evals article cache; see "
@@ -135,6 +136,8 @@ def detail_to_json(article: ParsedArticle) -> dict[str, Any]:
             [k, v.since.isoformat(), v.issue] for k, v in article.failing_since.items()
         ],
         "issues": [[k, v] for k, v in article.issues.items()],
+        "causes": [[k, v] for k, v in article.causes.items()],
+        "was": [[k, v] for k, v in article.was.items()],
     }
 
 
@@ -165,6 +168,8 @@ def with_detail(summary: ParsedArticle, detail: dict[str, Any]) -> ParsedArticle
             k: FailingSince(date.fromisoformat(s), i) for k, s, i in detail["failing_since"]
         },
         issues={k: v for k, v in detail["issues"]},
+        causes={str(k): str(v) for k, v in detail["causes"]},
+        was={str(k): str(v) for k, v in detail["was"]},
     )
 
 

@@ -383,23 +383,34 @@ def parse_article(
 
     failing_since: dict[str, FailingSince] = {}
     issues: dict[str, str] = {}
+    causes: dict[str, str] = {}
     for prefix in ("regressions", "still failing"):
         table = _first_table(tables, prefix)
         if table is None:
             continue
-        s_col, i_col, f_col = (
+        s_col, i_col, f_col, c_col = (
             table.column("skill"),
             table.column("issue"),
             table.column("failing since"),
+            table.column("root cause"),
         )
         for raw in table.rows:
             skill = _cell(raw, s_col).strip().strip("`*")
+            if cause := _cell(raw, c_col).strip():
+                causes[skill] = cause
             issue = _ISSUE_RE.search(_cell(raw, i_col))
             if issue:
                 issues[skill] = issue.group(0)
             since = _DATE_RE.search(_cell(raw, f_col)) if prefix == "still failing" else None
             since_day = date.fromisoformat(since.group(1)) if since else day
             failing_since[skill] = FailingSince(since_day, issue.group(0) if issue else None)
+    was: dict[str, str] = {}
+    recovered = _first_table(tables, "recovered")
+    if recovered is not None:
+        s_col, w_col = recovered.column("skill"), recovered.column("was")
+        for raw in recovered.rows:
+            if cell := _cell(raw, w_col).strip():
+                was[_cell(raw, s_col).strip().strip("`*")] = cell
 
     return ParsedArticle(
         path=path,
@@ -414,6 +425,8 @@ def parse_article(
         own=flags_col is not None and full.header[flags_col].strip().lower() == "notes",
         diff_summary=diff_summary,
         inferred_rows=inferred_rows,
+        causes=causes,
+        was=was,
     )
 
 

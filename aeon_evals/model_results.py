@@ -131,3 +131,6 @@ class ParsedArticle:
     inferred_rows: dict[str, ArticleRow] = field(
         default_factory=dict
     )  # the Inferred contracts table (report mode), apart from Full Results
+    # skill -> the Root cause cell of the Regressions or Still Failing table (cause and detail)
+    causes: dict[str, str] = field(default_factory=dict)
+    was: dict[str, str] = field(default_factory=dict)  # skill -> the Recovered table's Was cell

@@ -75,18 +75,14 @@ def _run(opts: RunOptions) -> RunOutcome:
 
     mode = contracts_mode(manifest, opts)
     outputs = Outputs(root)
-    inferred = scope_stage.inferred_scope(
-        root,
-        mode,
-        registry,
-        manifest.skills,
-        outputs,
-        opts.now,
-        only=opts.skill,
-        write_cache=not opts.dry_run,
+    # every inferred contract, as a full run has them: a --skill run's Coverage line and
+    # Sources describe the instance, only its evaluation is scoped
+    whole = scope_stage.inferred_scope(
+        root, mode, registry, manifest.skills, outputs, opts.now, write_cache=not opts.dry_run
     )
+    inferred = whole if opts.skill is None else scope_stage.narrowed(whole, opts.skill)
     scope = _in_scope(opts, manifest, inferred)
-    state = load_state(root, [*scope, *inferred.inferred])
+    state = load_state(root, [*_in_scope(_all(opts), manifest, whole), *whole.inferred])
     warnings = load_warnings(manifest, registry, state)
     results, state = check_all(manifest, inferred, registry, state, opts, scope, outputs, warnings)
     # The article folder is listed once, for the globs and the past articles.
@@ -144,14 +140,21 @@ def _run(opts: RunOptions) -> RunOutcome:
     if opts.skill is not None:
         today_article = store.on(opts.today)
         kept_rows, kept_inferred, since = _same_day_rows(today_article, opts.skill)
-        rows += [report.Row.kept_from(k, failing_since=since.get(s)) for s, k in kept_rows.items()]
+        causes = today_article.causes if today_article is not None else {}
+        was = today_article.was if today_article is not None else {}
+        rows += [
+            report.Row.kept_from(k, failing_since=since.get(s), cause=causes.get(s), was=was.get(s))
+            for s, k in kept_rows.items()
+        ]
         rows += [report.Row.kept_from(kept, reported_only=True) for kept in kept_inferred.values()]
         kept_queue = today_article.action_queue if today_article is not None else ()
 
     actions = report.action_queue(
         rows,
         spec_problems=spec_problems(found, manifest, opts.skill),
-        gaps=add_specs(found, registry) if found is not None and opts.skill is None else [],
+        gaps=[a for a in add_specs(found, registry) if opts.skill in (None, a.skill)]
+        if found is not None
+        else [],
         fixes=catalog.actions() if catalog is not None else (),
     )
     if opts.skill is not None:  # today's items about the other skills are kept, as their rows
@@ -177,7 +180,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         gaps,
         sources,
         legacy_pct=previous_pct if comparable_pct is None else None,
-        contracts=None if mode is ContractsMode.OFF else inferred.line(),
+        contracts=None if mode is ContractsMode.OFF else whole.line(),
         inferred_counts=report.count(rows, reported=True) if mode is ContractsMode.REPORT else None,
         without=list(inferred.without) if opts.skill is None else [],
         unscored=list(inferred.unscored) if opts.skill is None else [],
@@ -218,6 +221,11 @@ def _without_llm_skill(prior: ParsedArticle | None) -> ParsedArticle | None:
         return prior
     rows = {skill: row for skill, row in prior.rows.items() if skill != LLM_SKILL}
     return dataclasses.replace(prior, rows=rows)
+
+
+def _all(opts: RunOptions) -> RunOptions:
+    """`opts` without --skill: what a full run's scope would be."""
+    return dataclasses.replace(opts, skill=None)
 
 
 def _in_scope(opts: RunOptions, manifest: Manifest, inferred: Scope) -> list[str]:

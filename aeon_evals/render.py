@@ -138,11 +138,21 @@ def cause_text(row: Row) -> str:
     """The head cause with its detail, for the Regressions and Still Failing tables."""
     result = row.result
     if result is None:  # a row a scoped run kept from today's article: its cause as written
+        if row.kept_cause is not None:
+            return row.kept_cause
         return row.kept.root_cause if row.kept is not None else "—"
     if result.head is None:
         return "—"
     head = result.head
     return f"{head.code} — {head.detail}" if head.detail else head.code
+
+
+def _was(row: Row) -> str:
+    """The Recovered table's Was cell: the previous status and cause, or a kept row's cell as
+    today's article wrote it."""
+    if row.previous is not None:
+        return f"{row.previous.status.value} ({row.previous.root_cause})"
+    return row.kept_was or "—"
 
 
 def full_result_cells(row: Row) -> list[str]:
@@ -304,7 +314,7 @@ def _article_lines(
             [
                 [
                     show_name(r.skill),
-                    f"{r.previous.status.value} ({r.previous.root_cause})" if r.previous else "—",
+                    _was(r),
                     str(r.status),
                 ]
                 for r in sorted(recovered, key=lambda r: r.skill)

@@ -92,6 +92,10 @@ class Row:
     flaky: bool = False
     kept: ArticleRow | None = None  # a row kept unchanged from today's article by a scoped run
     reported_only: bool = False  # an inferred contract in report mode: shown apart, never counted
+    # a kept row's cells as today's article wrote them: the cause with its detail (Regressions,
+    # Still Failing) and the Recovered table's Was
+    kept_cause: str | None = None
+    kept_was: str | None = None
 
     @classmethod
     def kept_from(
@@ -100,6 +104,8 @@ class Row:
         *,
         reported_only: bool = False,
         failing_since: FailingSince | None = None,
+        cause: str | None = None,
+        was: str | None = None,
     ) -> Row:
         """A row a scoped run keeps unchanged from today's article: its label is the one its
         Diff cell names (None when the cell names none), its failing-since and issue the ones
@@ -112,6 +118,8 @@ class Row:
             failing_since.issue if failing_since else None,
             kept=kept,
             reported_only=reported_only,
+            kept_cause=cause,
+            kept_was=was,
         )
 
     @property

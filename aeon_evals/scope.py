@@ -3,6 +3,7 @@ output contract its own SKILL.md states (`contracts.load_contracts`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -100,6 +101,16 @@ def inferred_scope(
         else:
             inferred[skill] = Inferred(contract, choose_output(contract, outputs, now))
     return Scope(mode, inferred, tuple(without), tuple(unscored), contracts)
+
+
+def narrowed(scope: Scope, skill: str) -> Scope:
+    """`scope` narrowed to one skill (a --skill run), its contracts all kept (the audit's)."""
+    return dataclasses.replace(
+        scope,
+        inferred={s: i for s, i in scope.inferred.items() if s == skill},
+        without=tuple(w for w in scope.without if w[0] == skill),
+        unscored=tuple(u for u in scope.unscored if u == skill),
+    )
 
 
 _ELEMENT = {

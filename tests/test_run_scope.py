@@ -256,3 +256,25 @@ def test_skill_evals_own_contract_is_never_graded_so_a_same_day_rerun_is_identic
     second = _run_json(cli, root, AEONFUN_NOW)
     assert "skill-evals" not in _rows(first) and "skill-evals" not in _rows(second)
     assert article.read_bytes() == text
+
+
+def test_a_skill_run_said_0_inferred_skill_health_empty_and_lost_causes_and_was(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """A `--skill heartbeat` run on the demo's day rewrote today's article with "+0 inferred" on
+    the Coverage line, `skill-health=empty` in Sources, the kept Regressions and Still Failing
+    rows without their cause's detail and the Recovered row's Was as "—". Rerunning one skill
+    whose result is unchanged leaves the article byte-identical."""
+    root = tmp_path / "demo"
+    pinned = ("--today", "2026-06-01", "--now", "2026-06-01T06:00:00Z")
+    assert cli("demo", str(root), *pinned)[0] == 0
+    path = root / "articles/skill-evals-2026-06-01.md"
+    full = path.read_text()
+    assert "+2 inferred" in full and "skill-health=ok" in full
+    assert "| changelog | FAIL (missing_pattern:commit\\|feat\\|fix) | PASS |" in full
+    assert "| cost-report | NEW_FAIL | word_count — 107 words, minimum 200 |" in full
+    code, _, err = cli(
+        "run", "--root", str(root), *pinned, "--skill", "heartbeat", "--no-notify", "--no-site"
+    )
+    assert code == 0, err
+    assert path.read_text() == full
