@@ -49,6 +49,7 @@ class Context:
     spec_source: str | None = None  # the row's `spec SKILL.md:41`, for an inferred contract
     # cron-state was read and lists skills, so a skill missing from it was never dispatched
     cron_known: bool = False
+    listed_on: date | None = None  # the day of the previous article that listed the skill
 
 
 # --- one skill ------------------------------------------------------------------------------
@@ -254,6 +255,7 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         ctx.cron_known
         and ctx.cron is None
         and _scheduled(ctx.registration)
+        and not _slot_since_listed(ctx)
         and not _any_output(spec, files, outputs)
     ):
         return _not_run_yet(spec, ctx, muted, notes)
@@ -422,6 +424,15 @@ def _scheduled(reg: Registration | None) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _slot_since_listed(ctx: Context) -> bool:
+    """Whether a scheduled slot came after the day the previous article listed the skill
+    (enabled by then): it has had a run, so one never dispatched is judged as usual."""
+    if ctx.listed_on is None or ctx.registration is None or not ctx.registration.schedule:
+        return False
+    fired = cadence.previous_fire(ctx.registration.schedule, ctx.now)
+    return fired is not None and fired.date() > ctx.listed_on
 
 
 def _any_output(spec: Spec, files: tuple[str, ...], outputs: Outputs) -> bool:

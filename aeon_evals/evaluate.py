@@ -51,6 +51,7 @@ def _context(
         opts.grace,
         spec_source,
         cron_known=bool(state.cron),
+        listed_on=state.listed.get(skill),
     )
 
 

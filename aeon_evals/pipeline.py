@@ -83,8 +83,6 @@ def _run(opts: RunOptions) -> RunOutcome:
     inferred = whole if opts.skill is None else scope_stage.narrowed(whole, opts.skill)
     scope = _in_scope(opts, manifest, inferred)
     state = load_state(root, [*_in_scope(_all(opts), manifest, whole), *whole.inferred])
-    warnings = load_warnings(manifest, registry, state)
-    results, state = check_all(manifest, inferred, registry, state, opts, scope, outputs, warnings)
     # The article folder is listed once, for the globs and the past articles.
     store = ArticleStore(
         root,
@@ -92,11 +90,14 @@ def _run(opts: RunOptions) -> RunOutcome:
         writable=not opts.dry_run,
         dirs=layout.article_dirs,
     )
+    prior, prior_warnings = store.prior(opts.today)
+    state = dataclasses.replace(state, listed=_listed(prior))
+    warnings = load_warnings(manifest, registry, state)
+    results, state = check_all(manifest, inferred, registry, state, opts, scope, outputs, warnings)
     outputs.release()  # the checks are done: their reads make room for the dashboard's
     patterns.forget()
     article = layout.article_rel(opts.today)
     _guard_article(opts, article, store, len(results), warnings)
-    prior, prior_warnings = store.prior(opts.today)
     warnings += prior_warnings
     # each metric's history: a sustained step becomes a drift:<metric> cause (docs/metrics.md)
     history = metrics.history_for_run(
@@ -212,6 +213,13 @@ def _run(opts: RunOptions) -> RunOutcome:
     cron_cache.save(root, crons)
     publish(opts, outcome, store)
     return outcome
+
+
+def _listed(prior: ParsedArticle | None) -> dict[str, date]:
+    """Skill -> the day of the previous article that listed it (it was enabled by then)."""
+    if prior is None:
+        return {}
+    return {skill: prior.day for skill in (*prior.rows, *prior.inferred_rows)}
 
 
 def _without_llm_skill(prior: ParsedArticle | None) -> ParsedArticle | None:

@@ -8,7 +8,7 @@ import math
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -40,6 +40,8 @@ class StateSources:
     cron_status: str  # ok | none | fail | stale (…)
     health_status: str  # ok | empty | fail
     warnings: tuple[str, ...] = ()
+    # skill -> the day of this tool's previous article that listed it (it was enabled by then)
+    listed: dict[str, date] = field(default_factory=dict)
 
 
 def _str(value: object) -> str | None:

@@ -311,6 +311,13 @@ def test_the_real_cards_pass_the_structural_check() -> None:
 
 
 def test_each_run_writes_one_card_like_the_real_ones(new_layout: Path, cli: Cli) -> None:
+    # a regression for the card to show: aeon-update dispatched (its first slot, 2026-08-24, is
+    # after the snapshot: undispatched it is NOT_RUN) and no '### aeon-update' log section
+    cron_path = new_layout / "memory/cron-state.json"
+    cron = json.loads(cron_path.read_text())
+    cron["aeon-update"] = {"last_status": "success", "last_success": "2026-08-21T11:20:00Z"}
+    cron_path.chmod(0o644)
+    cron_path.write_text(json.dumps(cron))
     feed = new_layout / "apps/dashboard/outputs"
     theirs = sorted(p.name for p in feed.iterdir())
     code, data, _ = run_json(cli, new_layout, "2026-08-22", "--dry-run")

@@ -49,3 +49,19 @@ def test_aeon_update_enabled_before_its_first_slot_failed_missing_section(
     article = (root / "output/articles/skill-evals-2026-08-22.md").read_text()
     assert _row(article, "aeon-update")[1] == "FAIL"
     assert "missing_section" in _row(article, "aeon-update")[3]
+
+
+def test_a_never_dispatched_skill_listed_before_its_slot_was_not_run_forever(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """Not run yet lasts until its first slot: the 2026-08-22 article listed aeon-update (enabled
+    by then), its slot of 2026-08-24 11:00 passed, so on 2026-08-25 the missing section fails,
+    although cron-state still has no entry for it."""
+    root = whole_instance(MIROSHARK, tmp_path / "miro")
+    base = ("run", "--root", str(root), "--no-site", "--no-notify")
+    assert cli(*base, "--now", MIROSHARK_NOW)[0] == 3  # bootstrap
+    assert cli(*base, "--now", MIROSHARK_NOW)[0] == 0
+    code, _, err = cli(*base, "--now", "2026-08-25T06:00:00Z")
+    assert code == 0, err
+    article = (root / "output/articles/skill-evals-2026-08-25.md").read_text()
+    assert _row(article, "aeon-update")[1] == "FAIL"
