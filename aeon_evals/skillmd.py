@@ -90,10 +90,14 @@ def _split(lines: list[str]) -> tuple[int, int] | None:
     return None
 
 
-def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[int, str]:
-    """The file line and the message of a YAML error in a frontmatter starting at `first_line`."""
+def _yaml_problem(exc: yaml.YAMLError, first_line: int, count: int) -> tuple[int, str]:
+    """The file line and the message of a YAML error in a frontmatter of `count` lines starting
+    at `first_line`. A construct left open (a quote, a `[`) is found at the end of the
+    frontmatter, past its last line (the closing `---`): it is located where it was opened."""
     mark = getattr(exc, "problem_mark", None)
-    line = first_line + (mark.line if mark is not None else 0)
+    if mark is not None and mark.line >= count:
+        mark = getattr(exc, "context_mark", None) or mark
+    line = first_line + (min(mark.line, max(count - 1, 0)) if mark is not None else 0)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     return line, str(problem)
 
@@ -232,7 +236,7 @@ def parse_skill_doc(skill: str, path: str, raw: bytes) -> SkillDoc:
         try:
             data = _load_frontmatter(block, lines[first:close]) if block.strip() else {}
         except yaml.YAMLError as exc:
-            line, problem = _yaml_problem(exc, first + 1)
+            line, problem = _yaml_problem(exc, first + 1, close - first)
             warnings.append(f"{path}:{line}: frontmatter is not valid YAML: {problem}")
             form = Form.BROKEN
         else:

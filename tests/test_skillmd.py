@@ -86,6 +86,23 @@ def test_broken_frontmatter_is_read_with_a_warning_naming_file_and_line() -> Non
     assert doc.warnings[0].startswith("skills/s/SKILL.md:4: frontmatter is not valid YAML: ")
 
 
+@pytest.mark.parametrize(
+    ("frontmatter", "line"),
+    [
+        ('name: "x\n', 2),  # an unclosed quote: the error was found at the closing `---`
+        ('name: x\ndescription: "open\n', 3),
+        ("name: x\ndescription: [unclosed\n", 3),
+        ("name: x\ndescription: a: b\n", 3),  # found on its own line: unchanged
+        ("name: x\ndescription: y\n\tz: 1\n", 4),
+    ],
+)
+def test_a_yaml_error_left_open_pointed_at_the_closing_line(frontmatter: str, line: int) -> None:
+    """lint located a quote or `[` left open at the line after the frontmatter (its closing
+    `---`), where PyYAML noticed it: it is located where it was opened."""
+    doc = _doc(f"---\n{frontmatter}---\nbody\n")
+    assert doc.warnings[0].startswith(f"skills/s/SKILL.md:{line}: frontmatter is not valid YAML")
+
+
 def test_no_frontmatter_and_an_unclosed_one() -> None:
     doc = _doc("# Title\nbody\n")
     assert doc.form is Form.NONE and doc.body_line == 1 and doc.warnings == ()
