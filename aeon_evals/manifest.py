@@ -473,10 +473,11 @@ def with_lines(problems: Iterable[Problem], lines: Mapping[str, int]) -> list[Pr
     ]
 
 
-def _read_raw(root: Path, retry_delay: float) -> tuple[bytes, Any] | None:
+def _read_raw(root: Path, retry_delay: float | None) -> tuple[bytes, Any] | None:
     """evals.json's bytes and parsed JSON, None when the file does not exist (see
-    `read_manifest_data`)."""
-    for attempt in (1, 2):
+    `read_manifest_data`). `retry_delay=None`: read once, no retry."""
+    attempts = (1,) if retry_delay is None else (1, 2)
+    for attempt in attempts:
         try:
             raw = read_confined(root, EVALS_PATH)
         except FileNotFoundError:
@@ -490,6 +491,8 @@ def _read_raw(root: Path, retry_delay: float) -> tuple[bytes, Any] | None:
         try:
             return raw, decode_json(raw)
         except ValueError as exc:
+            if retry_delay is None:
+                raise ConfigError(str(exc), path=EVALS_PATH) from None
             if attempt == 2:
                 raise ConfigError(
                     f"{exc} (also after a retry {retry_delay:g}s later)", path=EVALS_PATH
@@ -499,13 +502,14 @@ def _read_raw(root: Path, retry_delay: float) -> tuple[bytes, Any] | None:
 
 
 def read_manifest_data(
-    root: Path, *, retry_delay: float = 5.0, problems: list[Problem] | None = None
+    root: Path, *, retry_delay: float | None = 5.0, problems: list[Problem] | None = None
 ) -> Any | None:
     """The parsed JSON of evals.json, None when the file does not exist.
 
     The file is read confined to the root, only when it is a regular file under the size cap
     (ConfigError otherwise). A file that does not parse is read once more `retry_delay` seconds
     later (it may be half-written by a concurrent commit); a second failure raises ConfigError.
+    `retry_delay=None` reads it once (audit, contracts, the site: no run to protect).
     `problems`, when given, receives a warning for each key written twice.
     """
     found = _read_raw(root, retry_delay)

@@ -349,6 +349,22 @@ def test_unreadable_evals_json_is_retried_then_an_error(instance: Instance, cli:
     assert inst.snapshot() == before
 
 
+def test_audit_and_contracts_said_also_after_a_retry_though_they_do_not_retry(
+    instance: Instance, cli: Cli
+) -> None:
+    """audit and contracts read evals.json once (no run to protect from a half-written file)
+    but said "(also after a retry 0s later)"; `run` does retry and still says so."""
+    inst = fleet(instance)
+    inst.write("skills/skill-evals/evals.json", '{"skills": {"a": ')
+    for command in ("audit", "contracts"):
+        code, _, err = cli(command, "--root", str(inst.root))
+        assert code == 2
+        assert err == (
+            "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 1 column 18: "
+            "Expecting value\n"
+        )
+
+
 def test_half_written_evals_json_is_read_again(instance: Instance, cli: Cli) -> None:
     inst = fleet(instance)
     good = (inst.root / "skills/skill-evals/evals.json").read_text()

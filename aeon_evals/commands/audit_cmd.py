@@ -53,7 +53,7 @@ def report_for(root: Path, config: str | None = None) -> tuple[audit.AuditReport
     """The audit of the instance at `root` and the warnings met on the way (aeon.yml entries
     read best-effort …). Raises ConfigError when evals.json exists but cannot be read, when
     two root files could be the skill registry, or when `root` is no Aeon instance at all."""
-    data = read_manifest_data(root, retry_delay=0)
+    data = read_manifest_data(root, retry_delay=None)
     specs = set(parse_manifest(data).skills) if data is not None else set()
     registry = load_registry(root, config)
     if data is None and not registry.found and not (root / audit.SKILLS_DIR).is_dir():

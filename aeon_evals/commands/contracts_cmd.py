@@ -38,7 +38,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
 
 def _overrides(root: Path) -> set[str]:
     """Skills with an evals.json entry (valid or not: either way the contract is not used)."""
-    data = read_manifest_data(root, retry_delay=0)
+    data = read_manifest_data(root, retry_delay=None)
     return set(parse_manifest(data).skills) if data is not None else set()
 
 

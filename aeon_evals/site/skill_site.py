@@ -62,7 +62,7 @@ def _specs(root: Path) -> dict[str, Any]:
     """The raw evals.json entries by skill (none when the file is missing or broken: the run
     reports that)."""
     try:
-        data = read_manifest_data(root, retry_delay=0)
+        data = read_manifest_data(root, retry_delay=None)
     except (EvalsError, OSError, ValueError):
         return {}
     skills = data.get("skills") if isinstance(data, dict) else None
