@@ -154,5 +154,11 @@ def test_a_skill_run_dropped_todays_regressions_and_action_queue(
     scoped = path.read_text()
     assert scoped.split("## Action Queue\n")[1].split("\n\n")[0] == queue
     regressions = scoped.split("## Regressions")[1].split("\n\n")[0]
-    assert "| repo-pulse | NEW_FAIL | no_file_match | ISS-001 |" in regressions
+    # with its cause's detail, as the full run wrote it (the scoped run lost it: bug of
+    # test_a_skill_run_said_0_inferred_skill_health_empty_and_lost_causes_and_was)
+    assert (
+        "| repo-pulse | NEW_FAIL | no_file_match — no file matches articles/repo-pulse-*.md "
+        "| ISS-001 |" in regressions
+    )
+    assert regressions == full.split("## Regressions")[1].split("\n\n")[0]
     assert scoped.split("## Full Results")[1] == full.split("## Full Results")[1]
