@@ -260,23 +260,29 @@ def _points(
     rule applied from a fresh start; `from_block`: from the first block start after the first
     run with a value. `memo`: see History.series."""
     values = cols.values(metric, lo, n) if lo < n else []
-    key = (lo, n, per_output)
-    found = memo.get(key) if memo is not None else None
-    if found is None:
-        none: list[str | None] = [None] * len(values)
-        found = (
-            cols.day_ords[lo:n].tolist(),
-            cols.outputs_col.values(lo, n) if per_output and lo < n else none,
-            cols.shas_col.values(lo, n) if per_output and lo < n else list(none),
-        )
-        if memo is not None:
-            memo[key] = found
-    ords, outs, shas = (list(found[0]), list(found[1]), list(found[2]))
     if latest is not None:
         values.append(latest[_FIELD_AT[metric]] if metric in _FIELD_AT else _label(latest, metric))
-        ords.append(latest.day.toordinal())
-        outs.append(latest.output if per_output else None)
-        shas.append(latest.sha256 if per_output else None)
+    # the runs' days, outputs and SHA-256s then `latest`'s: the same for every metric of the
+    # skill, so read once when the caller keeps a memo (they are only read from here on)
+    key = (lo, n, per_output)
+    found = memo.get(key) if memo is not None else None
+    if found is None or found[3] is not latest:
+        ords = cols.day_ords[lo:n].tolist()
+        size = len(ords)
+        outs: list[str | None] = (
+            cols.outputs_col.values(lo, n) if per_output and size else [None] * size
+        )
+        shas: list[str | None] = (
+            cols.shas_col.values(lo, n) if per_output and size else [None] * size
+        )
+        if latest is not None:
+            ords.append(latest.day.toordinal())
+            outs.append(latest.output if per_output else None)
+            shas.append(latest.sha256 if per_output else None)
+        found = (ords, outs, shas, latest)
+        if memo is not None:
+            memo[key] = found
+    ords, outs, shas, _latest = found
     start = 0
     if from_block:
         prev: str | None = None

@@ -131,14 +131,14 @@ class NumColumn:
 
     def values(self, lo: int = 0, hi: int | None = None) -> list[Any]:
         """The values of samples lo…hi-1 (every one by default), None where there is none."""
-        data = self.data[lo:hi]
         kind = self.kind
+        if kind == "j":
+            return list(self.data[lo:hi])
+        data = self.data[lo:hi].tolist()  # (a list is walked faster than a view or an array)
         if kind == "d":
             return [None if v != v else v for v in data]
-        if kind != "j":
-            none = _NONE[kind]
-            return [None if v == none else v for v in data]
-        return list(data)
+        none = _NONE[kind]
+        return [None if v == none else v for v in data]
 
     def head(self, n: int) -> NumColumn:
         return NumColumn(self.kind, self.data[:n])
@@ -253,15 +253,17 @@ class StrColumn:
         index = self.index[lo:hi].tolist()
         raw = self.text
         if self.hex32:
+            raw = bytes(raw)  # (a view's slices cost more than a copy of 32 bytes a sample)
             return [None if at < 0 else raw[32 * at : 32 * at + 32].hex() for at in index]
         ends = self.ends
         if self._ascii is None and 4 * len(index) < len(ends):
             # a few samples of many strings (drift's tail): the bytes from the first of their
             # strings to the last decoded, not kept (a year of a fleet's paths is megabytes)
-            present = [at for at in index if at >= 0]
-            first = min(present, default=0)
+            first = min(index, default=0)
+            if first < 0:  # (-1: no string)
+                first = min((at for at in index if at >= 0), default=0)
             base = ends[first - 1] if first else 0
-            span = bytes(raw[base : ends[max(present, default=0)]])
+            span = bytes(raw[base : ends[max(max(index, default=0), 0)]])
             if span.isascii():
                 part = span.decode("ascii")
                 return [
@@ -467,7 +469,7 @@ class SkillColumns:
         if col is not None:
             return col.values(lo, hi)
         by_entry = self.numeric.label(metric)
-        return [by_entry[at] for at in self.numeric.index[lo:hi]]
+        return [by_entry[at] for at in self.numeric.index[lo:hi].tolist()]
 
     def newest_outputs(self, count: int) -> list[int]:
         """The samples of the newest `count` distinct (output, SHA-256) pairs, newest first
