@@ -224,44 +224,62 @@ class _Share:
             leave_if_orphaned(self.parent)
         self.done[rel] = self.writer.write(rel, text)
 
-    def pages(
+    def page(self, skill: str, rel: str) -> None:
+        """Render and write `skill`'s page at `rel`."""
+        job = self.job
+        page = skill_page(
+            skill,
+            job.history,
+            issues=job.issues,
+            spec=self._specs.get(skill),
+            run_pages=self._runs,
+            today=job.now.date(),
+            assets=job.assets,
+            generated=job.generated,
+            skill_md=os.path.isfile(f"{job.root}/skills/{skill}/SKILL.md"),
+            memo=self._memo,
+        )
+        self.emit(rel, self.html(page))
+
+    def badge(self, skill: str, status: Status | None) -> None:
+        """Write `skill`'s badge and its endpoint JSON."""
+        badge = skill_badge(skill, status)
+        self.emit(f"badges/{skill}.svg", badge.svg())
+        self.emit(f"badges/{skill}.json", badge.endpoint())
+
+    def share(
         self,
-        pages: Sequence[tuple[str, str]],
+        work: _Work,
         order: Iterable[int] | None = None,
         claims: Claims | None = None,
     ) -> None:
-        """Render and write `pages` (all of them, or those at `order`'s positions in that
-        order), each unless the other process has taken it (`claims`)."""
-        job = self.job
-        today = job.now.date()
-        for i in range(len(pages)) if order is None else order:
+        """Write the pages and badges of `work` (all of them, or those at `order`'s positions
+        in that order), each unless the other process has taken it (`claims`)."""
+        pages, badged = work
+        for i in range(len(pages) + len(badged)) if order is None else order:
             if claims is not None and not claims.take(i):
                 continue
-            skill, rel = pages[i]
-            page = skill_page(
-                skill,
-                job.history,
-                issues=job.issues,
-                spec=self._specs.get(skill),
-                run_pages=self._runs,
-                today=today,
-                assets=job.assets,
-                generated=job.generated,
-                skill_md=os.path.isfile(f"{job.root}/skills/{skill}/SKILL.md"),
-                memo=self._memo,
-            )
-            self.emit(rel, self.html(page))
+            if i < len(pages):
+                self.page(*pages[i])
+            else:
+                self.badge(*badged[i - len(pages)])
 
-    def badges(self) -> None:
-        """Every skill's badge and the fleet's."""
+    def fleet(self) -> None:
+        """The fleet's badge."""
         job = self.job
-        for skill, status in job.badged():
-            badge = skill_badge(skill, status)
-            self.emit(f"badges/{skill}.svg", badge.svg())
-            self.emit(f"badges/{skill}.json", badge.endpoint())
         fleet = fleet_badge(job.newest if job.counted is None else job.counted)
         self.emit("badges/fleet.svg", fleet.svg())
         self.emit("badges/fleet.json", fleet.endpoint())
+
+
+# The pages (skill, rel) then the badges (skill, status) two processes share: the child takes
+# them from the first, the parent from the last, so the parent writes badges while the child
+# renders pages and neither waits for the other at the end.
+_Work = tuple[list[tuple[str, str]], list[tuple[str, Status | None]]]
+
+
+def _work(job: SkillSiteJob) -> _Work:
+    return job.pages(), job.badged()
 
 
 def _finish(job: SkillSiteJob, done: Mapping[str, bool], stamps: Mapping[str, str]) -> SkillSite:
@@ -299,8 +317,8 @@ def write_skill_site(job: SkillSiteJob) -> SkillSite:
     templates are the packaged ones, so the pages are assembled from them rendered once per shape
     (skill_shell), else each is rendered by `job.render`."""
     share = _Share(job)
-    share.pages(job.pages())
-    share.badges()
+    share.share(_work(job))
+    share.fleet()
     return _finish(job, share.done, share.writer.stamps)
 
 
@@ -309,10 +327,10 @@ def write_skill_site(job: SkillSiteJob) -> SkillSite:
 
 
 class Claims:
-    """Which of n pages a process has taken, in memory shared across a fork: the child takes
-    them from the first, the parent (once its own work is done) from the last, so the two meet
-    wherever the work splits evenly. Where they meet both may take one page: both write the
-    same bytes, each through its own temp file, and the last rename wins."""
+    """Which of n pages and badges a process has taken, in memory shared across a fork: the
+    child takes them from the first, the parent (once its own work is done) from the last, so
+    the two meet wherever the work splits evenly. Where they meet both may take one: both write
+    the same bytes, each through its own temp file, and the last rename wins."""
 
     def __init__(self, n: int) -> None:
         self._flags = mmap.mmap(-1, max(n, 1))  # anonymous and shared: seen by a forked child
@@ -364,9 +382,10 @@ class Pending:
         if self._pid is None or self._pipe is None or self._claims is None:
             return write_skill_site(self.job)
         mine = _Share(self.job)
-        pages = self.job.pages()
+        work = _work(self.job)
         try:
-            mine.pages(pages, reversed(range(len(pages))), self._claims)
+            mine.share(work, reversed(range(len(work[0]) + len(work[1]))), self._claims)
+            mine.fleet()
         except BaseException:
             self.abandon()
             raise
@@ -399,10 +418,10 @@ def start_skill_site(job: SkillSiteJob) -> Pending:
     there are at least FORK_MIN_SKILLS pages; this process takes its share of the pages when it
     asks for `Pending.result`, which it must do before it finishes. Without a child, `result`
     writes them all in-process."""
-    pages = job.pages()
-    if not FORK or len(pages) < FORK_MIN_SKILLS:
+    work = _work(job)
+    if not FORK or len(work[0]) < FORK_MIN_SKILLS:
         return Pending(job)
-    claims = Claims(len(pages))
+    claims = Claims(len(work[0]) + len(work[1]))
     read, write = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -422,8 +441,7 @@ def start_skill_site(job: SkillSiteJob) -> Pending:
             os.close(read)
             try:
                 share = _Share(job, parent)
-                share.pages(pages, None, claims)
-                share.badges()
+                share.share(work, None, claims)
                 data: dict[str, object] = {"done": share.done, "stamps": share.writer.stamps}
                 code = 0
             except Exception as exc:  # reported to the parent, which does the work again
