@@ -18,6 +18,11 @@ layout, aeon.yml with crons, cron-state, skill-health, memory/issues with INDEX.
 * runs scripts/bench_baseline.sh (ls | sort | tail -1, wc -w, grep -E per pattern) on the same
   instance and reports its time as a ratio to aeon-evals.
 
+With the site warm (the default), the template first gets what last night's run leaves in
+`.aeon-evals/cache/` and `site/`, which a nightly job keeps (the workflow restores the cache):
+the dashboard of the K past articles, the SKILL.md contracts, the metric history, and the parsed
+aeon.yml and cron schedules (from one run on a throw-away copy).
+
 Copies are hard-linked (`cp -al`): aeon-evals only ever replaces files (temp file + rename) or
 creates new ones, so the template is never modified; the script checks that it was not.
 """
@@ -632,7 +637,29 @@ def prime_site(root: Path) -> float:
     )
     if done.returncode != 0:  # the metrics module moved on: measured without its cache
         print(f"bench: metric history not primed: {done.stderr.strip()[-300:]}", file=sys.stderr)
+    prime_run_caches(root)
     return wall
+
+
+# What a run keeps for the next night whatever the day (the workflow restores .aeon-evals/cache):
+# aeon.yml as parsed and the cron schedules as expanded, both keyed by the bytes and the code.
+RUN_CACHES = ("registry.json", "cron.json")
+
+
+def prime_run_caches(root: Path) -> None:
+    """Run once on a hard-linked copy of `root` and keep the caches of RUN_CACHES it wrote, as
+    last night's run leaves them (the copy's articles, issues and site are thrown away)."""
+    copy = fresh_copy(root, root.with_name(root.name + ".prime"))
+    try:
+        _, _, code, tail = timed_child([*_cli(), *run_args(copy, site=False)])
+        if code != 0:
+            raise SystemExit(f"aeon-evals run (priming its caches) exited {code}:\n{tail}")
+        for name in RUN_CACHES:
+            made = copy / ".aeon-evals" / "cache" / name
+            if made.is_file():  # an older tree of the code has no such cache
+                shutil.copyfile(made, root / ".aeon-evals" / "cache" / name)
+    finally:
+        shutil.rmtree(copy)
 
 
 def package_digest() -> str:
