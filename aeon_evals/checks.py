@@ -50,6 +50,9 @@ class Context:
     # cron-state was read and lists skills, so a skill missing from it was never dispatched
     cron_known: bool = False
     listed_on: date | None = None  # the day of the previous article that listed the skill
+    # this tool's previous article exists and did not judge the skill (not in it, or not run
+    # yet there): only then can a never-dispatched skill be one enabled since its last slot
+    new_since_prior: bool = False
 
 
 # --- one skill ------------------------------------------------------------------------------
@@ -255,6 +258,7 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         ctx.cron_known
         and ctx.cron is None
         and _scheduled(ctx.registration)
+        and ctx.new_since_prior
         and not _slot_since_listed(ctx)
         and not _any_output(spec, files, outputs)
     ):

@@ -52,6 +52,7 @@ def _context(
         spec_source,
         cron_known=bool(state.cron),
         listed_on=state.listed.get(skill),
+        new_since_prior=state.prior_found and skill not in state.judged,
     )
 
 

@@ -91,7 +91,12 @@ def _run(opts: RunOptions) -> RunOutcome:
         dirs=layout.article_dirs,
     )
     prior, prior_warnings = store.prior(opts.today)
-    state = dataclasses.replace(state, listed=_listed(prior))
+    state = dataclasses.replace(
+        state,
+        listed=_listed(prior),
+        prior_found=prior is not None and prior.own,
+        judged=_judged(prior),
+    )
     warnings = load_warnings(manifest, registry, state)
     results, state = check_all(manifest, inferred, registry, state, opts, scope, outputs, warnings)
     outputs.release()  # the checks are done: their reads make room for the dashboard's
@@ -220,6 +225,18 @@ def _listed(prior: ParsedArticle | None) -> dict[str, date]:
     if prior is None:
         return {}
     return {skill: prior.day for skill in (*prior.rows, *prior.inferred_rows)}
+
+
+def _judged(prior: ParsedArticle | None) -> frozenset[str]:
+    """The skills the previous article judged: listed with a status other than NOT_RUN. Without
+    a previous article of this tool's (a first run, or the old LLM skill's articles, which list
+    only evals.json's skills) nothing says a never-dispatched skill is new, so it is judged:
+    aeonfun's morning-brief, in a chain whose dispatches fail, is a failure, not a skill whose
+    first slot is still to come."""
+    if prior is None:
+        return frozenset()
+    rows = (*prior.rows.values(), *prior.inferred_rows.values())
+    return frozenset(row.skill for row in rows if row.status is not Status.NOT_RUN)
 
 
 def _without_llm_skill(prior: ParsedArticle | None) -> ParsedArticle | None:

@@ -42,6 +42,9 @@ class StateSources:
     warnings: tuple[str, ...] = ()
     # skill -> the day of this tool's previous article that listed it (it was enabled by then)
     listed: dict[str, date] = field(default_factory=dict)
+    # this tool's own previous article exists, and the skills it judged (a row not NOT_RUN)
+    prior_found: bool = False
+    judged: frozenset[str] = frozenset()
 
 
 def _str(value: object) -> str | None:
