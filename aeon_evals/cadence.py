@@ -6,8 +6,10 @@ import functools
 import itertools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import TypeVar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,18 +48,26 @@ _GAPS: dict[str, float | str] = {}  # expression → cron_gap_days, or the CronE
 _GROWN: list[str] = []  # the expressions computed here (not seeded), in order
 
 
-def _fields(expr: str) -> Fields:
-    found = _FIELDS.get(expr)
+_T = TypeVar("_T")
+
+
+def _memo(table: dict[str, _T | str], expr: str, compute: Callable[[str], _T]) -> _T:
+    """`compute(expr)` kept in `table` (a CronError kept as its message, raised again)."""
+    found = table.get(expr)
     if found is None:
         try:
-            found = _expand(expr)
+            found = compute(expr)
         except CronError as exc:
             found = str(exc)
-        _FIELDS[expr] = found
+        table[expr] = found
         _GROWN.append(expr)
     if isinstance(found, str):
         raise CronError(found)
     return found
+
+
+def _fields(expr: str) -> Fields:
+    return _memo(_FIELDS, expr, _expand)
 
 
 def _expand(expr: str) -> Fields:
@@ -108,17 +118,7 @@ def cron_gap_days(expr: str) -> float:
     Minutes and hours do not depend on the day, so the gap is found from the set of fire days
     over eight years and the first/last fire time within a day; exact and cheap for any cron.
     """
-    found = _GAPS.get(expr)
-    if found is None:
-        try:
-            found = _gap(expr)
-        except CronError as exc:
-            found = str(exc)
-        _GAPS[expr] = found
-        _GROWN.append(expr)
-    if isinstance(found, str):
-        raise CronError(found)
-    return found
+    return _memo(_GAPS, expr, _gap)
 
 
 def _gap(expr: str) -> float:

@@ -409,13 +409,20 @@ def _not_run(
         f"{schedule}: no dispatch in cron-state and no dated output since "
         f"{run.since:%Y-%m-%d}{last}"
     )
+    return _unjudged(spec, ctx, muted, detail, ("on demand, not run", *notes))
+
+
+def _unjudged(
+    spec: Spec, ctx: Context, muted: Mute | None, detail: str, notes: tuple[str, ...]
+) -> SkillResult:
+    """The NOT_RUN row of a skill that had no run to judge (`detail` says why)."""
     return _finish(
         spec.skill,
         Status.NOT_RUN,
         (Cause(Status.NOT_RUN, "not_run", detail),),
         ctx,
         muted=muted,
-        notes=("on demand, not run", *notes),
+        notes=notes,
     )
 
 
@@ -457,14 +464,8 @@ def _not_run_yet(spec: Spec, ctx: Context, muted: Mute | None, notes: list[str])
         f"{schedule or 'scheduled'}: never dispatched (no entry in memory/cron-state.json) "
         "and no output yet"
     )
-    return _finish(
-        spec.skill,
-        Status.NOT_RUN,
-        (Cause(Status.NOT_RUN, "not_run", detail),),
-        ctx,
-        muted=muted,
-        notes=("not run yet: its first scheduled run has not happened", *notes),
-    )
+    note = "not run yet: its first scheduled run has not happened"
+    return _unjudged(spec, ctx, muted, detail, (note, *notes))
 
 
 def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], float | None]:
