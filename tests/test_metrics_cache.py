@@ -3,6 +3,7 @@ whatever happens to the files between runs, the history is the one a cold read g
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import shutil
@@ -553,23 +554,16 @@ def test_the_folder_listed_by_the_run_finds_the_metrics_files_a_listing_of_its_o
     ):
         (root / "articles" / name).write_text("x\n")
     names = sorted(os.listdir(root / "articles"))
-    listed = metrics.load_history(
+    load = functools.partial(
+        metrics.load_history,
         root,
         dirs=["articles"],
-        articles=_articles(root),
-        read_article=lambda p: read_article(p, root=root),
-        health={},
-        writable=False,
-        names=names,
-    )
-    own = metrics.load_history(
-        root,
-        dirs=["articles"],
-        articles=_articles(root),
         read_article=lambda p: read_article(p, root=root),
         health={},
         writable=False,
     )
+    listed = load(articles=_articles(root), names=names)
+    own = load(articles=_articles(root))
     assert sum(s.source == "run" for v in own.samples.values() for s in v) > 0
     _same(listed, own)
 

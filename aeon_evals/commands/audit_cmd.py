@@ -169,20 +169,22 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
     # heading that says so, as the article's "Listed, not scored"
     gaps = [g for g in found.uncovered_enabled if _scorable(found, g.skill)]
     unscored = [g for g in found.uncovered_enabled if not _scorable(found, g.skill)]
-    if gaps:
-        lines += [
-            "",
-            f"Uncovered enabled ({len(gaps)}) — add an evals.json entry "
+    for mark, listed, heading in (
+        (
+            "✗",
+            gaps,
+            "Uncovered enabled ({}) — add an evals.json entry "
             "(`aeon-evals audit --stubs` drafts them):",
-        ]
-        lines += [_gap_line("✗", gap) for gap in gaps]
-    if unscored:
-        lines += [
-            "",
-            f"Listed, not scored ({len(unscored)}) — enabled, `scorable: false` in their "
+        ),
+        (
+            "-",
+            unscored,
+            "Listed, not scored ({}) — enabled, `scorable: false` in their "
             "SKILL.md: no spec to add:",
-        ]
-        lines += [_gap_line("-", gap) for gap in unscored]
+        ),
+    ):
+        if listed:
+            lines += ["", heading.format(len(listed)), *(_gap_line(mark, g) for g in listed)]
     if found.orphans:
         lines += [
             "",
