@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from aeon_evals import checks
 from aeon_evals import state as state_stage
 from aeon_evals.errors import ConfigError
+from aeon_evals.forked import Forked
 from aeon_evals.manifest import Manifest, read_manifest
 from aeon_evals.model import ContractsMode, SkillResult
 from aeon_evals.outputs import Outputs
@@ -122,3 +125,42 @@ def check_all(
         results = evaluate_all(manifest, registry, state, opts, scope, outputs)
         results += evaluate_inferred(inferred, registry, state, opts, outputs)
     return results, state
+
+
+# With fewer skills than this the checks run in this process: a fork costs more than checking a
+# few skills, and a small instance's run stays in one process.
+FORK_MIN_CHECKS = 200
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What check_all gives, and what the checks learnt of the outputs: their warnings, and
+    whether the instance is a shallow clone."""
+
+    results: list[SkillResult]
+    state: StateSources
+    warnings: list[str]
+    shallow: bool
+
+
+def start_checks(
+    manifest: Manifest,
+    inferred: Scope,
+    registry: Registry,
+    state: StateSources,
+    opts: RunOptions,
+    scope: list[str],
+    outputs: Outputs,
+) -> Forked[Checked]:
+    """check_all, on the second core when there are at least FORK_MIN_CHECKS skills: the run
+    reads its metric history and audits the catalog meanwhile (nothing there depends on the
+    checks). The checks only read, so a child that fails is replaced by checking here."""
+
+    def work() -> Checked:
+        warnings: list[str] = []
+        results, checked = check_all(
+            manifest, inferred, registry, state, opts, scope, outputs, warnings
+        )
+        return Checked(results, checked, warnings, outputs.shallow)
+
+    return Forked(work, fork=len(scope) + len(inferred.inferred) >= FORK_MIN_CHECKS)

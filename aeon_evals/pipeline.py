@@ -17,7 +17,7 @@ from aeon_evals.article_facts import sources as article_sources
 from aeon_evals.artifacts import skipped
 from aeon_evals.catalog_summary import CatalogSummary, catalog_summary
 from aeon_evals.errors import ArticleNotOurs, ConfigError, EvalsError, NothingEvaluated
-from aeon_evals.evaluate import check_all, contracts_mode, load_manifest, load_warnings
+from aeon_evals.evaluate import contracts_mode, load_manifest, load_warnings, start_checks
 from aeon_evals.fsio import instance_lock, read_confined
 from aeon_evals.issue_stage import issues_of_the_day, keep_issues
 from aeon_evals.layout import Layout, detect
@@ -98,17 +98,36 @@ def _run(opts: RunOptions) -> RunOutcome:
         judged=_judged(prior),
     )
     warnings = load_warnings(manifest, registry, state)
-    results, state = check_all(manifest, inferred, registry, state, opts, scope, outputs, warnings)
+    article = layout.article_rel(opts.today)
+    guarded: list[str] = []
+    _guard_article(opts, article, store, len(scope) + len(inferred.inferred), guarded)
+    # The checks (on the second core with many skills) while this process reads the metric
+    # history and audits the catalog: neither depends on them (the checks change only
+    # cron-state's facts, not skill-health's). Warnings keep the order of a run in one process.
+    checking = start_checks(manifest, inferred, registry, state, opts, scope, outputs)
+    later: list[str] = []
+    try:
+        # each metric's history: a sustained step becomes a drift:<metric> cause (docs/metrics.md)
+        history = metrics.history_for_run(
+            root, store, state.health, before=opts.today, writable=not opts.dry_run
+        )
+        # the SKILL.md contracts the run read already (none with contracts off: audit reads them)
+        found, audit_source = coverage_audit(
+            root,
+            set(manifest.skills),
+            registry,
+            inferred.contracts if mode is not ContractsMode.OFF else None,
+            later,
+        )
+        catalog = _catalog(root, writable=not opts.dry_run, warnings=later)
+        checked = checking.result()
+    except BaseException:
+        checking.abandon()
+        raise
+    results, state = checked.results, checked.state
     outputs.release()  # the checks are done: their reads make room for the dashboard's
     patterns.forget()
-    article = layout.article_rel(opts.today)
-    _guard_article(opts, article, store, len(results), warnings)
-    warnings += prior_warnings
-    # each metric's history: a sustained step becomes a drift:<metric> cause (docs/metrics.md)
-    history = metrics.history_for_run(
-        root, store, state.health, before=opts.today, writable=not opts.dry_run
-    )
-    warnings += list(history.warnings)
+    warnings += [*checked.warnings, *guarded, *prior_warnings, *history.warnings, *later]
     specs = {**manifest.specs, **{s: c.output.spec for s, c in inferred.inferred.items()}}
     results, _steps = metrics.with_drift(results, history, day=opts.today, specs=specs)
     rows = report.build_rows(
@@ -120,16 +139,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         reported_only=frozenset(inferred.inferred if mode is ContractsMode.REPORT else ()),
     )
 
-    # the SKILL.md contracts the run read already (none with contracts off: audit reads them)
-    found, audit_source = coverage_audit(
-        root,
-        set(manifest.skills),
-        registry,
-        inferred.contracts if mode is not ContractsMode.OFF else None,
-        warnings,
-    )
     coverage = found.coverage if found else Coverage(0, 0)
-    catalog = _catalog(root, writable=not opts.dry_run, warnings=warnings)
     gaps = [(g.skill, g.inferred_pattern) for g in found.uncovered_enabled] if found else []
 
     issues, rows = keep_issues(
@@ -173,7 +183,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     verdict = report.verdict(rows, coverage, comparable_pct)
     day_filed, day_closed = issues_of_the_day(opts.today, issues)
     sources = article_sources(manifest, state, audit_source, prior, day_filed, day_closed, warnings)
-    if outputs.shallow:
+    if checked.shallow:
         sources.insert(1, "history is shallow: ages of undated outputs are unknown")
     data = render.ArticleData(
         opts.today,
