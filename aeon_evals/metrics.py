@@ -126,6 +126,11 @@ class History:
         `len()`."""
         return cast(SampleMap, self.samples).columns(skill)
 
+    def last(self, skill: str) -> Sample | None:
+        """`skill`'s newest sample (None: it has none), without joining the columns of a
+        skill whose run was added by `with_run` (the badges need only that)."""
+        return cast(SampleMap, self.samples).last(skill)
+
     def series(
         self,
         skill: str,

@@ -46,6 +46,7 @@ MAGIC = b"AEHIST01"
 STATUSES: tuple[Status, ...] = tuple(Status)
 _CODE = {s: i for i, s in enumerate(STATUSES)}
 _CODE_OR_NONE: dict[Status | None, int] = {None: -1, **{s: i for s, i in _CODE.items()}}
+_STATUS_OF_CODE: dict[int, Status | None] = {code: s for s, code in _CODE_OR_NONE.items()}
 KINDS = ("run", "article", "skill-health")
 _KIND = {k: i for i, k in enumerate(KINDS)}
 NONE_INT = -(2**63)  # None in an int64 column
@@ -359,6 +360,18 @@ class NumericColumn:
         return NumericColumn(both.table, _array("i", self.index) + both.index)
 
 
+class _Dates(dict[int, date]):
+    """Each day ordinal's date, made when first asked for: a fleet's skills share their runs'
+    days, and a page reads each skill's (a dict lookup costs half of date.fromordinal)."""
+
+    def __missing__(self, ordinal: int) -> date:
+        day = self[ordinal] = date.fromordinal(ordinal)
+        return day
+
+
+_DATES = _Dates()
+
+
 class SkillColumns:
     """One skill's samples, oldest first, as columns. The fast accessors (`days`, `statuses`,
     `causes`, `outputs`, `shas`, `value`, `sample`) read one column without building Samples;
@@ -429,18 +442,24 @@ class SkillColumns:
 
     def days(self) -> list[date]:
         """Each sample's day."""
-        return [date.fromordinal(d) for d in self.day_ords]
+        return list(map(_DATES.__getitem__, self.day_ords))
 
     def day(self, i: int) -> date:
         return date.fromordinal(self.day_ords[i])
 
     def statuses(self) -> list[Status | None]:
         """Each sample's status (None: not recorded)."""
-        return [None if c < 0 else STATUSES[c] for c in self.status_codes]
+        return list(map(_STATUS_OF_CODE.__getitem__, self.status_codes))
 
     def causes(self) -> list[str]:
         """Each sample's root cause ("" when clean)."""
-        return [c or "" for c in self.causes_col.values()]
+        col = self.causes_col
+        if len(col.index) and min(col.index) < -1:  # (any negative index is no cause)
+            return [c or "" for c in col.values()]
+        # a few distinct causes over many runs: each looked up in the table, -1 (none) last
+        table = [col.entry(at) for at in range(col.count())]
+        table.append("")
+        return list(map(table.__getitem__, col.index))
 
     def outputs(self) -> list[str | None]:
         """Each sample's output path."""
@@ -700,6 +719,15 @@ class SampleMap(Mapping[str, Sequence[Sample]]):
         cols = _then(pending[0].columns(skill), pending[1])
         self._joined = (skill, cols)
         return cols
+
+    def last(self, skill: str) -> Sample | None:
+        """The newest sample of `skill` (None: it has none), without joining its columns: a
+        skill with a sample added (`with_samples`) has that one last."""
+        pending = self._pending.get(skill)
+        if pending is not None:
+            return pending[1]
+        cols = self.columns(skill)
+        return cols.sample(len(cols) - 1) if len(cols) else None
 
     def with_samples(self, samples: Mapping[str, Sample]) -> SampleMap:
         """This map with each sample of `samples` (skill → sample) added last to its skill's,

@@ -96,6 +96,11 @@ def chart_figures(charts: Sequence[Chart]) -> Markup:
 _SPECIAL = re.compile(r"[&<>\"']").search
 
 
+def needs_escape(text: str) -> bool:
+    """Whether `text` holds a character the templates escape."""
+    return _SPECIAL(text) is not None
+
+
 def escaped(text: str) -> str:
     """`text` escaped as the templates escape it (markupsafe), quickly when it holds nothing to
     escape (most numbers, dates, paths and hashes)."""
@@ -148,11 +153,27 @@ def _keep(bucket: list[tuple[float, float]]) -> list[tuple[float, float]]:
 @dataclass(frozen=True)
 class Xs:
     """Where the runs of one chart sit along x: for each, (x, line x, marker start, ISO day)
-    (`at`), its x and its line x followed by a space (`line`)."""
+    (`at`), its x, and its point's start in the line's path ("M<x> ", then "L<x> "; `pen`);
+    and the date labels of those days (`ticks`)."""
 
     at: list[tuple[float, str, str, str]]
     xs: list[float]
-    line: list[str]
+    pen: list[str]
+    ticks: tuple[Tick, ...] = ()
+
+
+class _YText(dict[float, str]):
+    """Each value's y on a chart of one scale, as the line writes it (made when first met: the
+    charts of a fleet share a few scales and their metrics' values repeat run after run)."""
+
+    def __init__(self, scale: float) -> None:
+        super().__init__()
+        self.scale = scale
+
+    def __missing__(self, value: float) -> str:
+        # a value at or below 0 (or NaN) sits on 0
+        text = self[value] = f"{BOTTOM - self.scale * value:.1f}" if value > 0 else _BOTTOM
+        return text
 
 
 @dataclass(frozen=True)
@@ -166,6 +187,14 @@ class ChartMemo:
         default_factory=dict
     )
     last: dict[tuple[date, date, int], tuple[list[date], Xs]] = field(default_factory=dict)
+    ys: dict[float, _YText] = field(default_factory=dict)
+
+    def y_text(self, scale: float) -> _YText:
+        """Each value's y as the line writes it, on charts of `scale` (viewBox units a unit)."""
+        found = self.ys.get(scale)
+        if found is None:
+            found = self.ys[scale] = _YText(scale)
+        return found
 
     def days(self, days: list[date]) -> Xs:
         """Each day's place on x; `days` oldest first (as x_positions), not empty."""
@@ -184,7 +213,10 @@ class ChartMemo:
                 x = LEFT + width * (day - first).days / total if total else LEFT + width / 2
                 known = span[day] = (x, f"{x:.1f}", f"M{_n(x - 3.5)} ", day.isoformat())
             at.append(known)
-        xs = Xs(at, [a[0] for a in at], [f"{a[1]} " for a in at])
+        places = [a[0] for a in at]
+        pen = [f"L{a[1]} " for a in at]
+        pen[0] = f"M{at[0][1]} "
+        xs = Xs(at, places, pen, x_ticks(days, places))
         self.last[key] = (days, xs)
         return xs
 
@@ -202,10 +234,14 @@ def metric_chart(
     `memo`: shared by the charts of one build."""
     days = list(map(_first, series))
     values = list(map(_second, series))
-    placed = (memo if memo is not None else ChartMemo()).days(days) if days else Xs([], [], [])
+    memo = memo if memo is not None else ChartMemo()
+    placed = memo.days(days) if days else Xs([], [], [], ())
     at, xs = placed.at, placed.xs
-    step = drift.detect(series, direction) if series else None
-    top = max(values + ([step.bound.high] if step else []), default=1.0)
+    # the detector looks at no more than the newest `needed` points (the run's steps_for too)
+    step = drift.detect(series[-drift.needed() :], direction) if series else None
+    top = max(values, default=1.0)
+    if step is not None:
+        top = max(top, step.bound.high)
     y_max = _nice(top * 1.05)
 
     def y_of(v: float) -> float:
@@ -213,9 +249,12 @@ def metric_chart(
 
     scale = (BOTTOM - TOP) / y_max
     # values are never above y_max (it is rounded up from the largest); negative ones sit on 0
-    y_text = [f"{BOTTOM - scale * v:.1f}" if v > 0 else _BOTTOM for v in values]
+    y_text = list(map(memo.y_text(scale).__getitem__, values))
     if len(xs) <= (RIGHT - LEFT) / LINE_STEP:
-        line = "M" + "L".join(map(operator.add, placed.line, y_text))
+        # each point's start in the path then its y, interleaved
+        points = placed.pen + y_text
+        points[::2], points[1::2] = placed.pen, y_text
+        line = "".join(points)
     else:
         line = _line(xs, [BOTTOM - scale * v if v > 0 else BOTTOM for v in values])
     shown = range(len(days)) if len(days) <= MAX_MARKERS else _flagged_at(days, flagged)
@@ -265,7 +304,7 @@ def metric_chart(
         title=title,
         line=line if series else "",
         y_ticks=ticks,
-        x_ticks=x_ticks(days, xs),
+        x_ticks=placed.ticks,
         summary=summary,
         markers=Markup("".join(dots)),
         band=band,

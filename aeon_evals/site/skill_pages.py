@@ -20,7 +20,13 @@ from aeon_evals.metrics import History
 from aeon_evals.metrics_cache import SkillColumns
 from aeon_evals.model import FAILING, Status
 from aeon_evals.site.charts import Chart
-from aeon_evals.site.skill_charts import ChartMemo, chart_figures, charts_for, escaped
+from aeon_evals.site.skill_charts import (
+    ChartMemo,
+    chart_figures,
+    charts_for,
+    escaped,
+    needs_escape,
+)
 from aeon_evals.site.views import ABSENT_MARK, STATUS_MARKS, Assets, Mark
 
 MAX_OUTPUTS = 30  # outputs evaluated, newest first
@@ -152,7 +158,8 @@ def strip_html(
 
 def output_rows(outputs: Sequence[OutputView]) -> Markup:
     """The rows of the outputs table (see chart_figures)."""
-    e = escaped
+    # paths and hashes seldom hold anything to escape: looked for once in all of them
+    e = escaped if needs_escape("".join([f"{o.path}{o.href}{o.sha256}" for o in outputs])) else str
     return Markup(
         "".join(
             # the day and the size are this module's text, with nothing to escape
@@ -235,18 +242,30 @@ def _size(n: int | None) -> str:
     return f"{n / 1024:.1f} KiB" if n < 1 << 20 else f"{n / (1 << 20):.1f} MiB"
 
 
+class _IsoDays(dict[int, str]):
+    """Each day ordinal's ISO date, made when first asked for (the pages share their days)."""
+
+    def __missing__(self, ordinal: int) -> str:
+        text = self[ordinal] = date.fromordinal(ordinal).isoformat()
+        return text
+
+
+_ISO_DAYS = _IsoDays()
+
+
 def _outputs(cols: SkillColumns, root_href: str) -> tuple[OutputView, ...]:
     """The outputs evaluated (each run's output, SHA-256 and size), newest first, each once."""
     out: list[OutputView] = []
+    outputs, shas, sizes, days = cols.outputs_col, cols.shas_col, cols.bytes, cols.day_ords
     for i in cols.newest_outputs(MAX_OUTPUTS):
-        output = cols.outputs_col.get(i) or ""  # (never None: newest_outputs skips those)
+        output = outputs.get(i) or ""  # (never None: newest_outputs skips those)
         out.append(
             OutputView(
-                cols.day(i).isoformat(),
+                _ISO_DAYS[days[i]],
                 output,
                 f"{root_href}/{output}",
-                _size(cols.bytes.get(i)),
-                cols.shas_col.get(i) or "—",
+                _size(sizes.get(i)),
+                shas.get(i) or "—",
             )
         )
     return tuple(out)

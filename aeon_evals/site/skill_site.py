@@ -154,9 +154,9 @@ def newest_run(history: History) -> tuple[date | None, dict[str, Status | None]]
     """The newest run's day and the status of every skill it evaluated."""
     last = {}
     for skill in history.samples:
-        cols = history.columns(skill)
-        if len(cols):
-            last[skill] = cols.sample(len(cols) - 1)
+        sample = history.last(skill)
+        if sample is not None:
+            last[skill] = sample
     newest = max((s.day for s in last.values()), default=None)
     return newest, {skill: s.status for skill, s in last.items() if s.day == newest}
 
