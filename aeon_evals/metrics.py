@@ -19,6 +19,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from operator import is_not
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -164,7 +165,8 @@ class History:
         cols = self.columns(skill)
         found: list[list[tuple[date, float]]] = []
         keys: tuple[list[int], list[int]] | None = None
-        kept_by_gaps: dict[tuple[int, ...], list[int]] = {}  # runs without a value → kept runs
+        # the runs with a value (None: every run) → the runs kept of them
+        kept_by_present: dict[tuple[int, ...] | None, Sequence[int]] = {}
         days: list[date] | None = None
         for metric in names:
             if metric == SCORE:
@@ -178,16 +180,18 @@ class History:
             values = cols.values(metric)
             if days is None:
                 days = cols.days()
+            full = None not in values
+            present = range(len(values)) if full else _present(values)
             if metric in _PER_RUN:
-                found.append([(days[i], v) for i, v in enumerate(values) if v is not None])
+                found.append(_pairs(days, values, present, full))
                 continue
-            gaps = () if None not in values else tuple(_gaps(values))
-            kept = kept_by_gaps.get(gaps)
+            at = None if full else tuple(present)
+            kept = kept_by_present.get(at)
             if kept is None:
                 if keys is None:
                     keys = (cols.outputs_col.keys(), cols.shas_col.keys())
-                kept = kept_by_gaps[gaps] = _kept(values, *keys)
-            found.append([(days[i], values[i]) for i in kept])
+                kept = kept_by_present[at] = _kept(values, *keys, present=present)
+            found.append(_pairs(days, values, kept, full and len(kept) == len(values)))
         return found
 
     def with_run(self, day: date, results: Sequence[SkillResult]) -> History:
@@ -320,16 +324,36 @@ def _points(
     return kept
 
 
-def _gaps(values: Sequence[object]) -> list[int]:
-    """The positions of the runs without a value."""
-    return [i for i, v in enumerate(values) if v is None]
+def _present(values: Sequence[object]) -> list[int]:
+    """The positions of the runs with a value."""
+    return list(itertools.compress(range(len(values)), map(is_not, values, itertools.repeat(None))))
 
 
-def _kept(values: Sequence[object], outputs: Sequence[int], shas: Sequence[int]) -> list[int]:
+def _pairs(
+    days: list[date], values: list[Any], at: Sequence[int], every: bool = False
+) -> list[tuple[date, Any]]:
+    """(day, value) of the runs `at` (`every`: `at` is every run)."""
+    if every:
+        return list(zip(days, values, strict=True))
+    return list(zip(map(days.__getitem__, at), map(values.__getitem__, at), strict=True))
+
+
+def _kept(
+    values: Sequence[object],
+    outputs: Sequence[int],
+    shas: Sequence[int],
+    *,
+    present: Sequence[int] | None = None,
+) -> Sequence[int]:
     """The runs `_points` keeps of a metric of the output (the whole series, no `latest`), the
     outputs and SHA-256s given as numbers (StrColumn.keys: -1 for None): a run with a value,
     unless it evaluated the same output as the last run kept and their SHA-256s do not differ
-    (either unknown, or equal)."""
+    (either unknown, or equal). `present`: the runs with a value, when the caller knows them."""
+    if present is None:
+        present = range(len(values)) if None not in values else _present(values)
+    if len(set(map(outputs.__getitem__, present))) == len(present):
+        # each run with a value evaluated another output (the usual series): all are kept
+        return present
     kept: list[int] = []
     output = sha = -1
     for i, value in enumerate(values):

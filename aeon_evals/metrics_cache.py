@@ -137,9 +137,11 @@ class NumColumn:
             return list(self.data[lo:hi])
         data = self.data[lo:hi].tolist()  # (a list is walked faster than a view or an array)
         if kind == "d":
-            return [None if v != v else v for v in data]
+            # no NaN (None) among them unless their sum is one: most columns have no gap
+            total = sum(data)
+            return data if total == total else [None if v != v else v for v in data]
         none = _NONE[kind]
-        return [None if v == none else v for v in data]
+        return [None if v == none else v for v in data] if none in data else data
 
     def head(self, n: int) -> NumColumn:
         return NumColumn(self.kind, self.data[:n])
@@ -241,12 +243,15 @@ class StrColumn:
                 starts: Iterable[int] = range(0, len(raw), 32)
                 ends: Iterable[int] = range(32, len(raw) + 32, 32)
             else:
-                starts, ends = [0, *self.ends[:-1]], self.ends
+                ends = self.ends.tolist()
+                starts = [0, *ends]  # (one more than the ends: map stops at the shorter)
             entries = list(map(raw.__getitem__, map(slice, starts, ends)))
+            if len(set(entries)) == len(entries):  # the usual table, each string once
+                self._first = first = []
+                return first
             # each entry → its first index: the later (higher) ones are overwritten
             at_first = dict(zip(reversed(entries), range(len(entries) - 1, -1, -1), strict=True))
-            unique = len(at_first) == len(entries)
-            self._first = first = [] if unique else list(map(at_first.__getitem__, entries))
+            self._first = first = list(map(at_first.__getitem__, entries))
         return first
 
     def values(self, lo: int = 0, hi: int | None = None) -> list[str | None]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from html import escape
+from typing import NamedTuple
 
 from markupsafe import Markup
 from markupsafe import escape as escape_markup
@@ -32,8 +33,10 @@ from aeon_evals.site.views import ABSENT_MARK, STATUS_MARKS, Assets, Mark
 MAX_OUTPUTS = 30  # outputs evaluated, newest first
 
 
-@dataclass(frozen=True)
-class OutputView:
+class OutputView(NamedTuple):
+    """One row of the outputs table (a named tuple: thirty a page are made faster than frozen
+    dataclasses)."""
+
     day: str
     path: str
     href: str
