@@ -383,6 +383,7 @@ class SkillColumns:
     `samples()` builds them all. Never changed once built (`plus` and `head` make new ones)."""
 
     __slots__ = (
+        "_days",
         "ages",
         "bytes",
         "causes_col",
@@ -416,6 +417,7 @@ class SkillColumns:
         self.words, self.bytes, self.ages, self.qualities = words, bytes_, ages, qualities
         self.outputs_col, self.shas_col, self.causes_col = outputs, shas, causes
         self.numeric, self.kinds, self.sources = numeric, kinds, sources
+        self._days: list[date] | None = None  # each sample's day, once read (a page reads two)
 
     @classmethod
     def of(cls, samples: Sequence[Sample], sources: Sequence[int] | None = None) -> SkillColumns:
@@ -447,7 +449,9 @@ class SkillColumns:
 
     def days(self) -> list[date]:
         """Each sample's day."""
-        return list(map(_DATES.__getitem__, self.day_ords))
+        if self._days is None:
+            self._days = list(map(_DATES.__getitem__, self.day_ords))
+        return list(self._days)  # (a copy: the caller's to change)
 
     def day(self, i: int) -> date:
         return date.fromordinal(self.day_ords[i])
@@ -501,9 +505,17 @@ class SkillColumns:
         newest sample back only as far as needed (each string table compared once: firsts)."""
         out_at, sha_at = self.outputs_col.index, self.shas_col.index
         out_first, sha_first = self.outputs_col.firsts(), self.shas_col.firsts()
+        n = len(out_at)
+        lo = max(n - count, 0)
+        if not out_first and count > 0 and n:
+            newest = out_at[lo:n]
+            if min(newest) >= 0 and len(set(newest)) == n - lo:
+                # the newest runs each evaluated another output (each string once in the table):
+                # their pairs are distinct, the newest `count` of them
+                return list(range(n - 1, lo - 1, -1))
         seen: set[tuple[int, int]] = set()
         found: list[int] = []
-        for i in range(len(out_at) - 1, -1, -1):
+        for i in range(n - 1, -1, -1):
             if len(found) >= count:
                 break
             output, sha = out_at[i], sha_at[i]

@@ -98,14 +98,27 @@ class SkillPage:
 # Pure builders.
 
 
+class _Ticks(dict[tuple[date, Status | None, str], str]):
+    """Each run's tick of the strip by (day, status, cause), made when first met (with the
+    `run_pages` of the strip being built)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.run_pages: Mapping[date, str] = {}
+
+    def __missing__(self, run: tuple[date, Status | None, str]) -> str:
+        tick = self[run] = _tick(*run, self.run_pages)
+        return tick
+
+
 @dataclass(frozen=True)
 class PageMemo:
-    """What the pages of one build share, made once: each run's tick of the strip by (status,
-    cause) and day, filled as met (a thousand strips of the same days), the issues by the skills
-    they name (None: looked for in the list each time) and the charts' days (ChartMemo). For
-    one `run_pages`."""
+    """What the pages of one build share, made once: each run's tick of the strip by day,
+    status and cause, filled as met (a thousand strips of the same days), the issues by the
+    skills they name (None: looked for in the list each time) and the charts' days (ChartMemo).
+    For one `run_pages`."""
 
-    ticks: dict[tuple[Status | None, str], dict[date, str]] = field(default_factory=dict)
+    ticks: _Ticks = field(default_factory=_Ticks)
     issues: Mapping[str, Sequence[IssueFile]] | None = None
     charts: ChartMemo = field(default_factory=ChartMemo)
 
@@ -143,20 +156,8 @@ def strip_html(
     year of daily runs is 365 of them per page. `memo`: shared by the pages of one build, whose
     strips are made of the same ticks."""
     ticks = (memo if memo is not None else PageMemo()).ticks
-    parts = []
-    # by (status, cause), then by day: most runs have the status and cause of the run before
-    last_status: object = ticks
-    last_cause = ""
-    by_day: dict[date, str] = {}
-    for day, status, cause in zip(days, statuses, causes, strict=True):
-        if status is not last_status or cause != last_cause:
-            by_day = ticks.setdefault((status, cause), {})
-            last_status, last_cause = status, cause
-        tick = by_day.get(day)
-        if tick is None:
-            tick = by_day[day] = _tick(day, status, cause, run_pages)
-        parts.append(tick)
-    return Markup("".join(parts))
+    ticks.run_pages = run_pages  # (a tick not met yet links to its page in these)
+    return Markup("".join(map(ticks.__getitem__, zip(days, statuses, causes, strict=True))))
 
 
 def output_rows(outputs: Sequence[OutputView]) -> Markup:
@@ -258,17 +259,23 @@ _ISO_DAYS = _IsoDays()
 
 def _outputs(cols: SkillColumns, root_href: str) -> tuple[OutputView, ...]:
     """The outputs evaluated (each run's output, SHA-256 and size), newest first, each once."""
+    at = cols.newest_outputs(MAX_OUTPUTS)
+    if not at:
+        return ()
+    # the span of runs they were evaluated in (usually the newest ones), each column read once
+    lo, hi = min(at), max(at) + 1
+    outputs, shas = cols.outputs_col.values(lo, hi), cols.shas_col.values(lo, hi)
+    sizes, days = cols.bytes.values(lo, hi), cols.day_ords
     out: list[OutputView] = []
-    outputs, shas, sizes, days = cols.outputs_col, cols.shas_col, cols.bytes, cols.day_ords
-    for i in cols.newest_outputs(MAX_OUTPUTS):
-        output = outputs.get(i) or ""  # (never None: newest_outputs skips those)
+    for i in at:
+        output = outputs[i - lo] or ""  # (never None: newest_outputs skips those)
         out.append(
             OutputView(
                 _ISO_DAYS[days[i]],
                 output,
                 f"{root_href}/{output}",
-                _size(sizes.get(i)),
-                shas.get(i) or "—",
+                _size(sizes[i - lo]),
+                shas[i - lo] or "—",
             )
         )
     return tuple(out)
@@ -315,6 +322,14 @@ def skill_issues(
             )
         )
     return tuple(sorted(views, key=lambda v: (not v.open, v.detected), reverse=False))
+
+
+def _drifted(days: Sequence[date], causes: Sequence[str]) -> dict[date, str]:
+    """The cause of each run whose cause names a drift (looked for in all of them at once
+    first: most skills never drifted)."""
+    if "drift:" not in "\n".join(causes):
+        return {}
+    return {day: c for day, c in zip(days, causes, strict=True) if "drift:" in c}
 
 
 def skill_page(
@@ -364,12 +379,7 @@ def skill_page(
         runs=len(days),
         pass_30=pass_rate(days, statuses, today, 30),
         pass_90=pass_rate(days, statuses, today, 90),
-        charts=charts_for(
-            skill,
-            history,
-            memo.charts,
-            {day: c for day, c in zip(days, causes, strict=True) if "drift:" in c},
-        ),
+        charts=charts_for(skill, history, memo.charts, _drifted(days, causes)),
         outputs=_outputs(cols, root_href),
         issues=skill_issues(skill, issues, today, root_href, memo),
         spec=spec_text,
