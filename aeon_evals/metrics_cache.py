@@ -118,6 +118,21 @@ class NumColumn:
             return cls("d", array("d", [_NAN if v is None else v for v in values]))
         return cls("j", list(values))
 
+    @classmethod
+    def one(cls, value: Any, numeric: type) -> NumColumn:
+        """`of([value], numeric)`, quickly (a run's sample joined to a skill's columns)."""
+        if value is None:
+            return cls.none("i" if numeric is int else "d", 1)
+        kind = type(value)
+        if numeric is int and kind is int:
+            if INT32[0] <= value <= INT32[1]:
+                return cls("i", array("i", (value,)))
+            if INT64[0] <= value <= INT64[1]:
+                return cls("q", array("q", (value,)))
+        elif numeric is float and kind is float and value == value:
+            return cls("d", array("d", (value,)))
+        return cls("j", [value])
+
     def __len__(self) -> int:
         return len(self.data)
 
@@ -201,6 +216,16 @@ class StrColumn:
             return cls(joined.encode("ascii"), array("q", accumulate(map(len, at))), index)
         raws = [v.encode("utf-8", "surrogatepass") for v in at]
         return cls(b"".join(raws), array("q", accumulate(map(len, raws))), index)
+
+    @classmethod
+    def one(cls, value: str | None) -> StrColumn:
+        """`of([value])`, quickly (a run's sample joined to a skill's columns)."""
+        if value is None:
+            return cls(b"", array("q"), array("i", (-1,)))
+        if len(value) == 64 and _HEX.fullmatch(value):
+            return cls(bytes.fromhex(value), array("q"), array("i", (0,)), hex32=True)
+        raw = value.encode("ascii") if value.isascii() else value.encode("utf-8", "surrogatepass")
+        return cls(raw, array("q", (len(raw),)), array("i", (0,)))
 
     def __len__(self) -> int:
         return len(self.index)
@@ -422,6 +447,8 @@ class SkillColumns:
     @classmethod
     def of(cls, samples: Sequence[Sample], sources: Sequence[int] | None = None) -> SkillColumns:
         """The columns of `samples`; `sources`: each one's index in the cache's source list."""
+        if len(samples) == 1:  # a run's sample joined to a skill's columns (_then)
+            return _one_sample(samples[0], -1 if sources is None else sources[0])
         if not samples:
             fields: list[Sequence[Any]] = [()] * len(Sample._fields)
         else:
@@ -621,6 +648,25 @@ class SkillColumns:
 
 
 EMPTY = SkillColumns.of([])
+
+
+def _one_sample(sample: Sample, source: int) -> SkillColumns:
+    """`SkillColumns.of([sample], [source])`, quickly: the column kinds `of` picks for one."""
+    day, status, words, size, age, quality, output, sha, cause, numeric, kind = sample
+    return SkillColumns(
+        array("i", (day.toordinal(),)),
+        array("b", (_CODE_OR_NONE[status],)),
+        NumColumn.one(words, int),
+        NumColumn.one(size, int),
+        NumColumn.one(age, float),
+        NumColumn.one(quality, float),
+        StrColumn.one(output),
+        StrColumn.one(sha),
+        StrColumn.one(cause),
+        NumericColumn([numeric], array("i", (0,))),
+        array("b", (_KIND.get(kind, -1),)),
+        array("i", (source,)),
+    )
 
 
 class Samples(Sequence[Sample]):
