@@ -498,6 +498,9 @@ def test_a_run_recorded_into_the_history_joins_each_skill_when_read_as_the_sampl
             expected = History(want, base.scores)
             for skill in want:
                 assert recorded.every_series(skill, names) == expected.every_series(skill, names)
+            for skill in want:  # the newest sample, without joining (the badges)
+                last = recorded.last(skill)
+                assert last is not None and last[:2] == want[skill][-1][:2]
             for skill in reversed(want):  # read again, in another order: joined again
                 assert recorded.columns(skill).samples() == want[skill]
                 assert list(recorded.samples[skill]) == want[skill]
@@ -582,3 +585,55 @@ def test_series_sharing_a_memo_across_metrics_are_the_series_read_alone() -> Non
                 for metric in names:
                     alone = history.series("s", metric, latest, last=last)
                     assert history.series("s", metric, latest, last=last, memo=memo) == alone
+
+
+_ONE_VALUES = [None, 0, -5, 2**31 - 1, 2**31, -(2**31), 2**63 - 1, 2**63, -(2**63), 3.5, -0.0]
+_ONE_VALUES += [float("nan"), float("inf"), True, 1.0, 10**30]
+
+
+@pytest.mark.parametrize("numeric", [int, float])
+@pytest.mark.parametrize("value", _ONE_VALUES)
+def test_the_column_of_one_value_is_the_column_of_a_list_of_it(
+    numeric: type, value: object
+) -> None:
+    """NumColumn.one and StrColumn.one (a run's sample joined to a skill's columns) pick the
+    kind and bytes `of` picks for a list of one."""
+    a, b = metrics_cache.NumColumn.of([value], numeric), metrics_cache.NumColumn.one(value, numeric)
+    assert a.kind == b.kind
+    assert repr(list(a.data)) == repr(list(b.data))
+
+
+@pytest.mark.parametrize("text", [None, "", "a", "é", "\udcff", "ab" * 32, "AB" * 32, "x" * 64])
+def test_the_string_column_of_one_is_the_column_of_a_list_of_it(text: str | None) -> None:
+    a, b = metrics_cache.StrColumn.of([text]), metrics_cache.StrColumn.one(text)
+    assert (bytes(a.text), list(a.ends), list(a.index), a.hex32) == (
+        bytes(b.text),
+        list(b.ends),
+        list(b.index),
+        b.hex32,
+    )
+
+
+def test_the_series_kept_per_output_are_the_ones_the_loop_keeps() -> None:
+    """_kept's shortcut (every run with a value evaluated another output: all kept) keeps what
+    the per-output loop keeps."""
+
+    def loop(values: list[object], outputs: list[int], shas: list[int]) -> list[int]:
+        kept: list[int] = []
+        output = sha = -1
+        for i, value in enumerate(values):
+            if value is None:
+                continue
+            if outputs[i] == output >= 0 and (sha < 0 or shas[i] < 0 or sha == shas[i]):
+                continue
+            kept.append(i)
+            output, sha = outputs[i], shas[i]
+        return kept
+
+    rng = random.Random(65)
+    for _ in range(3000):
+        n = rng.randrange(0, 12)
+        values = [rng.choice([None, 1.0, 2]) for _ in range(n)]
+        outputs = [rng.randrange(-1, rng.randrange(1, 14)) for _ in range(n)]
+        shas = [rng.randrange(-1, 3) for _ in range(n)]
+        assert list(metrics._kept(values, outputs, shas)) == loop(values, outputs, shas)
