@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from aeon_evals.catalog import Collision
-from aeon_evals.catalog_cases import CaseKind, CaseResult
 from aeon_evals.problems import Severity as Severity  # errors fail `lint` (exit 1)
 from aeon_evals.registry import Registry
 from aeon_evals.skillmd import SkillDoc
 
+if TYPE_CHECKING:  # the model and the cases load with the checks, not with a cached summary
+    from aeon_evals.catalog import Collision
+    from aeon_evals.catalog_cases import CaseResult
+
 SHOWN = 40  # characters of a value quoted in a message
+TRIGGER_FILE = "evals/trigger.json"  # a skill's own trigger cases, under its folder
 
 
 class Rule(enum.StrEnum):
@@ -101,6 +105,8 @@ class CatalogReport:
 
     @property
     def positives(self) -> tuple[CaseResult, ...]:
+        from aeon_evals.catalog_cases import CaseKind  # loaded already: results come from it
+
         return tuple(r for r in self.results if r.case.kind is CaseKind.POSITIVE)
 
     @property

@@ -16,21 +16,16 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aeon_evals.catalog_lint import (
-    TRIGGER_FILE,
-    CatalogReport,
-    Finding,
-    Rule,
-    Severity,
-    check_catalog,
-    load_catalog,
-)
+from aeon_evals.catalog_findings import TRIGGER_FILE, Finding, Rule, Severity
 from aeon_evals.fsio import atomic_write, cache_allowed, inside, load_cache_json
 from aeon_evals.manifest import EVALS_PATH
 from aeon_evals.registry import AEON_YML
 from aeon_evals.skillmd import READ_LIMIT, SKILL_MD, SKILLS_DIR
+
+if TYPE_CHECKING:
+    from aeon_evals.catalog_findings import CatalogReport
 
 CACHE_FILE = Path(".aeon-evals") / "cache" / "catalog.json"
 VERSION = 1
@@ -285,6 +280,9 @@ def catalog_summary(root: Path, *, writable: bool = True) -> CatalogSummary | No
             return found
     except (ValueError, KeyError, TypeError, RecursionError):
         pass
+    # the checks (routing model, trigger cases, rules) load on a miss only: a warm run has a hit
+    from aeon_evals.catalog_lint import check_catalog, load_catalog
+
     cat = load_catalog(root)
     found = summarize(check_catalog(cat)) if cat.docs else None
     if writable:

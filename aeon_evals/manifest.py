@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import cadence, jsonio, jsonpos
+from aeon_evals import cadence, jsonio
 from aeon_evals.errors import ConfigError, EvalsError
 from aeon_evals.fsio import read_confined
 from aeon_evals.model import ContractsMode, DriftMode, Mute, NumericCheck, Spec
@@ -422,6 +422,8 @@ def decode_json(raw: bytes) -> Any:
 def duplicate_keys(raw: bytes) -> list[Problem]:
     """Warnings for keys written twice in one JSON object (json.loads silently keeps the last),
     each at the path and line of the repeat."""
+    from aeon_evals import jsonpos  # the line finder: only a file with problems needs it
+
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -465,6 +467,8 @@ def _has_repeated_keys(text: str) -> bool:
 def with_lines(problems: Iterable[Problem], lines: Mapping[str, int]) -> list[Problem]:
     """evals.json problems located at the line of the member they name (`lines` from
     `jsonpos.member_lines`); a problem that already has its line keeps it."""
+    from aeon_evals import jsonpos  # the line finder: only a file with problems needs it
+
     return [
         replace(p, line=jsonpos.line_of(lines, p.where))
         if p.file == EVALS_PATH and p.line is None
@@ -534,6 +538,8 @@ def read_manifest(root: Path, *, retry_delay: float = 5.0) -> Manifest | None:
     repeated = _has_repeated_keys(text)
     if not (repeated or manifest.problems or manifest.spec_errors):
         return manifest  # nothing to locate: the scan of every member's line is not needed
+    from aeon_evals import jsonpos  # the line finder: only a file with problems needs it
+
     lines = jsonpos.member_lines(text)
     return replace(
         manifest,

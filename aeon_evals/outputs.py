@@ -17,7 +17,6 @@ from pathlib import Path
 
 from aeon_evals.errors import EvalsError, PathOutsideRoot
 from aeon_evals.fsio import confine, open_regular
-from aeon_evals.gitrepo import commit_times, run_git
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _NAME = operator.attrgetter("name")  # a folder of 20,000 outputs is sorted by it
@@ -275,13 +274,18 @@ class Outputs:
 
     def _is_checkout(self) -> bool:
         if self._git_checkout is None:
-            self._git_checkout = (self.root / ".git").exists() and run_git(
-                self.root, "rev-parse", "--is-inside-work-tree"
-            ) is not None
+            self._git_checkout = False
+            if (self.root / ".git").exists():
+                from aeon_evals.gitrepo import run_git  # only a checkout is asked (undated files)
+
+                inside = run_git(self.root, "rev-parse", "--is-inside-work-tree")
+                self._git_checkout = inside is not None
         return self._git_checkout
 
     def _is_shallow(self) -> bool:
         if self._git_walk is None and not self.shallow:
+            from aeon_evals.gitrepo import commit_times, run_git  # loaded by _is_checkout
+
             answer = run_git(self.root, "rev-parse", "--is-shallow-repository")
             self.shallow = (answer or "").strip() == "true"
             if not self.shallow:

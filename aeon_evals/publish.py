@@ -7,9 +7,9 @@ import errno
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from aeon_evals import card, daylog, metrics, render
-from aeon_evals import notify as notifier
+from aeon_evals import daylog, metrics, render
 from aeon_evals.artifacts import Artifact, Fate, failed, skipped
 from aeon_evals.controls import escape_controls, has_controls
 from aeon_evals.daylog import write_log_section
@@ -17,6 +17,9 @@ from aeon_evals.errors import EvalsError, WriteFailed
 from aeon_evals.fsio import atomic_write, check_writable, rel_path, write_error, write_if_changed
 from aeon_evals.run_model import RunOptions, RunOutcome
 from aeon_evals.store import ArticleStore
+
+if TYPE_CHECKING:
+    from aeon_evals.notify import NotifyResult
 
 ARTICLE_BYTES_PER_ROW = 400  # a Full Results row and its share of the other tables, generously
 
@@ -182,6 +185,8 @@ def _publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None
 def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:
     """Send `body` unless this very body was sent for this day already (notify state, not the
     article, decides: a rerun after --no-notify or a failed notifier sends once)."""
+    from aeon_evals import notify as notifier  # only a night that changed something notifies
+
     root = opts.root
     state, problem = notifier.read_state(root)
     if problem:
@@ -204,7 +209,7 @@ def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:
         )
 
 
-def notified(sent: notifier.NotifyResult) -> Artifact:
+def notified(sent: NotifyResult) -> Artifact:
     """The notification's fate, in the notifier's own words."""
     return Artifact(Fate.DONE if sent.sent else Fate.FAILED, verb="sent", said=sent.message)
 
@@ -215,6 +220,8 @@ def _write_card(opts: RunOptions, outcome: RunOutcome, data: render.ArticleData)
     folder = opts.layout.dashboard
     if folder is None or outcome.article_path is None:
         return
+    from aeon_evals import card  # an instance without a dashboard feed never needs it
+
     rel = f"{folder}/{card.card_name(opts.now)}"
     try:
         path = opts.root / rel

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aeon_evals import checks
-from aeon_evals import notify as notifier
 from aeon_evals.artifacts import NOT_SENT, Artifact
 from aeon_evals.controls import show_name
 from aeon_evals.issues import IssueOutcome, IssueRef, by_id
@@ -30,7 +29,7 @@ class RunOptions:
     dry_run: bool = False
     notify: bool = True
     notify_cmd: str | None = None
-    notify_timeout: float = notifier.TIMEOUT_SECONDS
+    notify_timeout: float = 30.0  # notify.TIMEOUT_SECONDS (that module loads when a run notifies)
     retry_delay: float = 5.0
     lock_timeout: float = 60.0
     site: bool = True

@@ -26,7 +26,6 @@ from stat import S_ISREG
 from aeon_evals.cache import ArticleCache, content_key, counts_of
 from aeon_evals.errors import EvalsError, PathOutsideRoot
 from aeon_evals.fsio import inside, leave_if_orphaned
-from aeon_evals.gitrepo import run_git
 from aeon_evals.history import (
     BODY_MD,
     PREFIX,
@@ -423,6 +422,8 @@ class ArticleStore:
 
 def _git_articles(root: Path, dirs: Sequence[str]) -> Iterator[tuple[str, str]]:
     """(commit, path) of every skill-evals article ever committed, newest commit first."""
+    from aeon_evals.gitrepo import run_git  # loaded by _prior_from_git already
+
     out = run_git(
         root,
         "log",
@@ -443,6 +444,8 @@ def _git_articles(root: Path, dirs: Sequence[str]) -> Iterator[tuple[str, str]]:
 
 
 def _prior_from_git(root: Path, today: date, dirs: Sequence[str]) -> ParsedArticle | None:
+    from aeon_evals.gitrepo import run_git  # a fallback: only when articles/ has none at all
+
     if run_git(root, "rev-parse", "--is-inside-work-tree") is None:
         return None
     best: tuple[date, str, str] | None = None

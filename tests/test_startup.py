@@ -150,7 +150,6 @@ def test_validate_of_an_instance_with_orphans_and_wildcard_folders_stays_light(
     extra = ours(loaded("validate", "--root", str(tmp_path))) - VALIDATE_MODULES
     assert extra == {
         "aeon_evals.outputs",
-        "aeon_evals.gitrepo",
         "aeon_evals.drift",
         "aeon_evals.model_results",
     }, sorted(extra)
@@ -194,10 +193,30 @@ NOT_BEFORE_THE_SITE = {
 }
 
 
+# What a warm night loads in neither mode (import diet, issue #20): the catalog checks (their
+# summary is cached; only a miss runs them), git (asked about undated outputs in a checkout, and
+# for lost articles), the notifier under --no-notify or when nothing changed, the dashboard card
+# without a feed folder, and the JSON line finder (evals.json without problems).
+NOT_ON_A_WARM_NIGHT = {
+    "aeon_evals.catalog",
+    "aeon_evals.catalog_cases",
+    "aeon_evals.catalog_lint",
+    "aeon_evals.catalog_read",
+    "aeon_evals.catalog_rules",
+    "aeon_evals.catalog_stem",
+    "aeon_evals.gitrepo",
+    "aeon_evals.notify",
+    "aeon_evals.card",
+    "aeon_evals.jsonpos",
+    "subprocess",
+}
+
+
 def test_run_imports_no_bootstrap_inference_or_site_until_they_are_used(tmp_path: Path) -> None:
     """`run --help` loads the run's stages but none of these; a warm `run --no-site` on the demo
-    instance (its contracts cached by the demo's own run) loads none of them either."""
-    assert not loaded("run", "--help") & NOT_BEFORE_THE_SITE
+    instance (its contracts cached by the demo's own run) loads none of them either, and a warm
+    run with or without the site none of NOT_ON_A_WARM_NIGHT."""
+    assert not loaded("run", "--help") & (NOT_BEFORE_THE_SITE | NOT_ON_A_WARM_NIGHT)
     demo = tmp_path / "demo"
     clock = ("--today", "2026-05-03", "--now", "2026-05-03T06:00:00Z")
     subprocess.run(
@@ -209,4 +228,21 @@ def test_run_imports_no_bootstrap_inference_or_site_until_they_are_used(tmp_path
     article.unlink()
     modules = loaded("run", "--root", str(demo), "--no-site", "--no-notify", *clock)
     assert not modules & NOT_BEFORE_THE_SITE, sorted(modules & NOT_BEFORE_THE_SITE)
+    assert not modules & NOT_ON_A_WARM_NIGHT, sorted(modules & NOT_ON_A_WARM_NIGHT)
     assert article.is_file()  # the run went through to its article
+    article.unlink()
+    modules = loaded("run", "--root", str(demo), "--no-notify", *clock)
+    assert not modules & NOT_ON_A_WARM_NIGHT, sorted(modules & NOT_ON_A_WARM_NIGHT)
+    assert "aeon_evals.site" in modules and article.is_file()  # it built the dashboard too
+
+
+def test_the_run_options_default_notify_timeout_is_the_notifiers() -> None:
+    """run_model spells the notifier's timeout out so that the notifier loads only on a night
+    that notifies: the two stay one value."""
+    from dataclasses import fields
+
+    from aeon_evals import notify
+    from aeon_evals.run_model import RunOptions
+
+    default = {f.name: f.default for f in fields(RunOptions)}["notify_timeout"]
+    assert default == notify.TIMEOUT_SECONDS
