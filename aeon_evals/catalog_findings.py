@@ -16,7 +16,6 @@ if TYPE_CHECKING:  # the model and the cases load with the checks, not with a ca
     from aeon_evals.catalog_cases import CaseResult
 
 SHOWN = 40  # characters of a value quoted in a message
-TRIGGER_FILE = "evals/trigger.json"  # a skill's own trigger cases, under its folder
 
 
 class Rule(enum.StrEnum):

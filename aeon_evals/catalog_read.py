@@ -9,9 +9,9 @@ import stat
 from pathlib import Path
 
 from aeon_evals.catalog_cases import key_line
-from aeon_evals.catalog_findings import TRIGGER_FILE as TRIGGER_FILE
 from aeon_evals.catalog_findings import Catalog, Finding, Rule, Severity, TriggerSource
 from aeon_evals.fsio import inside
+from aeon_evals.layout import TRIGGER_FILE as TRIGGER_FILE
 from aeon_evals.manifest import EVALS_PATH, decode_json
 from aeon_evals.registry import load_registry
 from aeon_evals.skillmd import SKILLS_DIR, read_skill_doc

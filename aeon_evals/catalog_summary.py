@@ -18,14 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aeon_evals.catalog_findings import TRIGGER_FILE, Finding, Rule, Severity
 from aeon_evals.fsio import atomic_write, cache_allowed, inside, load_cache_json
+from aeon_evals.layout import TRIGGER_FILE
 from aeon_evals.manifest import EVALS_PATH
+from aeon_evals.problems import Severity
 from aeon_evals.registry import AEON_YML
 from aeon_evals.skillmd import READ_LIMIT, SKILL_MD, SKILLS_DIR
 
 if TYPE_CHECKING:
-    from aeon_evals.catalog_findings import CatalogReport
+    from aeon_evals.catalog_findings import CatalogReport, Finding
 
 CACHE_FILE = Path(".aeon-evals") / "cache" / "catalog.json"
 VERSION = 1
@@ -171,23 +172,32 @@ def _from_json(data: Any) -> CatalogSummary:
         skills=int(data["skills"]),
         errors=int(data["errors"]),
         warnings=int(data["warnings"]),
-        error_findings=tuple(
-            Finding(
-                str(f["file"]),
-                int(f["line"]),
-                Severity(f["severity"]),
-                Rule(f["rule"]),
-                str(f["message"]),
-                None if f["skill"] is None else str(f["skill"]),
-            )
-            for f in data["error_findings"]
-        ),
+        error_findings=_findings(data["error_findings"]),
         collisions=int(data["collisions"]),
         pairs=tuple(Pair(str(a), str(b), float(s), str(t)) for a, b, s, t in data["pairs"]),
         cases=int(data["cases"]),
         failed=tuple(FailedCase(*(str(x) for x in c)) for c in data["failed"]),
         failed_count=int(data["failed_count"]),
         rank1=(int(rank1[0]), int(rank1[1])) if rank1 is not None else None,
+    )
+
+
+def _findings(data: Any) -> tuple[Finding, ...]:
+    """The error findings of a cached summary (_from_json)."""
+    if data == []:
+        return ()
+    from aeon_evals.catalog_findings import Finding, Rule  # a catalog with SKILL.md errors only
+
+    return tuple(
+        Finding(
+            str(f["file"]),
+            int(f["line"]),
+            Severity(f["severity"]),
+            Rule(f["rule"]),
+            str(f["message"]),
+            None if f["skill"] is None else str(f["skill"]),
+        )
+        for f in data
     )
 
 

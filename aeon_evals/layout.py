@@ -17,6 +17,7 @@ from aeon_evals.fsio import confine
 ARTICLE_DIRS = ("output/articles", "articles")  # the newer layout first
 DASHBOARD_DIRS = ("apps/dashboard/outputs", "dashboard/outputs")
 ARTICLE_PREFIX = "skill-evals-"
+TRIGGER_FILE = "evals/trigger.json"  # a skill's own trigger cases, in skills/<name>/
 
 
 @dataclass(frozen=True)

@@ -155,6 +155,7 @@ def test_the_summary_is_cached_by_content(instance: Instance) -> None:
     instance.write("skills/token-alert/SKILL.md", skill_md("token-alert", "Alerts on prices."))
     summary = catalog_summary(root)
     assert summary is not None and summary.errors == 2  # a SKILL.md changed: checked again
+    assert summary.error_findings and catalog_summary(root) == summary  # findings read back
     (root / CACHE_FILE).write_text("{damaged", encoding="utf-8")
     assert catalog_summary(root) == summary
 

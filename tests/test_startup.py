@@ -194,12 +194,14 @@ NOT_BEFORE_THE_SITE = {
 
 
 # What a warm night loads in neither mode (import diet, issue #20): the catalog checks (their
-# summary is cached; only a miss runs them), git (asked about undated outputs in a checkout, and
+# summary is cached; only a miss runs them, and only SKILL.md errors in it need the findings'
+# types), git (asked about undated outputs in a checkout, and
 # for lost articles), the notifier under --no-notify or when nothing changed, the dashboard card
 # without a feed folder, and the JSON line finder (evals.json without problems).
 NOT_ON_A_WARM_NIGHT = {
     "aeon_evals.catalog",
     "aeon_evals.catalog_cases",
+    "aeon_evals.catalog_findings",
     "aeon_evals.catalog_lint",
     "aeon_evals.catalog_read",
     "aeon_evals.catalog_rules",
