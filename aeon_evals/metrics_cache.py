@@ -27,7 +27,7 @@ import re
 import sys
 import zlib
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date
 from itertools import accumulate
@@ -191,16 +191,26 @@ class NumColumn:
 class StrColumn:
     """Strings or None, interned: the distinct strings' UTF-8 bytes end to end, where each ends,
     and per sample the index of its string (-1: None). Strings are decoded when first read.
-    `hex32`: every string is 64 lowercase hex digits (a SHA-256), kept as its 32 bytes."""
+    `hex32`: every string is 64 lowercase hex digits (a SHA-256), kept as its 32 bytes.
+    `unique`: the table is known to hold each string once (made by `of`, or joined by `plus`
+    from two such tables without a string in common; kept in the cache file), so `firsts` is
+    known without comparing the table's strings (a skill page's outputs, each night)."""
 
     __slots__ = ("_ascii", "_first", "_memo", "ends", "hex32", "index", "text")
 
-    def __init__(self, text: Bytes, ends: Ints, index: Ints, *, hex32: bool = False) -> None:
+    def __init__(
+        self, text: Bytes, ends: Ints, index: Ints, *, hex32: bool = False, unique: bool = False
+    ) -> None:
         self.text, self.ends, self.index, self.hex32 = text, ends, index, hex32
         self._memo: dict[int, str] = {}
         self._ascii: str | None = None  # the text when it is ASCII ("" when it is not)
         # each table entry's first equal entry (empty: each string is in the table once)
-        self._first: list[int] | None = None
+        self._first: list[int] | None = [] if unique else None
+
+    @property
+    def unique(self) -> bool:
+        """Whether the table is known to hold each string once."""
+        return self._first == []
 
     @classmethod
     def of(cls, values: Iterable[str | None]) -> StrColumn:
@@ -211,21 +221,22 @@ class StrColumn:
         index = array("i", [-1 if v is None else at[v] for v in every])
         joined = "".join(at)
         if at and set(map(len, at)) == {64} and _HEX.fullmatch(joined):
-            return cls(bytes.fromhex(joined), array("q"), index, hex32=True)
+            return cls(bytes.fromhex(joined), array("q"), index, hex32=True, unique=True)
         if joined.isascii():
-            return cls(joined.encode("ascii"), array("q", accumulate(map(len, at))), index)
+            ends = array("q", accumulate(map(len, at)))
+            return cls(joined.encode("ascii"), ends, index, unique=True)
         raws = [v.encode("utf-8", "surrogatepass") for v in at]
-        return cls(b"".join(raws), array("q", accumulate(map(len, raws))), index)
+        return cls(b"".join(raws), array("q", accumulate(map(len, raws))), index, unique=True)
 
     @classmethod
     def one(cls, value: str | None) -> StrColumn:
         """`of([value])`, quickly (a run's sample joined to a skill's columns)."""
         if value is None:
-            return cls(b"", array("q"), array("i", (-1,)))
+            return cls(b"", array("q"), array("i", (-1,)), unique=True)
         if len(value) == 64 and _HEX.fullmatch(value):
-            return cls(bytes.fromhex(value), array("q"), array("i", (0,)), hex32=True)
+            return cls(bytes.fromhex(value), array("q"), array("i", (0,)), hex32=True, unique=True)
         raw = value.encode("ascii") if value.isascii() else value.encode("utf-8", "surrogatepass")
-        return cls(raw, array("q", (len(raw),)), array("i", (0,)))
+        return cls(raw, array("q", (len(raw),)), array("i", (0,)), unique=True)
 
     def __len__(self) -> int:
         return len(self.index)
@@ -314,26 +325,63 @@ class StrColumn:
         return [None if at < 0 else text[ends[at - 1] if at else 0 : ends[at]] for at in index]
 
     def head(self, n: int) -> StrColumn:
-        return StrColumn(self.text, self.ends, self.index[:n], hex32=self.hex32)
+        # the same table
+        return StrColumn(self.text, self.ends, self.index[:n], hex32=self.hex32, unique=self.unique)
 
     def plus(self, other: StrColumn) -> StrColumn:
         index = _array("i", self.index)
         if not other.count():  # no string at all: any table takes it
             joined = index + _array("i", other.index)
-            return StrColumn(self.text, self.ends, joined, hex32=self.hex32)
+            return StrColumn(self.text, self.ends, joined, hex32=self.hex32, unique=self.unique)
         if not self.count():
             joined = index + _array("i", other.index)
-            return StrColumn(other.text, other.ends, joined, hex32=other.hex32)
+            return StrColumn(other.text, other.ends, joined, hex32=other.hex32, unique=other.unique)
         if self.hex32 != other.hex32:
             return StrColumn.of([*self.values(), *other.values()])
         base = self.count()
         index = index + array("i", [-1 if at < 0 else at + base for at in other.index])
-        size = len(self.text)
+        raw = bytes(self.text)
+        size = len(raw)
         ends = _array("q", self.ends) + array("q", [e + size for e in other.ends])
-        return StrColumn(bytes(self.text) + bytes(other.text), ends, index, hex32=self.hex32)
+        unique = self.unique and other.unique and not self._holds_any(raw, other)
+        return StrColumn(raw + bytes(other.text), ends, index, hex32=self.hex32, unique=unique)
+
+    def _holds_any(self, raw: bytes, other: StrColumn) -> bool:
+        """Whether this table (its bytes `raw`) holds one of `other`'s strings; True when that
+        is not worked out cheaply (an empty string, more than a few strings)."""
+        if other.count() > _FEW:
+            return True
+        if self.hex32:
+            theirs = bytes(other.text)
+            return any(_finds(raw, theirs[at : at + 32], 32) for at in range(0, len(theirs), 32))
+        ends = self.ends
+        start = 0
+        for end in other.ends:
+            entry = bytes(other.text[start:end])
+            start = end
+            if not entry:
+                return True
+            pos = raw.find(entry)
+            while pos >= 0:
+                k = bisect_right(ends, pos)  # the string `pos` is in: it starts there, and ends
+                if (ends[k - 1] if k else 0) == pos and ends[k] == pos + len(entry):
+                    return True
+                pos = raw.find(entry, pos + 1)
+        return False
 
 
 _HEX = re.compile("[0-9a-f]*")  # SHA-256s end to end
+_FEW = 4  # a table joined with at most this many strings is checked for them (StrColumn.plus)
+
+
+def _finds(raw: bytes, entry: bytes, width: int) -> bool:
+    """Whether `entry` is one of the `width`-byte strings `raw` holds end to end."""
+    pos = raw.find(entry)
+    while pos >= 0:
+        if pos % width == 0:
+            return True
+        pos = raw.find(entry, pos + 1)
+    return False
 
 
 Numeric = tuple[tuple[str, float], ...]
@@ -867,6 +915,7 @@ def _encode(cols: SkillColumns, parts: list[Bytes], size: list[int]) -> list[Any
                 put(c.text, parts, size),
                 None if c.hex32 else put(c.ends.tobytes(), parts, size),
                 _encode_index(c.index, parts, size),
+                c.unique,
             ]
             for c in (cols.outputs_col, cols.shas_col, cols.causes_col)
         ],
@@ -914,11 +963,15 @@ class _Reader:
         return NumColumn("j", data)
 
     def strings(self, spec: Any, n: int) -> StrColumn:
-        text, ends, index = spec
+        text, ends, index, unique = spec
         raw = self.raw(text)
         at = array("i", [-1]) * n if index is None else self.arr("i", index, n)
         col = StrColumn(
-            raw, array("q") if ends is None else self.raw(ends).cast("q"), at, hex32=ends is None
+            raw,
+            array("q") if ends is None else self.raw(ends).cast("q"),
+            at,
+            hex32=ends is None,
+            unique=unique is True,
         )
         if ends is None:
             if len(raw) % 32:

@@ -637,3 +637,32 @@ def test_the_series_kept_per_output_are_the_ones_the_loop_keeps() -> None:
         outputs = [rng.randrange(-1, rng.randrange(1, 14)) for _ in range(n)]
         shas = [rng.randrange(-1, 3) for _ in range(n)]
         assert list(metrics._kept(values, outputs, shas)) == loop(values, outputs, shas)
+
+
+def test_a_string_table_said_to_hold_each_string_once_does() -> None:
+    """StrColumn.unique (kept through `plus`, `head` and the cache file) is never claimed for a
+    table holding a string twice, and keys() are equal exactly where the strings are."""
+    rng = random.Random(66)
+    pool = ["a", "ab", "b", "ba", "", "é", "ab" * 32, "cd" * 32, "x/2026-06-01.md", "2026-06"]
+    for _ in range(400):
+        col = metrics_cache.StrColumn.of([])
+        for _ in range(rng.randrange(1, 6)):
+            chunk = [rng.choice([None, *pool]) for _ in range(rng.randrange(0, 6))]
+            if rng.random() < 0.5:
+                chunk = [rng.choice([None, *pool[6:8]]) for _ in chunk]  # SHA-256s only
+            more = (
+                metrics_cache.StrColumn.one(chunk[0])
+                if len(chunk) == 1
+                else metrics_cache.StrColumn.of(chunk)
+            )
+            col = col.plus(more)
+            if rng.random() < 0.2:
+                col = col.head(rng.randrange(0, len(col) + 1))
+        table = [col.entry(at) for at in range(col.count())]
+        if col.unique:
+            assert len(set(table)) == len(table), table
+        values = col.values()
+        keys = col.keys()
+        for i in range(len(values)):
+            for j in range(len(values)):
+                assert (keys[i] == keys[j]) == (values[i] == values[j])

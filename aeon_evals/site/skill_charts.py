@@ -181,13 +181,15 @@ class ChartMemo:
     """What the charts of one build share: for each span of days (first, last) a chart covers,
     each day's x as a number, as the line writes it, as a marker's start ("M<x - 3.5> ") and the
     day in ISO form; and the last days met for each span with their Xs. A thousand skills'
-    charts mostly span the same runs, most of them on the same days."""
+    charts mostly span the same runs, most of them on the same days, on a few y scales: each
+    scale's y texts of the values met and each axis maximum's y ticks are kept too."""
 
     spans: dict[tuple[date, date], dict[date, tuple[float, str, str, str]]] = field(
         default_factory=dict
     )
     last: dict[tuple[date, date, int], tuple[list[date], Xs]] = field(default_factory=dict)
     ys: dict[float, _YText] = field(default_factory=dict)
+    y_ticks: dict[float, tuple[Tick, ...]] = field(default_factory=dict)  # by the axis maximum
 
     def y_text(self, scale: float) -> _YText:
         """Each value's y as the line writes it, on charts of `scale` (viewBox units a unit)."""
@@ -287,7 +289,10 @@ def metric_chart(
             f"step {'the worse' if step.worse else 'the better'} way: {step.describe(key)}",
             "worse" if step.worse else "better",
         )
-    ticks = tuple(Tick(_n(y_of(y_max * i / 4)), number(y_max * i / 4)) for i in range(5))
+    ticks = memo.y_ticks.get(y_max)
+    if ticks is None:  # (the y axis depends on its maximum only: charts share a few)
+        ticks = tuple(Tick(_n(y_of(y_max * i / 4)), number(y_max * i / 4)) for i in range(5))
+        memo.y_ticks[y_max] = ticks
     if series:
         summary = (
             f"{title}: {len(series)} run{'s' * (len(series) != 1)}, latest "
