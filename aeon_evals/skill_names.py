@@ -71,6 +71,20 @@ def _match(tok: str, part: tuple[str, ...]) -> float:
     return 0.0
 
 
+def _may_match(tok: str, word: str) -> bool:
+    """False when `_match(tok, (word,))` is surely 0, by what each of its ways needs: the same
+    word, the same first 3 letters (a prefix), the same first letter with `tok` the shorter
+    (an abbreviation), or both of at least 5 letters (a near-typo)."""
+    if tok == word:
+        return True
+    short = min(len(tok), len(word))
+    if short >= 5:
+        return True
+    if short >= 3 and tok[:3] == word[:3]:
+        return True
+    return 2 <= len(tok) <= 4 < len(word) and tok[0] == word[0]
+
+
 def _subsequence(short: str, long: str) -> bool:
     rest = iter(long)
     return all(ch in rest for ch in short)
@@ -104,17 +118,46 @@ def _align(orphan: list[str], candidate: list[str]) -> tuple[float, set[int], bo
 
 @dataclass(frozen=True)
 class _Name:
-    """A real skill's name as closest_skill compares it: its words, lower-cased, its letters."""
+    """A real skill's name as closest_skill compares it: its words, lower-cased."""
 
     name: str
     words: list[str]
     lower: str
-    letters: Counter[str]
+    spans: frozenset[str]  # the concatenations and initials of 2–4 consecutive words
 
 
 def _names(known: set[str]) -> list[_Name]:
     """Each name once, for every orphan compared with them."""
-    return [_Name(n, tokens(n), n.lower(), Counter(n.lower())) for n in known]
+    return [_name(n) for n in known]
+
+
+def _name(name: str) -> _Name:
+    words = tokens(name)
+    return _Name(name, words, name.lower(), _spans(words))
+
+
+def _spans(words: list[str]) -> frozenset[str]:
+    """What an orphan word must be to match several consecutive `words` (see `_match`): their
+    concatenation or their initials, for the spans of 2 to 4 words `_align` tries."""
+    found: set[str] = set()
+    for i in range(len(words)):
+        for j in range(i + 2, min(len(words), i + 4) + 1):
+            part = words[i:j]
+            found.add("".join(part))
+            found.add("".join(p[0] for p in part))
+    return frozenset(found)
+
+
+def _may_cover(orphan: list[str], matching: list[set[str]], known: _Name) -> float:
+    """An upper bound of `_align(orphan, known.words)[0]`, without aligning: the share of the
+    orphan's words that match something in the name at all. `matching[n]`: the names' single
+    words that orphan word `n` matches (`_match` > 0)."""
+    words = known.words
+    hits = 0
+    for tok, single in zip(orphan, matching, strict=True):
+        if tok in known.spans or any(w in single for w in words):
+            hits += 1
+    return hits / len(orphan)
 
 
 def _typo_bound(a: str, letters: Counter[str], b: _Name) -> float:
@@ -124,7 +167,8 @@ def _typo_bound(a: str, letters: Counter[str], b: _Name) -> float:
     total = len(a) + len(b.lower)
     if 2 * min(len(a), len(b.lower)) / total < 0.85:
         return 2 * min(len(a), len(b.lower)) / total
-    return 2 * sum((letters & b.letters).values()) / total
+    theirs = b.lower  # a name's few letters counted where asked: cheaper than a Counter each
+    return 2 * sum(min(n, theirs.count(ch)) for ch, n in letters.items()) / total
 
 
 def closest_skill(
@@ -148,11 +192,19 @@ def _closest(orphan: str, names: list[_Name], prefer: set[str] | frozenset[str])
         return None
     lower = orphan.lower()
     letters = Counter(lower)
+    # each orphan word against each distinct word of the names once: most names then need no
+    # alignment at all (too few of the orphan's words match anything in them)
+    vocabulary = {w for known in names for w in known.words}
+    matching = [
+        {w for w in vocabulary if _may_match(tok, w) and _match(tok, (w,))} for tok in words
+    ]
     scored: list[tuple[float, str]] = []
     for known in names:
         name, cand = known.name, known.words
         if not cand or name == orphan:
             continue
+        if _may_cover(words, matching, known) < 2 / 3 and _typo_bound(lower, letters, known) < 0.85:
+            continue  # neither explained enough nor a near-typo, whatever the alignment
         cover, used, head = _align(words, cand)
         if cover < 2 / 3 and _typo_bound(lower, letters, known) < 0.85:
             continue  # an upper bound of ratio(): no near-typo either

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from realdata import realdata
 
-from aeon_evals import audit
+from aeon_evals import audit, skill_names
 from aeon_evals.audit import closest_skill, infer_from_text
 from aeon_evals.commands.audit_cmd import as_json, render_text
 from aeon_evals.contract_paths import DATE_GLOB, normalize_ref
@@ -433,6 +433,38 @@ def _real_names() -> set[str]:
 )
 def test_orphan_specs_resolve_to_the_skill_they_meant(orphan: str, closest: str | None) -> None:
     assert closest_skill(orphan, _real_names()) == closest
+
+
+def test_the_orphan_prefilter_never_drops_a_name_the_alignment_keeps() -> None:
+    # find_orphans skips the alignment of a name when a bound says it cannot explain 2/3 of the
+    # orphan: the bound must hold for every word and name (real names and hand-made orphans)
+    names = skill_names._names(_real_names())
+    vocabulary = {w for n in names for w in n.words}
+    orphans = ["hn-digest", "gh-trending", "skill-heath", "auto-research", "polymarket", "x-y"]
+    orphans += [n.name[:-1] for n in names[::7]] + [n.name + "s" for n in names[::11]]
+    for orphan in orphans:
+        words = skill_names.tokens(orphan)
+        matching = [{w for w in vocabulary if skill_names._match(t, (w,))} for t in words]
+        for tok in words:
+            assert all(
+                skill_names._may_match(tok, w) for w in vocabulary if skill_names._match(tok, (w,))
+            )
+        for name in names:
+            cover = skill_names._align(words, name.words)[0]
+            assert skill_names._may_cover(words, matching, name) >= cover, (orphan, name.name)
+
+
+_WORD = st.text(alphabet="abcdeg0", min_size=1, max_size=7)
+
+
+@given(st.lists(_WORD, min_size=1, max_size=3), st.lists(_WORD, min_size=1, max_size=5))
+def test_the_orphan_prefilter_bounds_any_alignment(orphan: list[str], name: list[str]) -> None:
+    matching = [{w for w in name if skill_names._match(t, (w,))} for t in orphan]
+    for tok in orphan:
+        assert all(skill_names._may_match(tok, w) for w in name if skill_names._match(tok, (w,)))
+    known = skill_names._Name("-".join(name), name, "-".join(name), skill_names._spans(name))
+    cover = skill_names._align(orphan, name)[0]
+    assert skill_names._may_cover(orphan, matching, known) >= cover
 
 
 def test_real_orphans_are_reported_with_their_real_skill(tmp_path: Path) -> None:
