@@ -30,7 +30,7 @@ from aeon_evals.fsio import (
     atomic_write,
     cache_allowed,
     load_cache_json,
-    read_confined,
+    open_regular,
     rel_path,
 )
 from aeon_evals.metrics_cache import SampleMap, SkillColumns, Source
@@ -470,13 +470,25 @@ def _stamp(path: Path) -> tuple[int, int, int, int] | None:
 
 
 def _digest(root: Path, rel: str) -> str | None:
-    """A digest of the file's bytes (None when it cannot be read): what decides whether a file
-    whose stamp moved still holds what the cache was built from."""
+    """A digest of the file's bytes (None when it cannot be read, or holds more than FILE_CAP
+    of them): what decides whether a file whose stamp moved still holds what the cache was
+    built from. The bytes are hashed as they are read, in blocks: a fresh checkout hashes
+    every past article and metrics.json (tens of MB), and one bytes object of each whole file
+    costs more than the hashing."""
+    digest = hashlib.sha256()
+    total = 0
     try:
-        raw = read_confined(root, rel, cap=FILE_CAP)
+        with open_regular(root, rel) as fh:
+            if os.fstat(fh.fileno()).st_size > FILE_CAP:
+                return None
+            while block := fh.read(1 << 18):
+                total += len(block)
+                if total > FILE_CAP:  # grew while being read
+                    return None
+                digest.update(block)
     except (OSError, EvalsError):
         return None
-    return _digest_of(raw)
+    return digest.hexdigest()[:32]
 
 
 def _digest_of(raw: bytes) -> str:

@@ -666,3 +666,20 @@ def test_a_string_table_said_to_hold_each_string_once_does() -> None:
         for i in range(len(values)):
             for j in range(len(values)):
                 assert (keys[i] == keys[j]) == (values[i] == values[j])
+
+
+def test_a_file_is_digested_as_its_bytes_and_not_over_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """_digest hashes a file as it reads it: the digest of its bytes read whole, None when it
+    is missing, not a regular file, or over FILE_CAP (as a capped read refuses it)."""
+    data = bytes(random.Random(5).randrange(256) for _ in range(700_000))
+    (tmp_path / "a.tsv").write_bytes(data)
+    (tmp_path / "empty.tsv").write_bytes(b"")
+    (tmp_path / "dir").mkdir()
+    assert metrics._digest(tmp_path, "a.tsv") == metrics._digest_of(data)
+    assert metrics._digest(tmp_path, "empty.tsv") == metrics._digest_of(b"")
+    assert metrics._digest(tmp_path, "gone.tsv") is None
+    assert metrics._digest(tmp_path, "dir") is None
+    monkeypatch.setattr(metrics, "FILE_CAP", len(data) - 1)
+    assert metrics._digest(tmp_path, "a.tsv") is None
