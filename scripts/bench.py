@@ -644,8 +644,9 @@ def prime_site(root: Path) -> float:
 
 
 # What a run keeps for the next night whatever the day (the workflow restores .aeon-evals/cache):
-# aeon.yml as parsed and the cron schedules as expanded, both keyed by the bytes and the code.
-RUN_CACHES = ("registry.json", "cron.json")
+# aeon.yml as parsed, the cron schedules as expanded and evals.json as validated, each keyed by
+# the bytes and the code.
+RUN_CACHES = ("registry.json", "cron.json", "manifest.json")
 
 
 def prime_run_caches(root: Path) -> None:
