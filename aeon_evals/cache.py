@@ -55,6 +55,7 @@ import markdown_it
 from aeon_evals.fsio import (
     atomic_write,
     cache_allowed,
+    code_digest,
     load_cache_json,
     read_cache,
     rel_path,
@@ -83,11 +84,7 @@ RENDERER_FILE = "renderer"  # in bodies/: the body_fingerprint of the renderer t
 def fingerprint() -> str:
     """The hash of the global inputs: changes whenever the parser, this format, the way counts
     are counted, markdown-it or the bodies' renderer changes (and only then)."""
-    here = Path(__file__).parent
-    digest = hashlib.sha256(f"v{VERSION}".encode())
-    for name in PARSER_FILES:
-        with contextlib.suppress(OSError):
-            digest.update((here / name).read_bytes())
+    digest = code_digest(f"v{VERSION}", PARSER_FILES)
     with contextlib.suppress(OSError, TypeError):
         digest.update(inspect.getsource(flags_count).encode())
     digest.update(markdown_it.__version__.encode())

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aeon_evals.fsio import atomic_write, cache_allowed, inside, load_cache_json
+from aeon_evals.fsio import atomic_write, cache_allowed, code_digest, inside, load_cache_json
 from aeon_evals.layout import TRIGGER_FILE
 from aeon_evals.manifest import EVALS_PATH
 from aeon_evals.problems import Severity
@@ -232,12 +232,7 @@ def _file_key(root: Path, rel: str, known: Stamp | None) -> tuple[str, Stamp | N
 
 
 def _code_fingerprint() -> str:
-    here = Path(__file__).parent
-    digest = hashlib.sha256(f"v{VERSION}".encode())
-    for name in _CODE:
-        with contextlib.suppress(OSError):
-            digest.update((here / name).read_bytes())
-    return digest.hexdigest()
+    return code_digest(f"v{VERSION}", _CODE).hexdigest()
 
 
 def inputs_key(

@@ -6,12 +6,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import hashlib
 import json
 import os
 import signal
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -525,3 +526,15 @@ def instance_lock(root: Path, *, timeout: float) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def code_digest(tag: str, names: Iterable[str]) -> hashlib._Hash:
+    """A SHA-256 of `tag` and the bytes of the package's modules `names` (one missing is
+    skipped): what a cache keyed by the code that wrote it starts from; callers add their own
+    inputs to the hash object returned."""
+    here = Path(__file__).parent
+    digest = hashlib.sha256(tag.encode())
+    for name in names:
+        with contextlib.suppress(OSError):
+            digest.update((here / name).read_bytes())
+    return digest

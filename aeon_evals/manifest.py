@@ -14,7 +14,7 @@ from typing import Any
 
 from aeon_evals import cadence, jsonio
 from aeon_evals.errors import ConfigError, EvalsError
-from aeon_evals.fsio import read_confined
+from aeon_evals.fsio import code_digest, read_confined
 from aeon_evals.model import ContractsMode, DriftMode, Mute, NumericCheck, Spec
 from aeon_evals.patterns import PatternError, compile_pattern
 from aeon_evals.problems import Problem, Severity
@@ -601,11 +601,7 @@ def _cache_key(raw: bytes) -> str:
 
     import re2  # loaded with the patterns already
 
-    here = Path(__file__).parent
-    digest = hashlib.sha256(f"v{_CACHE_VERSION}".encode())
-    for name in _CACHE_CODE:
-        with contextlib.suppress(OSError):
-            digest.update((here / name).read_bytes())
+    digest = code_digest(f"v{_CACHE_VERSION}", _CACHE_CODE)
     with contextlib.suppress(OSError, TypeError):
         engine = getattr(getattr(re2, "_re2", None), "__file__", None) or re2.__file__
         info = os.stat(engine)
