@@ -89,3 +89,53 @@ def test_shell_baseline_reads_the_specs(instance, bench):
     lines = [line.split("\t") for line in out.stdout.splitlines()]
     assert len(lines) == cfg.skills + 2  # the two orphan specs too
     assert {status for _, status, _ in lines} <= {"PASS", "FAIL", "WARN", "NO_OUTPUT"}
+
+
+def test_the_floor_benchmark_reads_and_writes_a_night(tmp_path):
+    """scripts/bench_floor.py on a small instance: its three rows come out, and its child read
+    the outputs and wrote one page per skill (checked by running the child by hand)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPTS / "bench_floor.py"),
+            "--skills",
+            "20",
+            "--repeat",
+            "1",
+            "--page-kib",
+            "1",
+            "--workdir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows[1:]] == [
+        "| `python -c pass`",
+        "| `python -c 'import json, yaml, re2, croniter, jinja2, markdown_it, frontmatter'`",
+        "| floor: the imports, the reads, the writes (20 pages of 1 KiB)",
+    ]
+    assert list(tmp_path.iterdir()) == []  # the work folder is removed
+
+    spec = importlib.util.spec_from_file_location("aeon_bench_floor", SCRIPTS / "bench_floor.py")
+    assert spec is not None and spec.loader is not None
+    floor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(floor)
+    root = tmp_path / "instance"
+    floor.bench.generate(root, floor.bench.Config(skills=20, outputs=3, articles=3))
+    child = subprocess.run(
+        [sys.executable, "-c", floor.CHILD, str(root), "1024", "20"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert child.returncode == 0, child.stderr
+    skills = {
+        p.name[:-14] for p in (root / "articles").iterdir() if not p.name.startswith("skill-evals-")
+    }
+    assert skills and f"of {len(skills)} outputs" in child.stdout
+    pages = sorted((root / "site" / "skills").iterdir())
+    assert len(pages) == 20 and all(p.stat().st_size == 1024 for p in pages)
