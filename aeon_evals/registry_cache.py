@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from aeon_evals.fsio import atomic_write, cache_allowed, load_cache_json
+from aeon_evals.fsio import atomic_write, cache_allowed, code_digest, load_cache_json
 from aeon_evals.problems import Problem, Severity
 from aeon_evals.registry import Registry, _registration, parse_registry_bytes
 
@@ -28,12 +28,8 @@ _CODE = ("registry.py", "yamlsafe.py", "cadence.py", "problems.py", "model.py", 
 
 
 def _fingerprint() -> str:
-    here = Path(__file__).parent
-    digest = hashlib.sha256(f"v{VERSION} {yaml.__version__} {yaml.__with_libyaml__}".encode())
-    for name in _CODE:
-        with contextlib.suppress(OSError):
-            digest.update((here / name).read_bytes())
-    return digest.hexdigest()[:16]
+    tag = f"v{VERSION} {yaml.__version__} {yaml.__with_libyaml__}"
+    return code_digest(tag, _CODE).hexdigest()[:16]
 
 
 def _key(name: str, raw: bytes) -> str:
