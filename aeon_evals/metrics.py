@@ -19,7 +19,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from operator import is_not
+from operator import is_not, ne
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -351,9 +351,17 @@ def _kept(
     (either unknown, or equal). `present`: the runs with a value, when the caller knows them."""
     if present is None:
         present = range(len(values)) if None not in values else _present(values)
-    if len(set(map(outputs.__getitem__, present))) == len(present):
+    outs = list(map(outputs.__getitem__, present))
+    if len(set(outs)) == len(outs):
         # each run with a value evaluated another output (the usual series): all are kept
         return present
+    at_sha = list(map(shas.__getitem__, present))
+    if -1 not in outs and -1 not in at_sha:
+        # every output and SHA-256 known (a year of runs of one output a week): a run is kept
+        # where its pair differs from the run with a value before it (a run left out has the
+        # pair of the last run kept, so the one before it always has that pair)
+        pairs = list(zip(outs, at_sha, strict=True))
+        return [present[0], *itertools.compress(present[1:], map(ne, pairs[1:], pairs))]
     kept: list[int] = []
     output = sha = -1
     for i, value in enumerate(values):

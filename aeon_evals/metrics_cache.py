@@ -343,45 +343,54 @@ class StrColumn:
         raw = bytes(self.text)
         size = len(raw)
         ends = _array("q", self.ends) + array("q", [e + size for e in other.ends])
-        unique = self.unique and other.unique and not self._holds_any(raw, other)
-        return StrColumn(raw + bytes(other.text), ends, index, hex32=self.hex32, unique=unique)
+        at = self._found_in(raw, other) if self.unique and other.unique else None
+        joined = StrColumn(raw + bytes(other.text), ends, index, hex32=self.hex32)
+        if at is not None:
+            if max(at, default=-1) < 0:
+                joined._first = []  # no string in common: each string is in the table once
+            else:  # (a run that evaluated an output seen before: its entry is a repeat)
+                repeats = [k if k >= 0 else base + j for j, k in enumerate(at)]
+                joined._first = [*range(base), *repeats]
+        return joined
 
-    def _holds_any(self, raw: bytes, other: StrColumn) -> bool:
-        """Whether this table (its bytes `raw`) holds one of `other`'s strings; True when that
-        is not worked out cheaply (an empty string, more than a few strings)."""
+    def _found_in(self, raw: bytes, other: StrColumn) -> list[int] | None:
+        """Where each of `other`'s strings is in this table (its bytes `raw`; -1: not in it);
+        None when that is not worked out cheaply (an empty string, more than a few strings)."""
         if other.count() > _FEW:
-            return True
+            return None
         if self.hex32:
             theirs = bytes(other.text)
-            return any(_finds(raw, theirs[at : at + 32], 32) for at in range(0, len(theirs), 32))
+            return [_finds(raw, theirs[at : at + 32], 32) for at in range(0, len(theirs), 32)]
         ends = self.ends
         start = 0
+        found: list[int] = []
         for end in other.ends:
             entry = bytes(other.text[start:end])
             start = end
             if not entry:
-                return True
+                return None
             pos = raw.find(entry)
             while pos >= 0:
                 k = bisect_right(ends, pos)  # the string `pos` is in: it starts there, and ends
                 if (ends[k - 1] if k else 0) == pos and ends[k] == pos + len(entry):
-                    return True
+                    break
                 pos = raw.find(entry, pos + 1)
-        return False
+            found.append(k if pos >= 0 else -1)
+        return found
 
 
 _HEX = re.compile("[0-9a-f]*")  # SHA-256s end to end
 _FEW = 4  # a table joined with at most this many strings is checked for them (StrColumn.plus)
 
 
-def _finds(raw: bytes, entry: bytes, width: int) -> bool:
-    """Whether `entry` is one of the `width`-byte strings `raw` holds end to end."""
+def _finds(raw: bytes, entry: bytes, width: int) -> int:
+    """Which of the `width`-byte strings `raw` holds end to end is `entry` (-1: none)."""
     pos = raw.find(entry)
     while pos >= 0:
         if pos % width == 0:
-            return True
+            return pos // width
         pos = raw.find(entry, pos + 1)
-    return False
+    return -1
 
 
 Numeric = tuple[tuple[str, float], ...]
