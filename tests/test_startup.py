@@ -156,13 +156,19 @@ def test_validate_of_an_instance_with_orphans_and_wildcard_folders_stays_light(
 
 
 def test_run_help_loads_the_run_but_no_other_command() -> None:
-    modules = ours(loaded("run", "--help"))
+    """`run --help` builds the run's options (their defaults come from the run's modules) but
+    loads neither the stages nor anything that renders: no markdown-it, no Jinja2."""
+    every = loaded("run", "--help")
+    modules = ours(every)
     assert "aeon_evals.commands.run_cmd" in modules
     assert not modules & {
         "aeon_evals.commands.lint_cmd",
         "aeon_evals.commands.site_cmd",
         "aeon_evals.commands.validate_cmd",
+        "aeon_evals.pipeline",
+        "aeon_evals.render",
     }
+    assert not every & RENDERING, sorted(every & RENDERING)
 
 
 def test_an_unknown_command_is_refused_with_the_list_of_commands() -> None:

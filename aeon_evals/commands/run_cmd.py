@@ -12,7 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
-from aeon_evals import checks, ci, clock, layout, pipeline
+from aeon_evals import checks, ci, clock, layout
 from aeon_evals.commands import CONFIG_HELP, summary
 from aeon_evals.errors import EvalsError, ExitCode, UsageError, WriteFailed
 from aeon_evals.fsio import atomic_write, read_confined, write_error
@@ -334,6 +334,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     fail_on = ci.FailOn(args.fail_on)
     human = sys.stderr if args.json else sys.stdout
     try:
+        from aeon_evals import pipeline  # here: `run --help` does without the stages
+
         outcome = pipeline.run(opts)
     except EvalsError as exc:
         _github_error(env, exc, stream=human)
