@@ -130,6 +130,13 @@ def scan(issues_dir: Path) -> list[tuple[int, Path]]:
 rel = fsio.rel_path  # the one rule for naming a file relative to the root (fsio)
 
 
+# Each issue file read by this process, by where it is and its bytes: the run reads memory/issues
+# before filing and closing, and its dashboard reads it again; a file whose bytes did not change
+# is not decoded and parsed twice (Loaded is frozen). Emptied past _READ_MAX files.
+_READ: dict[tuple[Path, int, str, bytes], Loaded] = {}
+_READ_MAX = 10_000
+
+
 def load_one(path: Path, number: int, root: Path) -> Loaded | str:
     """The issue file at `path`, or the one-line reason it is left untouched."""
     name = rel(path, root)
@@ -150,6 +157,20 @@ def load_one(path: Path, number: int, root: Path) -> Loaded | str:
         return f"{name}: cannot be read ({exc.strerror}); left untouched"
     if len(raw) > MAX_FILE_BYTES:
         return f"{name}: larger than {MAX_FILE_BYTES // 1024} KiB; left untouched"
+    key = (path, number, name, raw)
+    seen = _READ.get(key)
+    if seen is not None:  # the same bytes read earlier in this process (the run, then its site)
+        return seen
+    loaded = _parse(path, number, name, raw)
+    if isinstance(loaded, Loaded):
+        if len(_READ) >= _READ_MAX:
+            _READ.clear()
+        _READ[key] = loaded
+    return loaded
+
+
+def _parse(path: Path, number: int, name: str, raw: bytes) -> Loaded | str:
+    """load_one's reading of the bytes `raw` of the issue file at `path`."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
