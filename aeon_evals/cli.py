@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import gc
+import os
 import signal
 import sys
 from collections.abc import Collection, Sequence
@@ -147,7 +148,25 @@ def console() -> NoReturn:
     (`main` itself, called in-process by the tests, leaves the collector and signals alone.)"""
     tune_gc()
     signal.signal(signal.SIGTERM, _terminated)
-    sys.exit(main())
+    leave(main())
+
+
+def leave(code: int) -> NoReturn:
+    """End the process with `code` once stdout and stderr are flushed, without the interpreter's
+    teardown: every command has closed its files, reaped its children and released its lock by
+    the time `main` returns, and freeing a run's million objects one by one only cost time (about
+    35 ms of a 1,000-skill run). A reader that left early (`aeon-evals audit | head`) is not the
+    tool's failure; a standard output that cannot be written is (exit 2)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            continue
+        except OSError as exc:
+            if stream is sys.stdout:
+                print(f"aeon-evals: standard output: {exc.strerror or exc}", file=sys.stderr)
+                code = code or ExitCode.ERROR
+    os._exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover
