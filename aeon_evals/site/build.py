@@ -317,9 +317,6 @@ def _build(
     warnings.extend(issue_warnings)
 
     window = grid_window(max((item.counts[1] for item in loaded), default=0))
-    articles = [
-        item.full() if i >= len(loaded) - window else item.parsed for i, item in enumerate(loaded)
-    ]
     root_href = _href(root, out)  # usually ".."
     root_from_runs = _href(root, out / "runs")  # usually "../.."
     before = store.pages(out)
@@ -330,7 +327,9 @@ def _build(
     for name in ("skill.html", "base.html", "macros.html"):  # compiled once, before the fork
         with _template_errors(name):
             env.get_template(name)
-    newest = articles[-1] if articles else None
+    # the newest article whole (its rows count toward the fleet badge); the other rows of the
+    # grid's window are read after the fork, by this process only
+    newest = (loaded[-1].full() if window >= 1 else loaded[-1].parsed) if loaded else None
     skill_site = start_skill_site(
         SkillSiteJob(
             root,
@@ -348,6 +347,10 @@ def _build(
         )
     )
     try:
+        articles = [
+            item.full() if i >= len(loaded) - window else item.parsed
+            for i, item in enumerate(loaded)
+        ]
         dashboard = dashboard_page(
             articles,
             issues,
