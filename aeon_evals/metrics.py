@@ -27,6 +27,7 @@ from aeon_evals import drift, metrics_cache
 from aeon_evals.cache import CACHE_DIR
 from aeon_evals.errors import EvalsError
 from aeon_evals.fsio import (
+    CACHE_CAP,
     atomic_write,
     cache_allowed,
     load_cache_json,
@@ -477,21 +478,23 @@ def _stamp(path: Path) -> tuple[int, int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _digest(root: Path, rel: str) -> str | None:
-    """A digest of the file's bytes (None when it cannot be read, or holds more than FILE_CAP
-    of them): what decides whether a file whose stamp moved still holds what the cache was
-    built from. The bytes are hashed as they are read, in blocks: a fresh checkout hashes
-    every past article and metrics.json (tens of MB), and one bytes object of each whole file
-    costs more than the hashing."""
+def _digest(root: Path, rel: str, cap: int | None = None) -> str | None:
+    """A digest of the file's bytes (None when it cannot be read, or holds more than `cap` of
+    them: a source is read up to FILE_CAP, the per-article cache up to CACHE_CAP): what decides
+    whether a file whose stamp moved still holds what the cache was built from. The bytes are
+    hashed as they are read, in blocks: a fresh checkout hashes every past article and
+    metrics.json (tens of MB), and one bytes object of each whole file costs more than the
+    hashing."""
+    cap = FILE_CAP if cap is None else cap
     digest = hashlib.sha256()
     total = 0
     try:
         with open_regular(root, rel) as fh:
-            if os.fstat(fh.fileno()).st_size > FILE_CAP:
+            if os.fstat(fh.fileno()).st_size > cap:
                 return None
             while block := fh.read(1 << 18):
                 total += len(block)
-                if total > FILE_CAP:  # grew while being read
+                if total > cap:  # grew while being read
                     return None
                 digest.update(block)
     except (OSError, EvalsError):
@@ -514,7 +517,9 @@ def _same_files(
     if cached.derived != derived:
         if cached.derived is None or derived is None or cached.derived[1] != derived[1]:
             return None
-        if cached.derived_digest is None or cached.derived_digest != _digest(root, DERIVED_REL):
+        if cached.derived_digest is None or cached.derived_digest != _digest(
+            root, DERIVED_REL, CACHE_CAP
+        ):
             return None
     fixed = list(cached.sources)
     for at, (new, old) in enumerate(zip(sources, cached.sources, strict=False)):
@@ -654,7 +659,7 @@ def load_history(
         if derived is None:
             derived_digest = None
         elif list(derived) != base.derived or derived_digest is None:
-            derived_digest = _digest(root, DERIVED_REL)
+            derived_digest = _digest(root, DERIVED_REL, CACHE_CAP)
         for skill, new in added.items():
             more = SkillColumns.of(new, indices[skill])
             columns[skill] = columns[skill].plus(more) if skill in columns else more
