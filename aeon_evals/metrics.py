@@ -502,6 +502,11 @@ def _digest(root: Path, rel: str, cap: int | None = None) -> str | None:
     return digest.hexdigest()[:32]
 
 
+def _derived_digest(root: Path) -> str | None:
+    """The per-article cache's digest (metrics.json: up to the cache cap, not a source's)."""
+    return _digest(root, DERIVED_REL, CACHE_CAP)
+
+
 def _digest_of(raw: bytes) -> str:
     # SHA-256 (first 128 bits): with the CPU's SHA instructions 2.5x blake2b's speed here
     return hashlib.sha256(raw).hexdigest()[:32]
@@ -517,9 +522,7 @@ def _same_files(
     if cached.derived != derived:
         if cached.derived is None or derived is None or cached.derived[1] != derived[1]:
             return None
-        if cached.derived_digest is None or cached.derived_digest != _digest(
-            root, DERIVED_REL, CACHE_CAP
-        ):
+        if cached.derived_digest is None or cached.derived_digest != _derived_digest(root):
             return None
     fixed = list(cached.sources)
     for at, (new, old) in enumerate(zip(sources, cached.sources, strict=False)):
@@ -659,7 +662,7 @@ def load_history(
         if derived is None:
             derived_digest = None
         elif list(derived) != base.derived or derived_digest is None:
-            derived_digest = _digest(root, DERIVED_REL, CACHE_CAP)
+            derived_digest = _derived_digest(root)
         for skill, new in added.items():
             more = SkillColumns.of(new, indices[skill])
             columns[skill] = columns[skill].plus(more) if skill in columns else more

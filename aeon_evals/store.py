@@ -25,7 +25,7 @@ from stat import S_ISREG
 
 from aeon_evals.cache import ArticleCache, content_key, counts_of
 from aeon_evals.errors import EvalsError, PathOutsideRoot
-from aeon_evals.fsio import inside, leave_if_orphaned
+from aeon_evals.fsio import InsideFolders, leave_if_orphaned
 from aeon_evals.history import (
     BODY_MD,
     PREFIX,
@@ -77,25 +77,6 @@ class StoredArticle:
         if self.html is None:
             self.html = self.store.body(self.sha256, self.source)
         return self.html
-
-
-class _Within:
-    """`fsio.inside(root, path)` for the files of a few folders: a file that is no symlink is
-    inside exactly when its folder is, and each folder is resolved once (two hundred articles
-    in one folder: one resolve, not two hundred)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._folders: dict[Path, bool] = {}
-
-    def __call__(self, path: Path) -> bool:
-        if os.path.islink(path):
-            return inside(self.root, path)
-        folder = path.parent
-        known = self._folders.get(folder)
-        if known is None:
-            known = self._folders[folder] = inside(self.root, folder)
-        return known
 
 
 class ArticleStore:
@@ -262,7 +243,7 @@ class ArticleStore:
         child when `fork` and the platform allow, else here from the same parse's tokens."""
         found: list[tuple[Path, bytes, str]] = []
         warnings: list[str] = []
-        within = _Within(self.root)
+        within = InsideFolders(self.root)
         for day, path in self.articles():
             if latest is not None and day > latest:
                 warnings.append(f"articles/{path.name}: dated after the run ({latest}); left out")
