@@ -850,6 +850,20 @@ def compile_package() -> None:
     spec = importlib.util.find_spec("aeon_evals")
     if spec and spec.origin:
         compileall.compile_dir(Path(spec.origin).parent, quiet=1)
+    # and the code of its dataclasses (classcode), as a run that may write bytecode keeps it
+    subprocess.run([sys.executable, "-c", _KEEP_CLASS_CODE], check=True)
+
+
+# Imports every module of the package with classcode on, then keeps what was compiled.
+_KEEP_CLASS_CODE = """
+import importlib, pkgutil, aeon_evals
+from aeon_evals import classcode
+classcode.install()
+for module in pkgutil.walk_packages(aeon_evals.__path__, "aeon_evals."):
+    if not module.name.endswith("__main__"):
+        importlib.import_module(module.name)
+classcode.save(force=True)
+"""
 
 
 # `aeon-evals ARGS` start-up rows: (label, argv after the console script); the demo instance
