@@ -378,3 +378,14 @@ def test_charts_drawn_with_the_builds_shared_memo_are_those_drawn_alone(tmp_path
     for skill in ("a", "b", "c", "d", "b"):
         assert charts_for(skill, history, shared) == charts_for(skill, history, ChartMemo())
     assert charts_for("a", history, shared)[0].line != charts_for("b", history, shared)[0].line
+
+
+def test_a_shell_filled_as_bytes_is_its_text_encoded() -> None:
+    """The pages are written from `Shell.fill_bytes` (literal text encoded once per shell):
+    the same bytes as the filled text encoded, whatever the characters on either side."""
+    from aeon_evals.site.skill_shell import SLOT, parse_shell
+
+    shell = parse_shell(f"<p>← {SLOT}0{SLOT} · ✓</p>{SLOT}2{SLOT}\n{SLOT}1{SLOT}")
+    assert shell is not None
+    for values in (["a", "b", "c"], ["—", "é ✗ 𝄞", ""], ["", "", "\x7f\x80"]):
+        assert shell.fill_bytes(values) == shell.fill(values).encode("utf-8")

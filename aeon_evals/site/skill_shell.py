@@ -10,6 +10,7 @@ page by page, as before (SkillSiteJob.shell is False then): an override may do a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -119,6 +120,17 @@ class Shell:
         """The page with each slot replaced by its field's text."""
         return "".join([p if isinstance(p, str) else values[p] for p in self.parts])
 
+    @functools.cached_property
+    def _encoded(self) -> tuple[bytes | int, ...]:
+        return tuple(p.encode() if isinstance(p, str) else p for p in self.parts)
+
+    def fill_bytes(self, values: list[str]) -> bytes:
+        """`fill(values)` as UTF-8: the literal text encoded once for every page, only the
+        fields encoded per page. (A page holds a few characters past U+00FF (a glyph, an
+        arrow, a dash), which make the whole joined string two bytes a character; encoding
+        that string cost more than rendering the page.)"""
+        return b"".join([p if isinstance(p, bytes) else values[p].encode() for p in self._encoded])
+
 
 def parse_shell(text: str) -> Shell | None:
     """The shell of a stand-in's render; None when it does not split cleanly into text and
@@ -179,13 +191,24 @@ class ShellRenderer:
         self._generated = generated
         self._shells: dict[Shape, Shell | None] = {}
 
-    def page(self, page: SkillPage) -> str:
-        """The HTML of `page`, byte for byte what `render("skill.html", page)` gives."""
+    def _shell(self, page: SkillPage) -> Shell | None:
+        """The shell of `page`'s shape (made when first met); None: render it with Jinja."""
         shape = shape_of(page)
         if shape not in self._shells:
             stand_in = _stand_in(shape, self._assets, self._generated)
             self._shells[shape] = parse_shell(self._render("skill.html", stand_in))
-        shell = self._shells[shape]
-        if shell is None or page.assets is not self._assets or page.generated != self._generated:
-            return self._render("skill.html", page)
-        return shell.fill(_values(page))
+        if page.assets is not self._assets or page.generated != self._generated:
+            return None
+        return self._shells[shape]
+
+    def page(self, page: SkillPage) -> str:
+        """The HTML of `page`, byte for byte what `render("skill.html", page)` gives."""
+        shell = self._shell(page)
+        return self._render("skill.html", page) if shell is None else shell.fill(_values(page))
+
+    def page_bytes(self, page: SkillPage) -> bytes:
+        """`page(page)` encoded as UTF-8, as the page is written."""
+        shell = self._shell(page)
+        if shell is None:
+            return self._render("skill.html", page).encode()
+        return shell.fill_bytes(_values(page))

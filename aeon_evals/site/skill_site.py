@@ -88,9 +88,10 @@ class PageWriter:
         self._dirs: set[str] = set()
         self._suffix = f".{os.getpid()}.tmp"
 
-    def write(self, rel: str, text: str) -> bool:
-        """Write `text` to `out/rel` unless it holds exactly that already; True when written."""
-        raw = encoded(text)
+    def write(self, rel: str, text: str | bytes) -> bool:
+        """Write `text` (bytes: as they are) to `out/rel` unless it holds exactly that already;
+        True when written."""
+        raw = text if isinstance(text, bytes) else encoded(text)
         digest = hashlib.sha256(raw).hexdigest()
         path = f"{self.out}/{rel}"
         try:
@@ -212,14 +213,17 @@ class _Share:
         self._memo = PageMemo.for_build(job.issues)
         self._shells = ShellRenderer(job.render, job.assets, job.generated) if job.shell else None
 
-    def html(self, page: SkillPage) -> str:
-        """The page's HTML: from the template's shells (skill_shell) when `job.shell`, else
-        rendered by Jinja."""
-        if self._shells is not None:
-            return self._shells.page(page)
-        return self.job.render("skill.html", page)
+    def html(self, page: SkillPage) -> bytes:
+        """The page's HTML, as UTF-8: from the template's shells (skill_shell) when
+        `job.shell`, else rendered by Jinja."""
+        raw = (
+            self._shells.page_bytes(page)
+            if self._shells is not None
+            else self.job.render("skill.html", page).encode()
+        )
+        return raw if raw.endswith(b"\n") else raw + b"\n"  # as fsio.encoded ends text
 
-    def emit(self, rel: str, text: str) -> None:
+    def emit(self, rel: str, text: str | bytes) -> None:
         if self.parent is not None:
             leave_if_orphaned(self.parent)
         self.done[rel] = self.writer.write(rel, text)
