@@ -141,7 +141,9 @@ def _tick(day: date, status: Status | None, cause: str, run_pages: Mapping[date,
     # a date and a status value hold nothing to escape
     title = f"{day.isoformat()} · {label}{escape(f' · {cause}') if cause else ''}"
     href = escape(run_pages.get(day, ""))
-    return f'<a class="tick s-{css}" href="{href}" title="{title}" aria-label="{title}"></a>'
+    # the title is the empty link's accessible name too (no aria-label repeating it: a year of
+    # ticks is 365 of them a page, and a thousand pages are written every night)
+    return f'<a class="tick s-{css}" href="{href}" title="{title}"></a>'
 
 
 def strip_html(
