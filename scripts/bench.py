@@ -725,6 +725,65 @@ class Tree:
 # it (a rename frees nothing) and the work folder is removed once the benchmark is over.
 _TRASH: list[Path] = []  # [the trash folder (set by main, in the work folder), then what it holds]
 
+# The work folder is removed at the end, and that frees tens of thousands of inodes: the next
+# benchmark within the next five minutes would be measured on a disk that still remembers them
+# (ext4 looks back RECENTCY_MIN + RECENTCY_DIRTY = 305 s at an inode whose table block is dirty,
+# and the runs keep dirtying them). `--specs skillmd` measured 1.300 s two minutes after 2.5 GB
+# were removed, 1.128 s on the same tree once nothing had been removed for six minutes. So the
+# end of a benchmark is noted here, and the next one on such a disk waits for the rest of the
+# five minutes first (`--no-wait`: measure at once).
+_REMOVED = Path(tempfile.gettempdir()) / "aeon-evals-bench.removed"
+SETTLE_S = 310
+
+
+def forgets_slowly(path: Path) -> bool:
+    """Whether `path` is on ext4 without a journal, whose inode allocator skips, one by one,
+    every inode freed in the last five minutes near the folder it creates a file in."""
+    try:
+        st = os.stat(path)
+        dev = Path(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}").resolve().name
+    except OSError:
+        return False
+    if not Path(f"/proc/fs/ext4/{dev}").is_dir():
+        return False
+    try:  # a journaled ext4 has /proc/fs/jbd2/<device>-<journal inode>
+        return not any(
+            entry.name.startswith(f"{dev}-") for entry in Path("/proc/fs/jbd2").iterdir()
+        )
+    except OSError:
+        return True
+
+
+def removed() -> None:
+    """Note that a benchmark has just removed its work folder (see `settle`)."""
+    with contextlib.suppress(OSError):
+        _REMOVED.touch()
+
+
+def settle(where: Path, *, wait: bool) -> None:
+    """On such a disk, wait until the last benchmark's removal is SETTLE_S seconds old (or say
+    that this one may be slow, without `wait`)."""
+    try:
+        since = time.time() - _REMOVED.stat().st_mtime
+    except OSError:
+        return
+    if since >= SETTLE_S or not forgets_slowly(where):
+        return
+    left = SETTLE_S - since
+    if not wait:
+        print(
+            f"note: a benchmark removed its files {since:.0f} s ago: ext4 without a journal "
+            "creates files more slowly for five minutes after (see bench.py `_REMOVED`)"
+        )
+        return
+    print(
+        f"waiting {left:.0f} s: a benchmark removed its files {since:.0f} s ago, and ext4 "
+        "without a journal creates files more slowly for five minutes after (--no-wait: "
+        "measure now)",
+        flush=True,
+    )
+    time.sleep(left)
+
 
 def discard(path: Path) -> None:
     """Move `path` out of the way without deleting it; removed with the work folder."""
@@ -1311,6 +1370,12 @@ def main(argv: list[str] | None = None) -> int:
         help="where to generate (default: a temporary folder under /tmp, removed)",
     )
     p.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="measure at once even if a benchmark removed its files less than five minutes "
+        "ago on ext4 without a journal (by default it waits)",
+    )
+    p.add_argument(
         "--startup",
         type=int,
         default=0,
@@ -1333,6 +1398,7 @@ def main(argv: list[str] | None = None) -> int:
     print(machine())
     words = " ".join(argv if argv is not None else sys.argv[1:])
     print(f"command: python scripts/bench.py {words}".rstrip())
+    settle(Path(args.workdir or tempfile.gettempdir()), wait=not args.no_wait)
     compile_package()
     if args.startup:
         report_startup(startup_table(args.startup))
@@ -1352,6 +1418,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.workdir is not None:
         Path(args.workdir).mkdir(parents=True, exist_ok=True)  # a folder to make, not an error
+    try:
+        return _measure(args, base_cfg, startup)
+    finally:  # the work folder was removed (TemporaryDirectory): the next benchmark waits
+        removed()
+
+
+def _measure(args: argparse.Namespace, base_cfg: Config, startup: float) -> int:
+    """Generate, run and report in a work folder removed at the end."""
     with tempfile.TemporaryDirectory(prefix="aeon-bench-", dir=args.workdir) as tmp:
         work = Path(tmp)
         _TRASH[:] = [work / "trash"]

@@ -111,7 +111,13 @@ def main(argv: list[str] | None = None) -> int:
         "--page-kib", type=float, default=16, help="bytes of each skill page, KiB (default 16)"
     )
     p.add_argument("--workdir", type=Path, default=None, help="default: a temporary folder")
+    p.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="measure at once after a benchmark's recent removal (see bench.py --no-wait)",
+    )
     args = p.parse_args(argv)
+    bench.settle(Path(args.workdir or tempfile.gettempdir()), wait=not args.no_wait)
     work = Path(tempfile.mkdtemp(prefix="aeon-floor-", dir=args.workdir))
     bench._TRASH.append(work / "trash")
     try:
@@ -141,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
         bench.specs_tsv(work / "instance").unlink(missing_ok=True)
+        bench.removed()
     return 0
 
 

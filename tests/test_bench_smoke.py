@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -106,6 +107,7 @@ def test_the_floor_benchmark_reads_and_writes_a_night(tmp_path):
             "1",
             "--workdir",
             str(tmp_path),
+            "--no-wait",
         ],
         capture_output=True,
         text=True,
@@ -139,3 +141,35 @@ def test_the_floor_benchmark_reads_and_writes_a_night(tmp_path):
     assert skills and f"of {len(skills)} outputs" in child.stdout
     pages = sorted((root / "site" / "skills").iterdir())
     assert len(pages) == 20 and all(p.stat().st_size == 1024 for p in pages)
+
+
+def test_a_benchmark_waits_out_the_last_ones_removal_on_a_disk_that_remembers_it(
+    tmp_path, bench, monkeypatch
+):
+    """bench.settle: after a benchmark removed its work folder, the next one on ext4 without a
+    journal waits for the rest of SETTLE_S (the sleep is recorded, not slept); elsewhere, or
+    once the removal is old enough, or with --no-wait, it measures at once."""
+    slept: list[float] = []
+    monkeypatch.setattr(bench.time, "sleep", slept.append)
+    monkeypatch.setattr(bench, "_REMOVED", tmp_path / "removed")
+    monkeypatch.setattr(bench, "forgets_slowly", lambda where: True)
+    bench.settle(tmp_path, wait=True)  # no benchmark removed anything yet
+    bench.removed()
+    bench.settle(tmp_path, wait=True)
+    assert len(slept) == 1 and bench.SETTLE_S - 5 < slept[0] <= bench.SETTLE_S
+    bench.settle(tmp_path, wait=False)  # --no-wait: a note instead
+    assert len(slept) == 1
+    monkeypatch.setattr(bench, "forgets_slowly", lambda where: False)  # a journaled disk
+    bench.settle(tmp_path, wait=True)
+    assert len(slept) == 1
+    monkeypatch.setattr(bench, "forgets_slowly", lambda where: True)
+    old = bench.time.time() - bench.SETTLE_S - 1
+    os.utime(tmp_path / "removed", (old, old))
+    bench.settle(tmp_path, wait=True)
+    assert len(slept) == 1
+
+
+def test_a_disk_is_told_apart_by_its_journal(bench):
+    """forgets_slowly reads /proc: never true off ext4 (here /proc itself)."""
+    assert bench.forgets_slowly(Path("/proc")) is False
+    assert bench.forgets_slowly(Path("/no/such/folder")) is False
