@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from aeon_evals import checks
@@ -141,6 +142,7 @@ class Checked:
     state: StateSources
     warnings: list[str]
     shallow: bool
+    alongside: object = None  # what start_checks' `alongside` gave
 
 
 def start_checks(
@@ -151,16 +153,21 @@ def start_checks(
     opts: RunOptions,
     scope: list[str],
     outputs: Outputs,
+    alongside: Callable[[], object] | None = None,
 ) -> Forked[Checked]:
     """check_all, on the second core when there are at least FORK_MIN_CHECKS skills: the run
     reads its metric history and audits the catalog meanwhile (nothing there depends on the
-    checks). The checks only read, so a child that fails is replaced by checking here."""
+    checks). The checks only read, so a child that fails is replaced by checking here.
+    `alongside`: more work that only reads, done after the checks by the same process (the
+    second core has time to spare while this one reads the history); its value comes back in
+    `Checked.alongside`."""
 
     def work() -> Checked:
         warnings: list[str] = []
         results, checked = check_all(
             manifest, inferred, registry, state, opts, scope, outputs, warnings
         )
-        return Checked(results, checked, warnings, outputs.shallow)
+        extra = alongside() if alongside is not None else None
+        return Checked(results, checked, warnings, outputs.shallow, extra)
 
     return Forked(work, fork=len(scope) + len(inferred.inferred) >= FORK_MIN_CHECKS)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import dataclasses
 from datetime import date
 from pathlib import Path
+from typing import cast
 
 from aeon_evals import cron_cache, metrics, patterns, registry_cache, render, report
 from aeon_evals import scope as scope_stage
 from aeon_evals.article_facts import add_specs, coverage_audit, scoped_queue, spec_problems
 from aeon_evals.article_facts import sources as article_sources
 from aeon_evals.artifacts import skipped
+from aeon_evals.audit import AuditReport
 from aeon_evals.catalog_summary import CatalogSummary, catalog_summary
 from aeon_evals.errors import ArticleNotOurs, ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.evaluate import contracts_mode, load_manifest, load_warnings, start_checks
@@ -102,29 +104,36 @@ def _run(opts: RunOptions) -> RunOutcome:
     article = layout.article_rel(opts.today)
     guarded: list[str] = []
     _guard_article(opts, article, store, len(scope) + len(inferred.inferred), guarded)
-    # The checks (on the second core with many skills) while this process reads the metric
-    # history and audits the catalog: neither depends on them (the checks change only
-    # cron-state's facts, not skill-health's). Warnings keep the order of a run in one process.
-    checking = start_checks(manifest, inferred, registry, state, opts, scope, outputs)
-    later: list[str] = []
+
+    def audit_coverage() -> tuple[AuditReport | None, str, list[str]]:
+        # the SKILL.md contracts the run read already (none with contracts off: audit reads them)
+        said: list[str] = []
+        contracts = inferred.contracts if mode is not ContractsMode.OFF else None
+        found, source = coverage_audit(root, set(manifest.skills), registry, contracts, said)
+        return found, source, said
+
+    # The checks, then the coverage audit (on the second core with many skills), while this
+    # process reads the metric history and audits the catalog: none depends on another (the
+    # checks change only cron-state's facts, not skill-health's). Warnings keep the order of a
+    # run in one process.
+    checking = start_checks(
+        manifest, inferred, registry, state, opts, scope, outputs, alongside=audit_coverage
+    )
+    catalog_warnings: list[str] = []
     try:
         # each metric's history: a sustained step becomes a drift:<metric> cause (docs/metrics.md)
         history = metrics.history_for_run(
             root, store, state.health, before=opts.today, writable=not opts.dry_run
         )
-        # the SKILL.md contracts the run read already (none with contracts off: audit reads them)
-        found, audit_source = coverage_audit(
-            root,
-            set(manifest.skills),
-            registry,
-            inferred.contracts if mode is not ContractsMode.OFF else None,
-            later,
-        )
-        catalog = _catalog(root, writable=not opts.dry_run, warnings=later)
+        catalog = _catalog(root, writable=not opts.dry_run, warnings=catalog_warnings)
         checked = checking.result()
     except BaseException:
         checking.abandon()
         raise
+    found, audit_source, later = cast(
+        "tuple[AuditReport | None, str, list[str]]", checked.alongside
+    )
+    later += catalog_warnings
     results, state = checked.results, checked.state
     outputs.release()  # the checks are done: their reads make room for the dashboard's
     patterns.forget()
