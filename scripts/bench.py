@@ -1158,6 +1158,20 @@ def child_profile(root: Path, site: bool, top: int) -> int:
 # reporting
 
 
+def python_loop_ms() -> float:
+    """Milliseconds a fixed pure-Python loop takes here now (the best of three): the host's
+    speed, printed with every benchmark so that sittings and machines can be compared (the
+    same tree's run moved by up to 20 % between sittings on one machine)."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        total = 0
+        for i in range(1_000_000):
+            total += i * i % 7
+        best = min(best, time.perf_counter() - start)
+    return best * 1000
+
+
 def machine() -> str:
     model = "unknown"
     with contextlib.suppress(OSError):
@@ -1186,7 +1200,8 @@ def machine() -> str:
         )
     return (
         f"nproc={os.cpu_count()} · CPU {model} · Python {platform.python_version()} · "
-        f"{platform.system()} {platform.release()} · {tree}"
+        f"{platform.system()} {platform.release()} · {tree} · "
+        f"a fixed Python loop {python_loop_ms():.0f} ms"
     )
 
 
