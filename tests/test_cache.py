@@ -292,12 +292,14 @@ def test_runs_keep_their_cache_out_of_git_and_out_of_the_site(instance: Instance
         check=True,
     ).stdout
     assert ".aeon-evals" not in status and "articles/skill-evals-2026-05-31.md" in status
-    # the pages only (skill pages and badges since issue 18): no cache file in the published site
+    # the pages only (skill pages and badges since issue 18, and the stylesheet the skill pages
+    # link): no cache file in the published site
     assert sorted(p.name for p in (inst.root / "site").iterdir()) == [
         "badges",
         "index.html",
         "runs",
         "skills",
+        "style.css",
     ]
 
 

@@ -65,7 +65,12 @@ def test_skill_page_shows_strip_charts_outputs_and_spec(built: Path) -> None:
     assert html.count('class="dot flag"') == 1  # the run the drift was flagged on
     assert '<a href="../../articles/cost-report-2026-05-04.md">' in html
     assert "&#34;output_pattern&#34;: &#34;articles/cost-report-*.md&#34;" in html
-    assert "<script>" in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    # the stylesheet once beside the pages (what every page inlined), no script
+    assert '<link rel="stylesheet" href="../style.css">' in html and "<style>" not in html
+    assert "<script" not in html
+    style = (built / "style.css").read_text()
+    assert ".strip" in style and style in (built / "index.html").read_text()
 
 
 def test_every_grid_row_links_its_skill_page(built: Path) -> None:
