@@ -1172,13 +1172,9 @@ def python_loop_ms() -> float:
     return best * 1000
 
 
-def machine() -> str:
-    model = "unknown"
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+def tree_label() -> str:
+    """The checkout's commit ("tree abc1234"), with a count of uncommitted changes to the
+    package when there are any."""
     tree = "unknown tree"
     with contextlib.suppress(OSError, subprocess.CalledProcessError):
         head = subprocess.run(
@@ -1198,9 +1194,20 @@ def machine() -> str:
             if dirty.strip()
             else ""
         )
+    return tree
+
+
+def machine() -> str:
+    """The machine's facts, the tree, and how fast Python runs here now (python_loop_ms)."""
+    model = "unknown"
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
     return (
         f"nproc={os.cpu_count()} · CPU {model} · Python {platform.python_version()} · "
-        f"{platform.system()} {platform.release()} · {tree} · "
+        f"{platform.system()} {platform.release()} · {tree_label()} · "
         f"a fixed Python loop {python_loop_ms():.0f} ms"
     )
 
@@ -1231,7 +1238,7 @@ def bench_one(cfg: Config, args: argparse.Namespace, work: Path) -> dict[str, ob
         "cfg": cfg,
         "facts": facts,
         "runs": runs,
-        "tree": f"{machine().rsplit(' · ', 1)[-1]}, code {tree.digest[:10]}",
+        "tree": f"{tree_label()}, code {tree.digest[:10]}",
         "code": tree.digest,
     }
     if args.breakdown:
