@@ -769,19 +769,15 @@ def settle(where: Path, *, wait: bool) -> None:
         return
     if since >= SETTLE_S or not forgets_slowly(where):
         return
-    left = SETTLE_S - since
-    if not wait:
-        print(
-            f"note: a benchmark removed its files {since:.0f} s ago: ext4 without a journal "
-            "creates files more slowly for five minutes after (see bench.py `_REMOVED`)"
-        )
-        return
-    print(
-        f"waiting {left:.0f} s: a benchmark removed its files {since:.0f} s ago, and ext4 "
-        "without a journal creates files more slowly for five minutes after (--no-wait: "
-        "measure now)",
-        flush=True,
+    why = (
+        f"a benchmark removed its files {since:.0f} s ago, and ext4 without a journal creates "
+        "files more slowly for five minutes after"
     )
+    if not wait:
+        print(f"note: {why} (see bench.py `_REMOVED`)")
+        return
+    left = SETTLE_S - since
+    print(f"waiting {left:.0f} s: {why} (--no-wait: measure now)", flush=True)
     time.sleep(left)
 
 
