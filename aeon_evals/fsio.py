@@ -29,7 +29,7 @@ _CRASH_AFTER = os.environ.get("AEON_EVALS_CRASH_AFTER")
 _writes = 0
 
 
-def _after_write(path: Path) -> None:
+def _after_write(path: str | Path) -> None:
     global _writes
     _writes += 1
     if _CRASH_AFTER is not None and _writes >= int(_CRASH_AFTER):

@@ -109,7 +109,7 @@ class PageWriter:
                 return False
         with signals_held():
             self.stamps[rel] = f"{digest}:{self._replace(path, raw)}"
-        after_write(Path(path))  # counted like every other write (the crash tests kill after N)
+        after_write(path)  # counted like every other write (the crash tests kill after N)
         return True
 
     def _replace(self, path: str, raw: bytes) -> str:
