@@ -394,3 +394,51 @@ def test_a_shell_filled_as_bytes_is_its_text_encoded() -> None:
     assert shell is not None
     for values in (["a", "b", "c"], ["—", "é ✗ 𝄞", ""], ["", "", "\x7f\x80"]):
         assert shell.fill_bytes(values) == shell.fill(values).encode("utf-8")
+
+
+_DAY0 = date(2027, 1, 1)
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 120), st.sampled_from([None, *Status])), max_size=60).map(
+        lambda runs: sorted(runs, key=lambda run: run[0])  # oldest first, as a history is
+    ),
+    st.integers(0, 130),
+    st.sampled_from([1, 30, 90]),
+)
+def test_pass_rate_counts_the_judged_runs_of_the_window(
+    runs: list[tuple[int, Status | None]], today_at: int, window: int
+) -> None:
+    """The share of passing runs among those with a status in (today - window, today]."""
+    from aeon_evals.model import FAILING
+    from aeon_evals.site.skill_pages import pass_rate
+
+    days = [_DAY0 + timedelta(days=at) for at, _ in runs]
+    statuses = [status for _, status in runs]
+    today = _DAY0 + timedelta(days=today_at)
+    judged = [
+        s
+        for d, s in zip(days, statuses, strict=True)
+        if today - timedelta(days=window) < d <= today and s is not None
+    ]
+    said = pass_rate(days, statuses, today, window)
+    if not judged:
+        assert said == "no runs"
+        return
+    passing = sum(s not in FAILING for s in judged)
+    plural = "s" if len(judged) != 1 else ""
+    assert said == f"{100 * passing / len(judged):.0f}% of {len(judged)} run{plural}"
+
+
+def test_pass_rate_window_bounds() -> None:
+    """A run on the window's first excluded day, one after today and one not evaluated are not
+    counted; two runs of one day both are."""
+    from aeon_evals.site.skill_pages import pass_rate
+
+    today = date(2027, 3, 31)
+    days = [date(2027, 3, 1), date(2027, 3, 2), date(2027, 3, 20), date(2027, 3, 20), today]
+    days.append(date(2027, 4, 1))
+    statuses = [Status.FAIL, Status.PASS, Status.FAIL, None, Status.WARN, Status.FAIL]
+    assert pass_rate(days, statuses, today, 30) == "67% of 3 runs"
+    assert pass_rate(days, statuses, today, 1) == "100% of 1 run"
+    assert pass_rate(days[:1], statuses[:1], today, 30) == "no runs"
