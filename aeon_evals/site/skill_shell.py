@@ -193,21 +193,17 @@ class ShellRenderer:
 
     def _shell(self, page: SkillPage) -> Shell | None:
         """The shell of `page`'s shape (made when first met); None: render it with Jinja."""
+        if page.assets is not self._assets or page.generated != self._generated:
+            return None  # (not the page the shells are made for: no shell made for it)
         shape = shape_of(page)
         if shape not in self._shells:
             stand_in = _stand_in(shape, self._assets, self._generated)
             self._shells[shape] = parse_shell(self._render("skill.html", stand_in))
-        if page.assets is not self._assets or page.generated != self._generated:
-            return None
         return self._shells[shape]
 
-    def page(self, page: SkillPage) -> str:
-        """The HTML of `page`, byte for byte what `render("skill.html", page)` gives."""
-        shell = self._shell(page)
-        return self._render("skill.html", page) if shell is None else shell.fill(_values(page))
-
     def page_bytes(self, page: SkillPage) -> bytes:
-        """`page(page)` encoded as UTF-8, as the page is written."""
+        """The HTML of `page` as UTF-8, byte for byte what `render("skill.html", page)` gives
+        encoded."""
         shell = self._shell(page)
         if shell is None:
             return self._render("skill.html", page).encode()
