@@ -302,7 +302,8 @@ def card_problems(data: Any, vocabulary: set[str]) -> list[str]:
 def test_the_real_cards_pass_the_structural_check() -> None:
     cards = real_cards()
     vocabulary = {e["type"] for c in cards for e in c["elements"].values()}
-    assert vocabulary == set(card.ELEMENT_TYPES)
+    # the card uses only element types that real cards use (real fleets add more: Table, …)
+    assert set(card.ELEMENT_TYPES) <= vocabulary
     for real in cards:
         assert card_problems(real, vocabulary) == []
     broken = json.loads(json.dumps(cards[0]))

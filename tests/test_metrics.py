@@ -285,7 +285,7 @@ def test_every_drift_flag_on_the_real_data(capsys: pytest.CaptureFixture[str]) -
         "anajuliabit articles\t2026-07-26\ttoken-alert\timprovement\t"
         "words 18,115 vs 9,508.5 (median of 6 runs), since 2026-07-19",
     ]
-    assert err == "# 2 flag(s) on 32 article series and 27 skill-health series\n"
+    assert err == "# 2 flag(s) on 32 article series and 35 skill-health series\n"
 
 
 def test_validate_names_a_bad_drift_mode_and_an_unknown_metric(
