@@ -148,14 +148,7 @@ def console() -> NoReturn:
     (`main` itself, called in-process by the tests, leaves the collector and signals alone.)"""
     tune_gc()
     signal.signal(signal.SIGTERM, _terminated)
-    if chosen_command(sys.argv[1:]) is None:  # --version, --help, a typo: no dataclass made
-        leave(main())
-    from aeon_evals import classcode
-
-    classcode.install()  # a command's dataclasses from compiled code kept by earlier runs
-    code = main()
-    classcode.save()  # what this run compiled, for the next (unless bytecode is not written)
-    leave(code)
+    leave(main())
 
 
 def leave(code: int) -> NoReturn:

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from aeon_evals.lazyre import lazy
 from aeon_evals.skillmd import SkillDoc
 
-_FENCE = lazy(r"^[ \t>]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$")
-HEADING = lazy(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$")
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 SHELL = frozenset({"bash", "sh", "shell", "zsh", "console"})
 _DATA = frozenset(
     {"json", "jsonc", "yaml", "yml", "toml", "python", "py", "js", "javascript", "ts", "graphql"}
@@ -127,12 +127,12 @@ def scan(doc: SkillDoc) -> Body:
     return Body(doc.path, lines, texts, tuple(fences), fence_at, branch_at)
 
 
-_BRANCH_KEY = lazy(
+_BRANCH_KEY = re.compile(
     r"(?i)^[\W\d]*(?:[A-Z]\d*\.\s*)?(mode|branch|var|source|sub-?command)\s*[:=]\s*`?([^`()\s,;—–]+)"
 )
-_BRANCH_PAREN = lazy(r"(?i)\((?:var|mode)\s*[:=]\s*`?([^`)\s]+)`?\)")
-_BRANCH_ARM = lazy(r"(?i)^\W*((?:arm|branch)\s+[a-z0-9])\b(?!\.)")
-_BRANCH_MODE = lazy(r"(?i)^[\W\d]*([a-z][\w-]*(?: [a-z][\w-]*)?) mode\b")
+_BRANCH_PAREN = re.compile(r"(?i)\((?:var|mode)\s*[:=]\s*`?([^`)\s]+)`?\)")
+_BRANCH_ARM = re.compile(r"(?i)^\W*((?:arm|branch)\s+[a-z0-9])\b(?!\.)")
+_BRANCH_MODE = re.compile(r"(?i)^[\W\d]*([a-z][\w-]*(?: [a-z][\w-]*)?) mode\b")
 
 
 def _branch(title: str) -> str | None:

@@ -32,7 +32,6 @@ from aeon_evals.contract_paths import (
     normalize_ref,
     weak_read,
 )
-from aeon_evals.lazyre import lazy
 from aeon_evals.model import Spec
 from aeon_evals.skillmd import SkillDoc
 
@@ -78,7 +77,9 @@ def _template_after(doc: Body, index: int) -> Fence | None:
     return None
 
 
-_LABEL = lazy(r"(?i)^\s*(?:[-*]\s*)?\**(?:path|file|filename|output file|location)\**\s*:\**\s*`?$")
+_LABEL = re.compile(
+    r"(?i)^\s*(?:[-*]\s*)?\**(?:path|file|filename|output file|location)\**\s*:\**\s*`?$"
+)
 
 
 def _under_write_heading(doc: Body, index: int) -> bool:
@@ -97,11 +98,11 @@ def _under_write_heading(doc: Body, index: int) -> bool:
     return False
 
 
-_PROSE_CONDITION = lazy(
+_PROSE_CONDITION = re.compile(
     r"(?i)\b(?:if|when|unless|otherwise|fallback|on (?:failure|error)|not present|missing|"
     r"absent|unavailable|fails?|failed)\b"
 )
-_INLINE_HEADING = lazy(r"`(#{1,4}[ \t]+[^`]+)`")
+_INLINE_HEADING = re.compile(r"`(#{1,4}[ \t]+[^`]+)`")
 
 
 def _writes(doc: Body) -> tuple[list[_Write], list[str]]:

@@ -8,13 +8,12 @@ import re
 
 from aeon_evals.contract_body import HEADING, Body, Fence
 from aeon_evals.contract_data import Evidence, quoted
-from aeon_evals.lazyre import lazy
 from aeon_evals.patterns import PatternError, compile_pattern
 
-_PH_IN_HEADING = lazy(r"\$\{[^}]*\}|\$[A-Z_]{2,}\w*|\{[^}]*\}|<[^>]*>|\[[^\]]*\]|YYYY|\bN\b")
+_PH_IN_HEADING = re.compile(r"\$\{[^}]*\}|\$[A-Z_]{2,}\w*|\{[^}]*\}|<[^>]*>|\[[^\]]*\]|YYYY|\bN\b")
 
 
-_SECTION_CUT = lazy(r"\s+[—–|(]|\s+-\s|:\s")
+_SECTION_CUT = re.compile(r"\s+[—–|(]|\s+-\s|:\s")
 
 
 def log_section(
@@ -45,23 +44,23 @@ def log_section(
     return f"### {skill}", None
 
 
-_OPTIONAL = lazy(
+_OPTIONAL = re.compile(
     r"(?i)\b(?:only (?:include|if|when|add|show)|include (?:only|if|when)|omit|optional|"
     r"if (?:any|none|present|applicable|relevant|there (?:are|is))|"
     r"when (?:present|relevant|applicable)|"
     r"skip|drop|otherwise|conditional|may be empty|if it )"
 )
-_OMIT_EMPTY = lazy(
+_OMIT_EMPTY = re.compile(
     r"(?i)\b(?:omit|drop|skip|leave out)\b[^.]{0,40}\b(?:categor|section|heading|block)\w*"
     r"[^.]{0,40}\b(?:empty|nothing|no (?:real )?(?:content|data|items|entries))"
     r"|\b(?:omit|drop|skip)\b (?:any |all )?empty (?:categor|section|heading|block)"
 )
-_GENERIC_HEADING = lazy(
+_GENERIC_HEADING = re.compile(
     r"(?i)(?:repo|project|skill|token|owner|item|topic|product|protocol|instance|account|"
     r"handle|source|category|theme|wallet|chain|market)(?:[-_ ](?:name|title|slug|id))?"
     r"|(?:name|title|slug)"
 )
-ITEMISH = lazy(r"(?i)^(?:\d+[.)]|[-*+]|step\b)")
+ITEMISH = re.compile(r"(?i)^(?:\d+[.)]|[-*+]|step\b)")
 
 
 def template_headings(template: Fence, after: list[str]) -> list[tuple[int, str]]:
@@ -95,16 +94,16 @@ def template_headings(template: Fence, after: list[str]) -> list[tuple[int, str]
     return required
 
 
-_WORD_BOUND = lazy(
+_WORD_BOUND = re.compile(
     r"(?i)(?:at least|minimum(?: of)?|no fewer than|no less than|≥|>=)\s*~?(\d[\d,]*)\s*words?"
     r"|(\d[\d,]*)\s*(?:–|—|-|to)\s*(\d[\d,]*)\s*words?"
     r"|(\d[\d,]*)\+\s*words?"
 )
-_WHOLE = lazy(
+_WHOLE = re.compile(
     r"(?i)\b(?:article|report|post|essay|piece|brief|digest|explainer|review|recap|deep.dive|"
     r"output|body|total|whole|overall|entire|length|newsletter|write-?up|document)\b"
 )
-_PART = lazy(
+_PART = re.compile(
     r"(?i)\b(?:bullets?|sentences?|lines?|items?|paragraphs?|sections?|titles?|headlines?|tweets?|"
     r"repl(?:y|ies)|captions?|descriptions?|each|per|every|takes?|hooks?|comments?|tl;?dr|lede|"
     r"intro|blurbs?|entry|entries|summary|notes?|messages?|notification|thread|cast|subject|"
@@ -130,9 +129,9 @@ def word_floor(doc: Body, lo: int, hi: int) -> tuple[int, Evidence] | None:
     return None
 
 
-_DOLLAR_VAR = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_CURLY_VAR = lazy(r"(?<![$\w{])\{([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\}(?!\})")
-_BRACKET = lazy(r"(?<![\]\w!\\])\[([^\[\]\n]{2,80})\](?![(\[:])")
+_DOLLAR_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_CURLY_VAR = re.compile(r"(?<![$\w{])\{([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\}(?!\})")
+_BRACKET = re.compile(r"(?<![\]\w!\\])\[([^\[\]\n]{2,80})\](?![(\[:])")
 _CAPS_PLACEHOLDER = frozenset(
     [
         "LABEL",
@@ -165,7 +164,7 @@ _CAPS_PLACEHOLDER = frozenset(
         "N",
     ]
 )
-_RE_META = lazy(r"([\\.^$|?*+()\[\]{}])")
+_RE_META = re.compile(r"([\\.^$|?*+()\[\]{}])")
 
 
 def _literal(text: str) -> str:

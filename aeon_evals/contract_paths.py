@@ -6,33 +6,33 @@ from __future__ import annotations
 import enum
 import re
 
-from aeon_evals.lazyre import lazy
-
 LOG_PATTERN = "memory/logs/*.md"
 # One path character, or one placeholder: ${today}, $(date +%F), $VAR, <date>, {date}.
 _SEG = (
     r"(?:[A-Za-z0-9_.*/-]|\$\{[^}\s]{1,40}\}|\$\([^)\n]{1,60}\)|\$[A-Za-z_]\w*"
     r"|<[A-Za-z0-9_ |-]{1,24}>|\{[A-Za-z_]\w{0,24}\})"
 )
-REF = lazy(rf"(?<![\w/.$-])((?:\./)?(?:output/)?articles/{_SEG}*|(?:\./)?memory/{_SEG}*)")
+REF = re.compile(rf"(?<![\w/.$-])((?:\./)?(?:output/)?articles/{_SEG}*|(?:\./)?memory/{_SEG}*)")
 # A path that leaves the root: absolute (but not scratch space) or through `..`.
-OUTSIDE = lazy(
+OUTSIDE = re.compile(
     r"(?:^|(?<=[\s`\"'(=]))((?:\.\./|~/|/(?!tmp/|dev/|proc/|var/tmp/))[A-Za-z0-9_.${}/-]*\.(?:md|json|txt|csv|html))\b"
 )
-MAY_LEAVE = lazy(r"\.\./|~/|(?:^|[\s`\"'(=])/")
-_PLACEHOLDER = lazy(
+MAY_LEAVE = re.compile(r"\.\./|~/|(?:^|[\s`\"'(=])/")
+_PLACEHOLDER = re.compile(
     r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_]\w*|<[^>]*>|\{[^}]*\}"
     r"|\d{4}-\d{2}-\d{2}(?:T[\d:-]+Z?)?|YYYY-MM-DD|YYYY-MM|YYYYMMDD|HH-?MM(?:-?SS)?|\bN+\b"
 )
-_STARS = lazy(r"\*(?:[-_.]*\*)+")
-_NAME = lazy(r"^[A-Za-z0-9*?][A-Za-z0-9_.*?-]*\.md$")
-_MALFORMED = lazy(r"--|-\.|\.\.|\*\*|[-_]$|^[-_.]")
-_DATE_ONLY = lazy(r"^(?:\$\{(?:today|date|TODAY|DATE|today_utc)\}|YYYY-MM-DD|\{date\}|<date>)$")
+_STARS = re.compile(r"\*(?:[-_.]*\*)+")
+_NAME = re.compile(r"^[A-Za-z0-9*?][A-Za-z0-9_.*?-]*\.md$")
+_MALFORMED = re.compile(r"--|-\.|\.\.|\*\*|[-_]$|^[-_.]")
+_DATE_ONLY = re.compile(
+    r"^(?:\$\{(?:today|date|TODAY|DATE|today_utc)\}|YYYY-MM-DD|\{date\}|<date>)$"
+)
 DATE_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"
 
-WORD = lazy(r"[A-Za-z]+|→|>>?")
-_SENTENCE_END = lazy(r"(?:[.!?](?=\s)|\n\s*\n|\n\s*[-*\d]|\n#|;|\|)")
-CODE_SPAN = lazy(r"`[^`\n]*`")
+WORD = re.compile(r"[A-Za-z]+|→|>>?")
+_SENTENCE_END = re.compile(r"(?:[.!?](?=\s)|\n\s*\n|\n\s*[-*\d]|\n#|;|\|)")
+CODE_SPAN = re.compile(r"`[^`\n]*`")
 WRITE_WORDS = frozenset(
     [
         "write",

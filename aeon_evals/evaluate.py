@@ -9,7 +9,7 @@ from aeon_evals import checks
 from aeon_evals import state as state_stage
 from aeon_evals.errors import ConfigError
 from aeon_evals.forked import Forked
-from aeon_evals.manifest import Manifest, ManifestCache, read_manifest
+from aeon_evals.manifest import Manifest, read_manifest
 from aeon_evals.model import ContractsMode, SkillResult
 from aeon_evals.outputs import Outputs
 from aeon_evals.problems import Severity
@@ -19,10 +19,10 @@ from aeon_evals.scope import Scope
 from aeon_evals.state import StateSources
 
 
-def load_manifest(opts: RunOptions, cache: ManifestCache | None = None) -> Manifest | None:
+def load_manifest(opts: RunOptions) -> Manifest | None:
     """evals.json validated, each problem at its line, or None when it is missing or names no
-    skill (bootstrap). `cache`: read through the run's cache of it (manifest.ManifestCache)."""
-    manifest = read_manifest(opts.root, retry_delay=opts.retry_delay, cache=cache)
+    skill (bootstrap)."""
+    manifest = read_manifest(opts.root, retry_delay=opts.retry_delay)
     return manifest if manifest is not None and manifest.skills else None
 
 

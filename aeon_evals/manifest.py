@@ -14,7 +14,7 @@ from typing import Any
 
 from aeon_evals import cadence, jsonio
 from aeon_evals.errors import ConfigError, EvalsError
-from aeon_evals.fsio import code_digest, read_confined
+from aeon_evals.fsio import read_confined
 from aeon_evals.model import ContractsMode, DriftMode, Mute, NumericCheck, Spec
 from aeon_evals.patterns import PatternError, compile_pattern
 from aeon_evals.problems import Problem, Severity
@@ -525,28 +525,18 @@ def read_manifest_data(
     return data
 
 
-def read_manifest(
-    root: Path, *, retry_delay: float = 5.0, cache: ManifestCache | None = None
-) -> Manifest | None:
+def read_manifest(root: Path, *, retry_delay: float = 5.0) -> Manifest | None:
     """evals.json read (as `read_manifest_data`) and validated, every problem (keys written
     twice first) located at its line; None when the file does not exist. Raises ConfigError
-    when nothing in it can be used. `cache`: a manifest without a problem validated from these
-    very bytes by this code is taken from `.aeon-evals/cache/manifest.json` (no pattern is
-    compiled: the checks compile those they use); one validated here is handed to `cache`,
-    which keeps it when the run saves it."""
+    when nothing in it can be used."""
     found = _read_raw(root, retry_delay)
     if found is None:
         return None
     raw, data = found
-    key = _cache_key(raw) if cache is not None else ""
-    if cache is not None and (hit := _cached(root, key)) is not None:
-        return hit
     manifest = parse_manifest(data)
     text = raw.decode("utf-8-sig")  # it parsed: it is UTF-8
     repeated = _has_repeated_keys(text)
     if not (repeated or manifest.problems or manifest.spec_errors):
-        if cache is not None:
-            cache.fresh = (key, manifest)
         return manifest  # nothing to locate: the scan of every member's line is not needed
     from aeon_evals import jsonpos  # the line finder: only a file with problems needs it
 
@@ -561,136 +551,3 @@ def read_manifest(
             for skill, errors in manifest.spec_errors.items()
         },
     )
-
-
-# --------------------------------------------------------------------------------------------
-# The validated manifest kept for the next run that reads the same bytes (`.aeon-evals/cache/
-# manifest.json`): validating 1,000 specs compiles each of their patterns, most of the cost of
-# loading evals.json, and a fleet's evals.json changes far less often than it is read. Only a
-# manifest without any problem is kept (nothing to locate, nothing to report). Anything
-# damaged, of another version or code, or for other bytes is a miss; the file can be deleted.
-
-MANIFEST_CACHE = ".aeon-evals/cache/manifest.json"
-_CACHE_VERSION = 1
-
-
-class ManifestCache:
-    """The run's side of the cache: `read_manifest(root, cache=…)` reads through it and hands it
-    a manifest it validated; `save` keeps that one (called once the run writes: a run that
-    stops early leaves the cache as it was)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.fresh: tuple[str, Manifest] | None = None
-
-    def save(self) -> None:
-        if self.fresh is not None:
-            _keep(self.root, *self.fresh)
-            self.fresh = None
-
-
-_CACHE_CODE = ("manifest.py", "model.py", "patterns.py", "cadence.py", "drift.py", "jsonio.py")
-
-
-def _cache_key(raw: bytes) -> str:
-    """The code that validates (its modules' bytes, the RE2 build that compiles the patterns)
-    and the SHA-256 of evals.json's bytes."""
-    import contextlib
-    import hashlib
-    import os
-
-    import re2  # loaded with the patterns already
-
-    digest = code_digest(f"v{_CACHE_VERSION}", _CACHE_CODE)
-    with contextlib.suppress(OSError, TypeError):
-        engine = getattr(getattr(re2, "_re2", None), "__file__", None) or re2.__file__
-        info = os.stat(engine)
-        digest.update(f"{engine} {info.st_size} {info.st_mtime_ns}".encode())
-    return f"{digest.hexdigest()[:16]}:{hashlib.sha256(raw).hexdigest()}"
-
-
-def _spec_json(spec: Spec) -> list[Any]:
-    return [
-        spec.skill,
-        spec.output_pattern,
-        spec.min_words,
-        list(spec.required_patterns),
-        list(spec.forbidden_patterns),
-        list(spec.required_headings),
-        [[c.label, c.pattern, c.min, c.max, c.skip_if_not_found] for c in spec.numeric_checks],
-        spec.expected_cadence_days,
-        spec.section,
-        None if spec.mute is None else [spec.mute.until.isoformat(), spec.mute.reason],
-        spec.stale_fail_after,
-        [[metric, mode.value] for metric, mode in spec.drift],
-    ]
-
-
-def _spec_of(item: list[Any]) -> Spec:
-    skill, pattern, words, required, forbidden, headings, numeric, days, section, mute = item[:10]
-    stale, drift = item[10:]
-    return Spec(
-        skill=skill,
-        output_pattern=pattern,
-        min_words=words,
-        required_patterns=tuple(required),
-        forbidden_patterns=tuple(forbidden),
-        required_headings=tuple(headings),
-        numeric_checks=tuple(NumericCheck(*c) for c in numeric),
-        expected_cadence_days=days,
-        section=section,
-        mute=None if mute is None else Mute(date.fromisoformat(mute[0]), mute[1]),
-        stale_fail_after=stale,
-        drift=tuple((metric, DriftMode(mode)) for metric, mode in drift),
-    )
-
-
-def _from_cache(data: Any) -> Manifest:
-    contracts = data["contracts"]
-    specs = [_spec_of(item) for item in data["specs"]]
-    return Manifest(
-        path=EVALS_PATH,
-        specs={spec.skill: spec for spec in specs},
-        contracts=None if contracts is None else ContractsMode(contracts),
-    )
-
-
-def _cached(root: Path, key: str) -> Manifest | None:
-    """The manifest kept for `key`, or None (a miss)."""
-    from aeon_evals.fsio import load_cache_json
-
-    data = load_cache_json(root, root / MANIFEST_CACHE)
-    if not (isinstance(data, dict) and data.get("version") == _CACHE_VERSION):
-        return None
-    if data.get("key") != key:
-        return None
-    try:
-        return _from_cache(data)
-    except (KeyError, TypeError, ValueError, IndexError):
-        return None
-
-
-def _keep(root: Path, key: str, manifest: Manifest) -> None:
-    """Keep `manifest` for the next run, when it reads back from JSON equal to itself and the
-    cache folder (made by the run's other caches) stays inside the root; a failed write is only
-    slower."""
-    import contextlib
-
-    from aeon_evals.fsio import atomic_write, cache_allowed
-
-    payload = {
-        "version": _CACHE_VERSION,
-        "key": key,
-        "contracts": None if manifest.contracts is None else manifest.contracts.value,
-        "specs": [_spec_json(spec) for spec in manifest.specs.values()],
-    }
-    try:
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-        if _from_cache(json.loads(text)) != manifest:
-            return
-    except (TypeError, ValueError, KeyError, IndexError):
-        return
-    with contextlib.suppress(OSError):
-        if (root / ".aeon-evals").is_symlink() or not cache_allowed(root):
-            return
-        atomic_write(root / MANIFEST_CACHE, text, sync=False)

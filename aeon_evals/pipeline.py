@@ -23,7 +23,7 @@ from aeon_evals.evaluate import contracts_mode, load_manifest, load_warnings, st
 from aeon_evals.fsio import instance_lock, read_confined
 from aeon_evals.issue_stage import issues_of_the_day, keep_issues
 from aeon_evals.layout import Layout, detect
-from aeon_evals.manifest import Manifest, ManifestCache
+from aeon_evals.manifest import Manifest
 from aeon_evals.model import (
     ArticleRow,
     ContractsMode,
@@ -64,8 +64,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     root = opts.root
     layout = _layout(opts)
     crons = cron_cache.load(root)  # each schedule's fields as last expanded: no croniter
-    kept = ManifestCache(root)  # evals.json as last validated, when unchanged
-    manifest = load_manifest(opts, kept)
+    manifest = load_manifest(opts)
     parse = registry_cache.CachedParser(root)  # aeon.yml as last parsed, when unchanged
     registry = load_registry(root, layout.config, parse=parse)
     switch = _switchover(root, layout, registry)
@@ -235,7 +234,6 @@ def _run(opts: RunOptions) -> RunOutcome:
             outcome.card_written = skipped("--dry-run")
         return outcome
     parse.save()
-    kept.save()
     cron_cache.save(root, crons)
     publish(opts, outcome, store)
     return outcome

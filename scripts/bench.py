@@ -646,7 +646,7 @@ def prime_site(root: Path) -> float:
 # What a run keeps for the next night whatever the day (the workflow restores .aeon-evals/cache):
 # aeon.yml as parsed, the cron schedules as expanded and evals.json as validated, each keyed by
 # the bytes and the code.
-RUN_CACHES = ("registry.json", "cron.json", "manifest.json")
+RUN_CACHES = ("registry.json", "cron.json")
 
 
 def prime_run_caches(root: Path) -> None:
@@ -905,20 +905,6 @@ def compile_package() -> None:
     spec = importlib.util.find_spec("aeon_evals")
     if spec and spec.origin:
         compileall.compile_dir(Path(spec.origin).parent, quiet=1)
-    # and the code of its dataclasses (classcode), as a run that may write bytecode keeps it
-    subprocess.run([sys.executable, "-c", _KEEP_CLASS_CODE], check=True)
-
-
-# Imports every module of the package with classcode on, then keeps what was compiled.
-_KEEP_CLASS_CODE = """
-import importlib, pkgutil, aeon_evals
-from aeon_evals import classcode
-classcode.install()
-for module in pkgutil.walk_packages(aeon_evals.__path__, "aeon_evals."):
-    if not module.name.endswith("__main__"):
-        importlib.import_module(module.name)
-classcode.save(force=True)
-"""
 
 
 # `aeon-evals ARGS` start-up rows: (label, argv after the console script); the demo instance

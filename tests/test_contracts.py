@@ -710,23 +710,3 @@ def test_audit_fallback_heuristic_hung_on_a_fifo_skill_md(tmp_path: Path) -> Non
     assert audit.infer_pattern(tmp_path, "f") == ""
     found = audit.audit(tmp_path, set(), parse_registry("skills:\n  f: { enabled: true }\n"))
     assert found.uncovered_enabled == (audit.Gap("f", ""),)
-
-
-def test_contract_regexes_are_compiled_on_first_use_not_at_import() -> None:
-    """contracts.py compiled some 40 patterns at import (36 ms), also on warm runs that infer
-    nothing."""
-    import subprocess
-    import sys
-
-    probe = (
-        "from aeon_evals import contracts, contract_paths as cp; "
-        "before = type(cp.REF).__name__; "
-        "from aeon_evals.skillmd import parse_skill_doc; "
-        "c = contracts.infer_contract(parse_skill_doc('s', 'skills/s/SKILL.md', "
-        "b'Save to `articles/s-${today}.md`.')); "
-        "print(before, type(cp.REF).__name__, c.outputs[0].spec.output_pattern, cp.REF.pattern[:4])"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout
-    assert out.split() == ["_Lazy", "_Compiled", "articles/s-*.md", "(?<!"]

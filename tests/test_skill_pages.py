@@ -325,30 +325,20 @@ def _every_shape(inst: Instance, cli: Cli) -> Path:
     return inst.root
 
 
-def test_skill_pages_assembled_from_the_template_are_those_jinja_renders(
-    instance: Instance, cli: Cli
-) -> None:
-    """The packaged skill.html is rendered once per shape and filled page by page
-    (skill_shell); an override of it, here the same text, is rendered by Jinja page by page:
-    every page comes out byte for byte the same."""
+def test_every_page_shape_escapes_what_the_instance_wrote(instance: Instance, cli: Cli) -> None:
+    """Pages with and without charts, outputs, issues and a spec: every field the instance wrote
+    (an output's name, a spec's note, an issue's title) is escaped once."""
     root = _every_shape(instance, cli)
-    now = datetime(2026, 5, 12, 6, tzinfo=UTC)
-    shelled = site.build_site(root, root / "shelled", now=now)
-    packaged = (Path(site.__file__).parents[2] / "templates/skill.html").read_text()
-    instance.write(".aeon-evals/templates/skill.html", packaged)
-    jinja = site.build_site(root, root / "jinja", now=now)
-    assert shelled.skills is not None and jinja.skills is not None
-    pages = [rel for rel in shelled.skills.written if rel.startswith("skills/")]
+    built = site.build_site(root, root / "site", now=datetime(2026, 5, 12, 6, tzinfo=UTC))
+    assert built.skills is not None
+    pages = [rel for rel in built.skills.written if rel.startswith("skills/")]
     assert sorted(pages) == [
         f"skills/{s}.html" for s in ("bare", "cost-report", "md-only", "odd-output", "steady")
     ]
-    assert pages == [rel for rel in jinja.skills.written if rel.startswith("skills/")]
-    for rel in pages:
-        assert (root / "shelled" / rel).read_text() == (root / "jinja" / rel).read_text(), rel
-    odd = (root / "shelled/skills/odd-output.html").read_text()
+    odd = (root / "site/skills/odd-output.html").read_text()
     assert "articles/a&amp;b &lt;c&gt;.md" in odd and "&lt;&#39;x&#39;&gt;" in odd
     assert '<td class="wrap">md-only: &lt;b&gt;a &amp; b&lt;/b&gt;</td>' in (
-        (root / "shelled/skills/md-only.html").read_text()
+        (root / "site/skills/md-only.html").read_text()
     )
 
 
@@ -383,17 +373,6 @@ def test_charts_drawn_with_the_builds_shared_memo_are_those_drawn_alone(tmp_path
     for skill in ("a", "b", "c", "d", "b"):
         assert charts_for(skill, history, shared) == charts_for(skill, history, ChartMemo())
     assert charts_for("a", history, shared)[0].line != charts_for("b", history, shared)[0].line
-
-
-def test_a_shell_filled_as_bytes_is_its_text_encoded() -> None:
-    """The pages are written from `Shell.fill_bytes` (literal text encoded once per shell):
-    the same bytes as the filled text encoded, whatever the characters on either side."""
-    from aeon_evals.site.skill_shell import SLOT, parse_shell
-
-    shell = parse_shell(f"<p>← {SLOT}0{SLOT} · ✓</p>{SLOT}2{SLOT}\n{SLOT}1{SLOT}")
-    assert shell is not None
-    for values in (["a", "b", "c"], ["—", "é ✗ 𝄞", ""], ["", "", "\x7f\x80"]):
-        assert shell.fill_bytes(values) == shell.fill(values).encode("utf-8")
 
 
 _DAY0 = date(2027, 1, 1)

@@ -243,20 +243,6 @@ def _templates_digest(env: Environment) -> str:
     return digest.hexdigest()
 
 
-def _packaged(env: Environment, names: Sequence[str]) -> bool:
-    """Whether each template of `names` is the packaged one (not overridden by the instance or
-    a template folder)."""
-    loader = env.loader
-    assert loader is not None
-    packaged = templates_dir().resolve()
-    for name in names:
-        with _template_errors(name):
-            _source, filename, _uptodate = loader.get_source(env, name)
-        if filename is None or Path(filename).resolve() != packaged / name:
-            return False
-    return True
-
-
 def _href(target: Path, start: Path) -> str:
     """A relative link from the folder `start` to `target` ("..", "../.."), so the pages work
     from file:// and in a repository browser; a file URI where none exists (another drive)."""
@@ -354,7 +340,6 @@ def _build(
             generated=generated_at(now),
             counted=None if newest is None else counted_statuses(newest),
             before=before,
-            shell=_packaged(env, ("skill.html", "base.html", "macros.html")),
         )
     )
     try:

@@ -35,7 +35,6 @@ from aeon_evals.metrics import History, history_for_run
 from aeon_evals.model import Status
 from aeon_evals.site.badges import fleet_badge, skill_badge
 from aeon_evals.site.skill_pages import PageMemo, SkillPage, skill_page
-from aeon_evals.site.skill_shell import ShellRenderer
 from aeon_evals.site.views import Assets, page_name
 from aeon_evals.state import load_state
 from aeon_evals.store import ArticleStore
@@ -177,7 +176,6 @@ class SkillSiteJob:
     generated: str
     counted: Mapping[str, Status | None] | None = None
     before: Mapping[str, str] = field(default_factory=dict)
-    shell: bool = False
 
     def pages(self) -> list[tuple[str, str]]:
         """(skill, page) of every skill with a page, by skill."""
@@ -211,17 +209,10 @@ class _Share:
         self._specs = _specs(job.root)
         self._runs = {day: f"../runs/skill-evals-{day.isoformat()}.html" for day in job.run_days}
         self._memo = PageMemo.for_build(job.issues)
-        self._shells = ShellRenderer(job.render, job.assets, job.generated) if job.shell else None
 
     def html(self, page: SkillPage) -> bytes:
-        """The page's HTML, as UTF-8: from the template's shells (skill_shell) when
-        `job.shell`, else rendered by Jinja."""
-        raw = (
-            self._shells.page_bytes(page)
-            if self._shells is not None
-            else self.job.render("skill.html", page).encode()
-        )
-        return raw if raw.endswith(b"\n") else raw + b"\n"  # as fsio.encoded ends text
+        """The page's HTML rendered by Jinja, as UTF-8 ending in a newline (as fsio.encoded)."""
+        return encoded(self.job.render("skill.html", page))
 
     def emit(self, rel: str, text: str | bytes) -> None:
         if self.parent is not None:
@@ -317,9 +308,7 @@ def write_skill_site(job: SkillSiteJob) -> SkillSite:
     badge, in this process. `job.render(template, page)` renders a template; `job.run_days`:
     the days that have a run page; `job.counted`: the status of each row the newest article
     counts toward its verdict (the fleet badge; None: no article, the newest run of the history
-    is counted); `job.before`: the stamps of the last build (PageWriter); `job.shell`: the
-    templates are the packaged ones, so the pages are assembled from them rendered once per shape
-    (skill_shell), else each is rendered by `job.render`."""
+    is counted); `job.before`: the stamps of the last build (PageWriter)."""
     share = _Share(job)
     share.share(_work(job))
     share.fleet()
