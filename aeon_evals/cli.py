@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.errno not in _ENVIRONMENT:
             return _internal()
         # The machine, not the tool: a full disk, a read-only folder, a permission.
-        from aeon_evals.fsio import write_error
+        from aeon_evals.fs.write import write_error
 
         shown = exc.filename if exc.filename is not None else "a file"
         reason = write_error(exc, "").split(": cannot write: ")[-1]

@@ -615,7 +615,8 @@ def prime_site(root: Path) -> float:
         raise SystemExit(f"aeon-evals site exited {code}:\n{tail}")
     # ... and the SKILL.md contracts it inferred, kept in .aeon-evals/cache/ like the articles
     prime = (
-        "import sys; from pathlib import Path; from aeon_evals.contracts import load_contracts; "
+        "import sys; from pathlib import Path; "
+        "from aeon_evals.contracts.instance import load_contracts; "
         "root = Path(sys.argv[1]); "
         "load_contracts(root, [p.name for p in (root / 'skills').iterdir() if p.is_dir()])"
     )
@@ -624,8 +625,9 @@ def prime_site(root: Path) -> float:
     # (.aeon-evals/cache/metrics.json): a nightly job keeps that folder between runs.
     history = (
         "import sys; from datetime import date; from pathlib import Path; "
-        "from aeon_evals import metrics; from aeon_evals.layout import detect; "
-        "from aeon_evals.outputs import Outputs; from aeon_evals.store import ArticleStore; "
+        "from aeon_evals.metrics import history as metrics; "
+        "from aeon_evals.load.layout import detect; from aeon_evals.load.outputs import Outputs; "
+        "from aeon_evals.articles.store import ArticleStore; "
         "root = Path(sys.argv[1]); layout = detect(root); "
         "store = ArticleStore(root, names=Outputs(root).names(layout.articles), writable=True, "
         "dirs=layout.article_dirs); "
@@ -1018,19 +1020,16 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
     """Wrap the stage functions (module attributes, not files) with exclusive timers."""
     import functools
 
-    from aeon_evals import (
-        audit,
-        cadence,
-        checks,
-        issue_stage,
-        latest,
-        pipeline,
-        render,
-        report,
-        site,
-    )
-    from aeon_evals.outputs import Outputs
-    from aeon_evals.store import ArticleStore
+    from aeon_evals import site
+    from aeon_evals.articles.store import ArticleStore
+    from aeon_evals.checks import latest
+    from aeon_evals.checks import skill as checks
+    from aeon_evals.contracts import audit
+    from aeon_evals.load import cadence
+    from aeon_evals.load.outputs import Outputs
+    from aeon_evals.report import diff as report
+    from aeon_evals.report import render
+    from aeon_evals.run import issue_stage, pipeline
 
     totals: dict[str, float] = dict.fromkeys(STAGES, 0.0)
     calls: dict[str, int] = dict.fromkeys(STAGES, 0)
@@ -1091,7 +1090,7 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
 def _checks_here() -> None:
     """The checks in this process, so that the stage timers and the profiler see them (a run
     checks many skills on the second core while it reads the history: evaluate.start_checks)."""
-    from aeon_evals import evaluate
+    from aeon_evals.run import evaluate
 
     if hasattr(evaluate, "FORK_MIN_CHECKS"):
         evaluate.FORK_MIN_CHECKS = 1 << 30

@@ -130,7 +130,7 @@ def main() -> int:
         )
         print("  " + out.splitlines()[-1])
         if args.profile:
-            from aeon_evals.catalog_lint import check_catalog, load_catalog
+            from aeon_evals.catalog.lint import check_catalog, load_catalog
 
             profiler = cProfile.Profile()
             profiler.enable()

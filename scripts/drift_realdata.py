@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from aeon_evals import drift, metrics
-from aeon_evals.history import read_article
-from aeon_evals.state import health_history
+from aeon_evals.articles.parse import read_article
+from aeon_evals.load.state import health_history
+from aeon_evals.metrics import history as metrics
+from aeon_evals.model import drift
 
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aeon_evals.artifacts import NOT_SENT, Artifact, Fate, failed, skipped
+from aeon_evals.model.artifacts import NOT_SENT, Artifact, Fate, failed, skipped
 
 
 @pytest.mark.parametrize(

@@ -19,15 +19,22 @@ from hypothesis import given
 from hypothesis import strategies as st
 from realdata import realdata
 
-from aeon_evals import audit, skill_names
-from aeon_evals.audit import closest_skill, infer_from_text
 from aeon_evals.commands.audit_cmd import as_json, render_text
-from aeon_evals.contract_paths import DATE_GLOB, normalize_ref
-from aeon_evals.manifest import parse_manifest
+from aeon_evals.contracts import audit
+from aeon_evals.contracts.audit import closest_skill, infer_from_text
+from aeon_evals.contracts.paths import DATE_GLOB, normalize_ref
+from aeon_evals.contracts.stubs import (
+    FORBIDDEN_DEFAULTS,
+    name_pattern,
+    starter_manifest,
+    stub_for,
+    stubs,
+)
+from aeon_evals.load import skill_names
+from aeon_evals.load.manifest import parse_manifest
+from aeon_evals.load.registry import Registry, parse_registry
 from aeon_evals.model import Registration
-from aeon_evals.patterns import compile_pattern
-from aeon_evals.registry import Registry, parse_registry
-from aeon_evals.stubs import FORBIDDEN_DEFAULTS, name_pattern, starter_manifest, stub_for, stubs
+from aeon_evals.text.patterns import compile_pattern
 
 Cli = Callable[..., tuple[int, str, str]]
 REPO = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from aeon_evals import cli
-from aeon_evals.history import read_article
+from aeon_evals.articles.parse import read_article
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 

@@ -13,9 +13,9 @@ from markdown_it import MarkdownIt
 from realdata import realdata
 from test_render_parse import _data
 
-from aeon_evals import render
-from aeon_evals.history import BODY_MD, body_html
-from aeon_evals.render import ArticleData
+from aeon_evals.articles.parse import BODY_MD, body_html
+from aeon_evals.report import render
+from aeon_evals.report.render import ArticleData
 
 # markdown-it as configured for the dashboard, with its stock inline rule: the reference
 STOCK = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")

@@ -16,8 +16,9 @@ from conftest import Instance
 from realdata import realdata
 from test_cli_run import WEEK1, WEEK2, WEEK3, Cli, fleet
 
-from aeon_evals import history, store
-from aeon_evals.cache import (
+from aeon_evals.articles import parse as history
+from aeon_evals.articles import store
+from aeon_evals.articles.cache import (
     CACHE_DIR,
     RENDERER_FILE,
     ArticleCache,
@@ -26,8 +27,8 @@ from aeon_evals.cache import (
     detail_to_json,
     summary_to_json,
 )
-from aeon_evals.history import ArticleParseError, read_article
-from aeon_evals.store import ArticleStore
+from aeon_evals.articles.parse import ArticleParseError, read_article
+from aeon_evals.articles.store import ArticleStore
 
 
 def _real_article(root: Path, pattern: str = "*/articles/skill-evals-*.md") -> Path:
@@ -141,7 +142,7 @@ def test_new_code_drops_the_entries_of_old_code(tmp_path: Path) -> None:
     }
 
 
-PACKAGE = Path(store.__file__).parent
+PACKAGE = Path(store.__file__).parents[1]
 
 
 def _after_an_upgrade(tmp_path: Path, edited: str, expr: str) -> tuple[str, str]:
@@ -152,7 +153,8 @@ def _after_an_upgrade(tmp_path: Path, edited: str, expr: str) -> tuple[str, str]
 
     def probe() -> str:
         code = (
-            f"from pathlib import Path; from aeon_evals import cache, history, store; print({expr})"
+            "from pathlib import Path; from aeon_evals.articles import cache, store; "
+            f"from aeon_evals.articles import parse as history; print({expr})"
         )
         done = subprocess.run(
             [sys.executable, "-c", code],
@@ -175,12 +177,12 @@ def _after_an_upgrade(tmp_path: Path, edited: str, expr: str) -> tuple[str, str]
     [
         ("site/views.py", True),
         ("site/build.py", True),
-        ("store.py", True),
-        ("pipeline.py", True),
-        ("render.py", True),
-        ("history.py", False),
-        ("cache.py", False),
-        ("model.py", False),
+        ("articles/store.py", True),
+        ("run/pipeline.py", True),
+        ("report/render.py", True),
+        ("articles/parse.py", False),
+        ("articles/cache.py", False),
+        ("model/__init__.py", False),
     ],
 )
 def test_an_upgrade_keeps_the_cached_parses_unless_the_parser_changed(
@@ -192,7 +194,7 @@ def test_an_upgrade_keeps_the_cached_parses_unless_the_parser_changed(
     assert (before == after) is kept
 
 
-@pytest.mark.parametrize("edited", ["history.py", "cache.py", "site/views.py"])
+@pytest.mark.parametrize("edited", ["articles/parse.py", "articles/cache.py", "site/views.py"])
 def test_the_bodies_are_keyed_by_their_renderer_alone(tmp_path: Path, edited: str) -> None:
     before, after = _after_an_upgrade(tmp_path, edited, "history.body_fingerprint()")
     assert before == after

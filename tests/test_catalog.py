@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from aeon_evals.catalog import (
+from aeon_evals.catalog.cases import Case, CaseKind, evaluate
+from aeon_evals.catalog.routing import (
     STOP_WORDS,
     SkillText,
     build_model,
@@ -16,8 +17,7 @@ from aeon_evals.catalog import (
     similarity,
     tokens,
 )
-from aeon_evals.catalog_cases import Case, CaseKind, evaluate
-from aeon_evals.catalog_stem import stem
+from aeon_evals.catalog.stem import stem
 
 # Porter's own examples (1980 paper, steps 1–5) and a few from real descriptions.
 STEMS = [

@@ -10,8 +10,8 @@ from datetime import date
 
 from conftest import Instance
 
-from aeon_evals.catalog_summary import CACHE_FILE, catalog_summary
-from aeon_evals.history import parse_article
+from aeon_evals.articles.parse import parse_article
+from aeon_evals.catalog.summary import CACHE_FILE, catalog_summary
 
 Cli = Callable[..., tuple[int, str, str]]
 NOW = "2026-05-31T06:00:00Z"

@@ -16,14 +16,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from realdata import put, realdata
 
-from aeon_evals.cadence import CronError, cron_gap_days, expected_cadence_days, previous_fire
-from aeon_evals.checks import Context, evaluate
-from aeon_evals.content import check_content
+from aeon_evals.checks.content import check_content
+from aeon_evals.checks.skill import Context, evaluate
+from aeon_evals.load.cadence import CronError, cron_gap_days, expected_cadence_days, previous_fire
+from aeon_evals.load.outputs import Outputs, name_matcher
+from aeon_evals.load.state import Health
 from aeon_evals.model import NumericCheck, Registration, Spec, Status
-from aeon_evals.outputs import Outputs, name_matcher
-from aeon_evals.patterns import PatternError, compile_pattern
-from aeon_evals.sections import HeadingIndex, Want, extract_sections, heading_key, starts_section
-from aeon_evals.state import Health
+from aeon_evals.text.patterns import PatternError, compile_pattern
+from aeon_evals.text.sections import (
+    HeadingIndex,
+    Want,
+    extract_sections,
+    heading_key,
+    starts_section,
+)
 
 NOW = datetime(2026, 5, 3, 6, 0, tzinfo=UTC)
 

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from aeon_evals import ci, cli, job_summary
+from aeon_evals import cli
+from aeon_evals.ci import gate as ci
+from aeon_evals.ci import summary as job_summary
 from aeon_evals.model import (
     Cause,
     Coverage,
@@ -21,9 +23,9 @@ from aeon_evals.model import (
     Status,
     Verdict,
 )
-from aeon_evals.render import ArticleData
-from aeon_evals.report import Row, count
-from aeon_evals.run_model import RunOutcome
+from aeon_evals.report.diff import Row, count
+from aeon_evals.report.render import ArticleData
+from aeon_evals.run.data import RunOutcome
 
 SCHEMA = Path(__file__).parent / "fixtures" / "junit" / "junit.xsd"
 DAY1 = "2026-05-31"

@@ -15,7 +15,7 @@ import pytest
 from conftest import Instance
 from golden import assert_golden
 
-from aeon_evals.fsio import instance_lock
+from aeon_evals.fs.lock import instance_lock
 
 Cli = Callable[..., tuple[int, str, str]]
 WEEK1, WEEK2, WEEK3 = "2026-05-17T06:00:00Z", "2026-05-24T06:00:00Z", "2026-05-31T06:00:00Z"
@@ -250,7 +250,7 @@ def test_ledger_issues_closed_were_in_another_order_than_sources() -> None:
 
     from aeon_evals.issues import IssueOutcome, IssueRef
     from aeon_evals.model import Verdict
-    from aeon_evals.run_model import RunOutcome
+    from aeon_evals.run.data import RunOutcome
 
     refs = tuple(IssueRef(i, s, "") for i, s in (("ISS-10", "a"), ("ISS-9", "z"), ("ISS-2", "m")))
     outcome = RunOutcome(Verdict.OK, date(2026, 6, 1), issues=IssueOutcome(refs, refs))

@@ -14,17 +14,17 @@ import pytest
 from conftest import Instance
 from realdata import realdata
 
-from aeon_evals.contracts import (
+from aeon_evals.contracts.instance import (
     CACHE_FILE,
     CACHE_VERSION,
     Contract,
     infer_contract,
     load_contracts,
 )
-from aeon_evals.manifest import EVALS_PATH, parse_manifest
-from aeon_evals.outputs import Outputs, name_date
-from aeon_evals.patterns import compile_pattern
-from aeon_evals.skillmd import parse_skill_doc, read_skill_doc
+from aeon_evals.load.manifest import EVALS_PATH, parse_manifest
+from aeon_evals.load.outputs import Outputs, name_date
+from aeon_evals.load.skillmd import parse_skill_doc, read_skill_doc
+from aeon_evals.text.patterns import compile_pattern
 
 Cli = Callable[..., tuple[int, str, str]]
 MIRO = "aaronjmars__miroshark-aeon@2026-08-22"
@@ -642,7 +642,7 @@ def test_every_bad_skill_md_is_one_warning_line_and_no_contract(
 
 
 def _enabled_contracts(name: str) -> dict[str, Contract]:
-    from aeon_evals.registry import load_registry
+    from aeon_evals.load.registry import load_registry
 
     root = _root(name)
     return {
@@ -702,8 +702,8 @@ def test_every_enabled_real_skill_has_a_contract_its_real_output_meets(
 
 def test_audit_fallback_heuristic_hung_on_a_fifo_skill_md(tmp_path: Path) -> None:
     """The older path heuristic opened SKILL.md with a blocking open(): a FIFO hung the audit."""
-    from aeon_evals import audit
-    from aeon_evals.registry import parse_registry
+    from aeon_evals.contracts import audit
+    from aeon_evals.load.registry import parse_registry
 
     (tmp_path / "skills/f").mkdir(parents=True)
     os.mkfifo(tmp_path / "skills/f/SKILL.md")

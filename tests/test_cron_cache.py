@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import Instance
 
-from aeon_evals import cadence, cron_cache
+from aeon_evals.load import cadence, cron_cache
 
 Cli = Callable[..., tuple[int, str, str]]
 NOW = datetime(2026, 5, 31, 6, 0, tzinfo=UTC)
@@ -60,7 +60,7 @@ def _fresh() -> Iterator[None]:
 WARM = """
 import json, sys
 from pathlib import Path
-from aeon_evals import cron_cache
+from aeon_evals.load import cron_cache
 sys.path.insert(0, sys.argv[2])
 from test_cron_cache import EXPRESSIONS, NEVER, answers
 cron_cache.load(Path(sys.argv[1]))

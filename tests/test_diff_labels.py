@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aeon_evals.model import DiffLabel, Status
-from aeon_evals.report import diff_label
+from aeon_evals.report.diff import diff_label
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "diff-labels.md"
 

@@ -7,8 +7,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from aeon_evals.drift import DEFAULT, Direction, Params, bound, detect, parse_drift_spec
 from aeon_evals.model import DriftMode
+from aeon_evals.model.drift import DEFAULT, Direction, Params, bound, detect, parse_drift_spec
 
 START = date(2026, 3, 1)
 

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 from realdata import put, realdata
 
-from aeon_evals import card, layout, registry
 from aeon_evals.errors import ExitCode
-from aeon_evals.render import pct_text
+from aeon_evals.load import layout, registry
+from aeon_evals.report import card
+from aeon_evals.report.render import pct_text
 
 Cli = Callable[..., tuple[int, str, str]]
 NEW = "aaronjmars__miroshark-aeon@2026-08-22"

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from realdata import AEONFUN, AEONFUN_NOW, whole_instance
 
-from aeon_evals import checks, evaluate
-from aeon_evals.forked import Forked
+from aeon_evals.checks import skill as checks
+from aeon_evals.parallel import Forked
+from aeon_evals.run import evaluate
 
 Cli = Callable[..., tuple[int, str, str]]
 

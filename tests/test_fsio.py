@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from aeon_evals.fsio import atomic_write_parts, encoded, rel_path, write_if_changed
+from aeon_evals.fs.confine import rel_path
+from aeon_evals.fs.write import atomic_write_parts, encoded, write_if_changed
 
 
 def test_write_if_changed_keeps_an_identical_file(tmp_path: Path) -> None:

@@ -21,9 +21,9 @@ from conftest import Instance
 from test_bad_config import EVALS, make_instance
 from test_cli_run import WEEK1, WEEK2, fleet
 
-from aeon_evals.history import read_article
+from aeon_evals.articles.parse import read_article
 from aeon_evals.issues import read_issues
-from aeon_evals.notify import MAX_BODY_BYTES, send
+from aeon_evals.report.notify import MAX_BODY_BYTES, send
 
 Cli = Callable[..., tuple[int, str, str]]
 
@@ -302,9 +302,9 @@ def test_a_200_mb_output_is_streamed_in_bounded_memory(instance: Instance) -> No
 def test_a_file_vanishing_between_listing_and_reading(instance: Instance) -> None:
     from datetime import UTC, datetime
 
-    from aeon_evals.checks import Context, evaluate
+    from aeon_evals.checks.skill import Context, evaluate
+    from aeon_evals.load.outputs import Outputs
     from aeon_evals.model import Registration, Spec
-    from aeon_evals.outputs import Outputs
 
     inst = instance
     inst.write("out/v-2026-05-30.md", "word")

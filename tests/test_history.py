@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from realdata import realdata
 
-from aeon_evals.history import (
+from aeon_evals.articles.parse import (
     ArticleParseError,
     parse_article,
     parse_status,
@@ -18,11 +18,11 @@ from aeon_evals.history import (
     read_article,
     unescape_cell,
 )
-from aeon_evals.mdtable import escape_cell
+from aeon_evals.articles.store import ArticleStore
 from aeon_evals.model import Cause, Coverage, DiffLabel, SkillResult, Status, Verdict
-from aeon_evals.render import ArticleData, render_article
-from aeon_evals.report import DiffCounts, Row
-from aeon_evals.store import ArticleStore
+from aeon_evals.report.diff import DiffCounts, Row
+from aeon_evals.report.render import ArticleData, render_article
+from aeon_evals.text.mdtable import escape_cell
 
 
 def _real_articles() -> list[Path]:

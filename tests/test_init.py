@@ -15,9 +15,11 @@ import pytest
 import yaml
 from croniter import croniter
 
-from aeon_evals import __version__, audit, cli, registry, resources, stubs
+from aeon_evals import __version__, cli, resources
 from aeon_evals.commands import init_cmd
-from aeon_evals.manifest import parse_manifest
+from aeon_evals.contracts import audit, stubs
+from aeon_evals.load import registry
+from aeon_evals.load.manifest import parse_manifest
 
 TEMPLATE = resources.templates_dir() / "github-workflow.yml"
 CI_SCRIPTS = resources.templates_dir() / "ci"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from aeon_evals.jsonpos import duplicate_members, line_of, member_lines
-from aeon_evals.manifest import read_manifest
+from aeon_evals.load.manifest import read_manifest
+from aeon_evals.text.jsonpos import duplicate_members, line_of, member_lines
 
 DOC = """{
   "version": "1",

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 from realdata import realdata
 
-from aeon_evals.catalog_lint import Rule, Severity, check_catalog, load_catalog
-from aeon_evals.contracts import infer_contract
+from aeon_evals.catalog.lint import Rule, Severity, check_catalog, load_catalog
+from aeon_evals.contracts.instance import infer_contract
 
 Cli = Callable[..., tuple[int, str, str]]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from realdata import realdata
 
-from aeon_evals.manifest import parse_manifest
-from aeon_evals.registry import parse_registry
-from aeon_evals.state import parse_cron_state, parse_health
+from aeon_evals.load.manifest import parse_manifest
+from aeon_evals.load.registry import parse_registry
+from aeon_evals.load.state import parse_cron_state, parse_health
 
 
 def _files(pattern: str) -> list[Path]:
@@ -115,7 +115,7 @@ def test_skill_health_read_through_its_listing_is_what_opening_each_file_gives(
     """load_state lists memory/skill-health once and opens only the files there (boot pass: 950
     failed opens at 1,000 skills); the same records and warnings as opening each skill's file,
     hostile entries included. A folder behind a symlink is not listed: each file is opened."""
-    from aeon_evals import state
+    from aeon_evals.load import state
 
     health = tmp_path / "memory/skill-health"
     health.mkdir(parents=True)

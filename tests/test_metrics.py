@@ -12,9 +12,9 @@ import pytest
 from conftest import Instance
 from realdata import REPO, realdata
 
-from aeon_evals import metrics
-from aeon_evals.history import read_article
-from aeon_evals.metrics import Sample, parse_tsv, render_tsv
+from aeon_evals.articles.parse import read_article
+from aeon_evals.metrics import history as metrics
+from aeon_evals.metrics.history import Sample, parse_tsv, render_tsv
 from aeon_evals.model import Status
 from aeon_evals.site.badges import fleet_badge
 

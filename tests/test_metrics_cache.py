@@ -15,10 +15,11 @@ import pytest
 from conftest import Instance
 from realdata import realdata
 
-from aeon_evals import drift, metrics, metrics_cache
-from aeon_evals.history import read_article
-from aeon_evals.metrics import History, Sample, render_tsv
-from aeon_evals.model import ParsedArticle, Status
+from aeon_evals.articles.parse import read_article
+from aeon_evals.metrics import columns as metrics_cache
+from aeon_evals.metrics import history as metrics
+from aeon_evals.metrics.history import History, Sample, render_tsv
+from aeon_evals.model import ParsedArticle, Status, drift
 
 Cli = Callable[..., tuple[int, str, str]]
 FIRST = date(2026, 1, 5)

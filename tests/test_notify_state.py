@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from conftest import Instance
 
-from aeon_evals.notify import STATE_PATH
+from aeon_evals.report.notify import STATE_PATH
 
 Cli = Callable[..., tuple[int, str, str]]
 NOW = "2026-05-17T06:00:00Z"

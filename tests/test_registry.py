@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from realdata import realdata
 
-from aeon_evals.registry import load_registry, parse_registry, schedule_problems
+from aeon_evals.load.registry import load_registry, parse_registry, schedule_problems
 
 REAL_FILES = [
     # (file, registered, enabled)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from realdata import realdata
 
-from aeon_evals import registry_cache
-from aeon_evals.registry import Registry, load_registry
+from aeon_evals.load import registry_cache
+from aeon_evals.load.registry import Registry, load_registry
 
 BROKEN = {
     "chains": 'skills:\n  a: { enabled: true, schedule: "0 7 * * *" }\n\nchains:\n'

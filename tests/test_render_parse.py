@@ -8,7 +8,7 @@ from datetime import date
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aeon_evals.history import parse_article
+from aeon_evals.articles.parse import parse_article
 from aeon_evals.model import (
     ArticleRow,
     Cause,
@@ -21,8 +21,8 @@ from aeon_evals.model import (
     Status,
     Verdict,
 )
-from aeon_evals.render import ArticleData, parsed_article, render_article
-from aeon_evals.report import DiffCounts, Row
+from aeon_evals.report.diff import DiffCounts, Row
+from aeon_evals.report.render import ArticleData, parsed_article, render_article
 
 # Any text a cause, note, path or action can hold, markdown specials and odd whitespace included.
 _ANY = st.text(

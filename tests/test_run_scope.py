@@ -10,7 +10,7 @@ from typing import Any
 from conftest import Instance
 from realdata import AEONFUN, AEONFUN_NOW, whole_instance
 
-from aeon_evals import history
+from aeon_evals.articles import parse as history
 
 Cli = Callable[..., tuple[int, str, str]]
 

@@ -16,9 +16,9 @@ from golden import assert_golden
 from realdata import realdata
 
 from aeon_evals import clock, site
-from aeon_evals.cache import ArticleCache
+from aeon_evals.articles.cache import ArticleCache
+from aeon_evals.articles.parse import read_article
 from aeon_evals.errors import ConfigError, ExitCode
-from aeon_evals.history import read_article
 from aeon_evals.model import ArticleRow, ParsedArticle, Status
 from aeon_evals.site import build, charts, views
 
@@ -532,7 +532,7 @@ def test_render_error_in_a_template_override_names_the_override_and_the_skill(
 
 
 def _article_skills(instance: Path) -> set[str]:
-    from aeon_evals.history import read_article
+    from aeon_evals.articles.parse import read_article
 
     return {
         skill

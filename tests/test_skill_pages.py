@@ -21,7 +21,7 @@ from test_site import NOW as SITE_NOW
 from test_site import write_history
 
 from aeon_evals import site
-from aeon_evals.metrics import Sample, render_tsv
+from aeon_evals.metrics.history import Sample, render_tsv
 from aeon_evals.model import Status
 from aeon_evals.site import skill_site
 from aeon_evals.site.skill_charts import escaped
@@ -217,7 +217,7 @@ def test_the_fleet_badge_counts_what_the_verdict_counts_not_report_only_rows(
 
 
 def _stamps(root: Path, out: Path) -> dict[str, str]:
-    from aeon_evals.store import ArticleStore
+    from aeon_evals.articles.store import ArticleStore
 
     return ArticleStore(root).pages(out)
 
@@ -354,8 +354,8 @@ def test_an_override_of_the_skill_page_template_is_still_used(instance: Instance
 def test_charts_drawn_with_the_builds_shared_memo_are_those_drawn_alone(tmp_path: Path) -> None:
     """ChartMemo reuses the places of the last days met for a span: skills on the same first
     and last day and as many runs but other days between must not get each other's places."""
+    from aeon_evals.articles.store import ArticleStore
     from aeon_evals.site.skill_charts import ChartMemo, charts_for
-    from aeon_evals.store import ArticleStore
 
     (tmp_path / "articles").mkdir()
     start = date(2026, 6, 1)

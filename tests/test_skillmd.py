@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from realdata import realdata
 
-from aeon_evals.skillmd import (
+from aeon_evals.load.skillmd import (
     READ_LIMIT,
     Form,
     _simple_frontmatter,

@@ -69,8 +69,8 @@ def test_checking_commands_import_no_rendering(argv: tuple[str, ...]) -> None:
     modules = loaded(*argv)
     assert not modules & RENDERING, sorted(modules & RENDERING)
     assert not ours(modules) & {
-        "aeon_evals.pipeline",
-        "aeon_evals.render",
+        "aeon_evals.run.pipeline",
+        "aeon_evals.report.render",
         "aeon_evals.site",
         "aeon_evals.issues",
         "aeon_evals.commands.run_cmd",
@@ -83,25 +83,29 @@ def test_checking_commands_import_no_rendering(argv: tuple[str, ...]) -> None:
 # (acceptance pass: they cost validate about 40 ms of start-up).
 VALIDATE_MODULES = {
     "aeon_evals",
-    "aeon_evals.cadence",
     "aeon_evals.cli",
     "aeon_evals.commands",
     "aeon_evals.commands.validate_cmd",
     "aeon_evals.errors",
-    "aeon_evals.fsio",
-    "aeon_evals.jsonio",
-    "aeon_evals.jsonpos",
-    "aeon_evals.layout",
-    "aeon_evals.manifest",
+    "aeon_evals.fs",
+    "aeon_evals.fs.confine",
+    "aeon_evals.load",
+    "aeon_evals.load.cadence",
+    "aeon_evals.load.layout",
+    "aeon_evals.load.manifest",
+    "aeon_evals.load.registry",
+    "aeon_evals.load.skill_names",
+    "aeon_evals.load.switchover",
     "aeon_evals.model",
-    "aeon_evals.status",
-    "aeon_evals.patches",
-    "aeon_evals.patterns",
-    "aeon_evals.problems",
-    "aeon_evals.registry",
-    "aeon_evals.skill_names",
-    "aeon_evals.switchover",
-    "aeon_evals.yamlsafe",
+    "aeon_evals.model.problems",
+    "aeon_evals.model.status",
+    "aeon_evals.report",
+    "aeon_evals.report.patches",
+    "aeon_evals.text",
+    "aeon_evals.text.jsonio",
+    "aeon_evals.text.jsonpos",
+    "aeon_evals.text.patterns",
+    "aeon_evals.text.yamlsafe",
 }
 # The third-party packages of `python -c 'import yaml, re2, croniter, json'` (issue #20's bare
 # interpreter for validate): croniter brings dateutil.
@@ -149,9 +153,9 @@ def test_validate_of_an_instance_with_orphans_and_wildcard_folders_stays_light(
     (tmp_path / "skills/skill-evals/evals.json").write_text(json.dumps({"skills": specs}))
     extra = ours(loaded("validate", "--root", str(tmp_path))) - VALIDATE_MODULES
     assert extra == {
-        "aeon_evals.outputs",
-        "aeon_evals.drift",
-        "aeon_evals.model_results",
+        "aeon_evals.load.outputs",
+        "aeon_evals.model.drift",
+        "aeon_evals.model.results",
     }, sorted(extra)
 
 
@@ -165,8 +169,8 @@ def test_run_help_loads_the_run_but_no_other_command() -> None:
         "aeon_evals.commands.lint_cmd",
         "aeon_evals.commands.site_cmd",
         "aeon_evals.commands.validate_cmd",
-        "aeon_evals.pipeline",
-        "aeon_evals.render",
+        "aeon_evals.run.pipeline",
+        "aeon_evals.report.render",
     }
     assert not every & RENDERING, sorted(every & RENDERING)
 
@@ -187,12 +191,12 @@ def test_an_unknown_command_is_refused_with_the_list_of_commands() -> None:
 NOT_BEFORE_THE_SITE = {
     "croniter",
     "dateutil",
-    "aeon_evals.bootstrap",
-    "aeon_evals.stubs",
-    "aeon_evals.job_summary",
-    "aeon_evals.contract_infer",
-    "aeon_evals.contract_body",
-    "aeon_evals.contract_parts",
+    "aeon_evals.run.bootstrap",
+    "aeon_evals.contracts.stubs",
+    "aeon_evals.ci.summary",
+    "aeon_evals.contracts.infer",
+    "aeon_evals.contracts.body",
+    "aeon_evals.contracts.parts",
     "aeon_evals.site",
     "frontmatter",
     "jinja2",
@@ -205,17 +209,17 @@ NOT_BEFORE_THE_SITE = {
 # for lost articles), the notifier under --no-notify or when nothing changed, the dashboard card
 # without a feed folder, and the JSON line finder (evals.json without problems).
 NOT_ON_A_WARM_NIGHT = {
-    "aeon_evals.catalog",
-    "aeon_evals.catalog_cases",
-    "aeon_evals.catalog_findings",
-    "aeon_evals.catalog_lint",
-    "aeon_evals.catalog_read",
-    "aeon_evals.catalog_rules",
-    "aeon_evals.catalog_stem",
-    "aeon_evals.gitrepo",
-    "aeon_evals.notify",
-    "aeon_evals.card",
-    "aeon_evals.jsonpos",
+    "aeon_evals.catalog.routing",
+    "aeon_evals.catalog.cases",
+    "aeon_evals.catalog.findings",
+    "aeon_evals.catalog.lint",
+    "aeon_evals.catalog.read",
+    "aeon_evals.catalog.rules",
+    "aeon_evals.catalog.stem",
+    "aeon_evals.fs.gitrepo",
+    "aeon_evals.report.notify",
+    "aeon_evals.report.card",
+    "aeon_evals.text.jsonpos",
     "subprocess",
 }
 
@@ -249,8 +253,8 @@ def test_the_run_options_default_notify_timeout_is_the_notifiers() -> None:
     that notifies: the two stay one value."""
     from dataclasses import fields
 
-    from aeon_evals import notify
-    from aeon_evals.run_model import RunOptions
+    from aeon_evals.report import notify
+    from aeon_evals.run.data import RunOptions
 
     default = {f.name: f.default for f in fields(RunOptions)}["notify_timeout"]
     assert default == notify.TIMEOUT_SECONDS

@@ -13,9 +13,9 @@ import shutil
 from datetime import date
 from pathlib import Path
 
-from aeon_evals.demo import make_demo
+from aeon_evals.articles.store import ArticleStore
 from aeon_evals.issues import read_issues
-from aeon_evals.store import ArticleStore
+from aeon_evals.run.demo import make_demo
 
 TODAY = date(2026, 5, 3)
 

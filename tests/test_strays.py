@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from strays import GUARD, StrayWrite
 
-from aeon_evals.fsio import atomic_write
+from aeon_evals.fs.write import atomic_write
 
 REPO = Path(__file__).parent.parent
 

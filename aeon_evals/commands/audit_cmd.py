@@ -9,14 +9,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import audit, stubs
 from aeon_evals.commands import add_instance_options, summary
-from aeon_evals.contracts import load_contracts
-from aeon_evals.controls import show_name
+from aeon_evals.contracts import audit, stubs
+from aeon_evals.contracts.instance import load_contracts
 from aeon_evals.errors import ConfigError
-from aeon_evals.manifest import parse_manifest, read_manifest_data
-from aeon_evals.problems import warning_line
-from aeon_evals.registry import load_registry
+from aeon_evals.load.manifest import parse_manifest, read_manifest_data
+from aeon_evals.load.registry import load_registry
+from aeon_evals.model.problems import warning_line
+from aeon_evals.text.controls import show_name
 
 _NAME_WIDTH = 30
 

@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import audit
 from aeon_evals.commands import add_instance_options, summary
-from aeon_evals.contracts import Contract, ContractOutput, contract_to_json, load_contracts
-from aeon_evals.controls import show_name
+from aeon_evals.contracts import audit
+from aeon_evals.contracts.instance import Contract, ContractOutput, contract_to_json, load_contracts
 from aeon_evals.errors import ConfigError, UsageError
-from aeon_evals.manifest import EVALS_PATH, SKILL_NAME, parse_manifest, read_manifest_data
-from aeon_evals.problems import warning_line
-from aeon_evals.registry import LLM_SKILL, load_registry
+from aeon_evals.load.manifest import EVALS_PATH, SKILL_NAME, parse_manifest, read_manifest_data
+from aeon_evals.load.registry import LLM_SKILL, load_registry
+from aeon_evals.model.problems import warning_line
+from aeon_evals.text.controls import show_name
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:

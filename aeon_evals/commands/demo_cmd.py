@@ -6,11 +6,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import clock, demo, pipeline
+from aeon_evals import clock
 from aeon_evals.commands import summary
 from aeon_evals.commands.run_cmd import to_json
 from aeon_evals.errors import UsageError
-from aeon_evals.run_model import RunOptions
+from aeon_evals.run import demo, pipeline
+from aeon_evals.run.data import RunOptions
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:

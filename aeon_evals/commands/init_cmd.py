@@ -10,12 +10,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import __version__, audit, layout, registry, resources, stubs, switchover
+from aeon_evals import __version__, resources
 from aeon_evals.commands import add_instance_options, summary
+from aeon_evals.contracts import audit, stubs
 from aeon_evals.errors import ConfigError, UsageError
-from aeon_evals.fsio import atomic_write, confine, create_exclusive
-from aeon_evals.manifest import EVALS_PATH
-from aeon_evals.problems import warning_line
+from aeon_evals.fs.confine import confine
+from aeon_evals.fs.write import atomic_write, create_exclusive
+from aeon_evals.load import layout, registry, switchover
+from aeon_evals.load.manifest import EVALS_PATH
+from aeon_evals.model.problems import warning_line
 
 WORKFLOW_PATH = ".github/workflows/skill-evals.yml"
 # The workflow's scripts, kept beside it so they can be read, run and tested on their own.

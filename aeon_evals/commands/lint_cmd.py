@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, ExitCode, UsageError
-from aeon_evals.fsio import atomic_write
+from aeon_evals.fs.write import atomic_write
 
 if TYPE_CHECKING:
-    from aeon_evals.catalog_lint import CatalogReport, Finding
+    from aeon_evals.catalog.lint import CatalogReport, Finding
 
 LINT_EPILOG = """\
 exit codes:
@@ -78,7 +78,7 @@ def _plural(n: int, word: str) -> str:
 
 def summary_line(report: CatalogReport) -> str:
     """`113 skills: 0 errors, 95 warnings, 12 infos; 4 collisions; rank-1 5/6 (83.3%)`."""
-    from aeon_evals.catalog_lint import Severity
+    from aeon_evals.catalog.lint import Severity
 
     parts = [
         f"{_plural(len(report.skills), 'skill')}: "
@@ -101,8 +101,8 @@ def as_json(
     report: CatalogReport, *, min_rank1: float | None, floor_missed: bool
 ) -> dict[str, Any]:
     """The report as plain data: counts, findings, collisions, cases, the rank-1 rate."""
-    from aeon_evals.catalog import COLLISION_ERROR
-    from aeon_evals.catalog_lint import Severity
+    from aeon_evals.catalog.lint import Severity
+    from aeon_evals.catalog.routing import COLLISION_ERROR
 
     return {
         "skills": len(report.skills),
@@ -148,7 +148,7 @@ def junit_xml(report: CatalogReport) -> str:
     `skill-routing` (one case per trigger case)."""
     import xml.etree.ElementTree as ET
 
-    from aeon_evals.catalog_lint import Rule, Severity
+    from aeon_evals.catalog.lint import Rule, Severity
 
     def clean(text: str) -> str:
         return "".join(
@@ -210,7 +210,7 @@ MAX_ANNOTATIONS_PER_LEVEL = 10
 def annotation_lines(report: CatalogReport, prefix: str) -> list[str]:
     """`::error file=…,line=…::message` lines, at most 10 per level (GitHub's cap per step:
     the 10th becomes a pointer to the rest)."""
-    from aeon_evals.ci import workflow_command
+    from aeon_evals.ci.gate import workflow_command
 
     out: list[str] = []
     for severity, level in _LEVEL.items():
@@ -262,7 +262,7 @@ def _print_text(report: CatalogReport, out: TextIO) -> None:
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     """Lint the catalog, print the findings (or --json), write --junit; return the exit code."""
-    from aeon_evals.catalog_lint import Severity, check_catalog, load_catalog
+    from aeon_evals.catalog.lint import Severity, check_catalog, load_catalog
 
     env = os.environ if env is None else env
     root = args.root.resolve()

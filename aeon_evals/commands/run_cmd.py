@@ -12,14 +12,18 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
-from aeon_evals import checks, ci, clock, layout
+from aeon_evals import clock
+from aeon_evals.checks import skill as checks
+from aeon_evals.ci import gate as ci
 from aeon_evals.commands import CONFIG_HELP, summary
 from aeon_evals.errors import EvalsError, ExitCode, UsageError, WriteFailed
-from aeon_evals.fsio import atomic_write, read_confined, write_error
-from aeon_evals.manifest import EVALS_PATH
+from aeon_evals.fs.confine import read_confined
+from aeon_evals.fs.write import atomic_write, write_error
+from aeon_evals.load import layout
+from aeon_evals.load.manifest import EVALS_PATH
 from aeon_evals.model import ContractsMode
-from aeon_evals.problems import warning_line
-from aeon_evals.run_model import RunOptions, RunOutcome
+from aeon_evals.model.problems import warning_line
+from aeon_evals.run.data import RunOptions, RunOutcome
 
 NO_NOTIFIER = (
     "no notifier: no executable ./notify at the instance root, so this run can alert no one "
@@ -334,7 +338,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     fail_on = ci.FailOn(args.fail_on)
     human = sys.stderr if args.json else sys.stdout
     try:
-        from aeon_evals import pipeline  # here: `run --help` does without the stages
+        from aeon_evals.run import pipeline  # here: `run --help` does without the stages
 
         outcome = pipeline.run(opts)
     except EvalsError as exc:
@@ -344,7 +348,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     if args.json:
         print(json.dumps(to_json(outcome, fail_on=fail_on), indent=2, ensure_ascii=False))
     elif args.dry_run and outcome.article is not None:
-        from aeon_evals import render
+        from aeon_evals.report import render
 
         print(render.render_article(outcome.article), file=human)
     for message in outcome.messages:
@@ -392,7 +396,9 @@ def _github_outputs(
 ) -> None:
     prefix = _repo_prefix(env, opts.root)
     if env.get("GITHUB_ACTIONS") == "true":
-        from aeon_evals import notify  # in a workflow only: the run itself never needs it here
+        from aeon_evals.report import (
+            notify,  # in a workflow only: the run itself never needs it here
+        )
 
         try:
             raw = read_confined(opts.root, EVALS_PATH)
@@ -414,7 +420,9 @@ def _github_outputs(
             )
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
-        from aeon_evals import job_summary  # a GitHub job summary: only when one is asked for
+        from aeon_evals.ci import (
+            summary as job_summary,  # a GitHub job summary: only when one is asked for
+        )
 
         link = (
             job_summary.article_url(env, prefix + outcome.article_path)
@@ -435,7 +443,7 @@ def _github_error(env: Mapping[str, str], exc: EvalsError, *, stream: TextIO) ->
         print(ci.error_annotation(exc.line()), file=stream)
     summary = env.get("GITHUB_STEP_SUMMARY")
     if summary:
-        from aeon_evals import job_summary
+        from aeon_evals.ci import summary as job_summary
 
         _append(Path(summary), job_summary.error_summary(exc.line(), int(exc.exit_code)))
 

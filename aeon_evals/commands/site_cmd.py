@@ -7,14 +7,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aeon_evals import clock, layout
+from aeon_evals import clock
 from aeon_evals.commands import summary
 from aeon_evals.errors import ExitCode, WriteFailed
-from aeon_evals.fsio import write_error
-from aeon_evals.problems import warning_line
+from aeon_evals.fs.write import write_error
+from aeon_evals.load import layout
+from aeon_evals.model.problems import warning_line
 
 if TYPE_CHECKING:
-    from aeon_evals.catalog_summary import CatalogSummary
+    from aeon_evals.catalog.summary import CatalogSummary
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -50,9 +51,9 @@ def add_parser(sub: Any, *, epilog: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the site; print warnings to stderr and one summary line to stdout."""
+    from aeon_evals.articles.store import ArticleStore
     from aeon_evals.site import build_site
     from aeon_evals.site.skill_site import site_history
-    from aeon_evals.store import ArticleStore
 
     _today, now = clock.resolve(None, args.now)  # the one `--now` parser: any offset → UTC
     root = Path(args.root)
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 def _catalog(root: Path) -> CatalogSummary | None:
     """The catalog checks for the dashboard's Catalog panel (as the nightly run passes them);
     a failure only leaves the panel out."""
-    from aeon_evals.catalog_summary import catalog_summary
+    from aeon_evals.catalog.summary import catalog_summary
 
     try:
         return catalog_summary(root)

@@ -9,11 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aeon_evals import jsonpos, layout
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, EvalsError, ExitCode
-from aeon_evals.fsio import inside, read_confined
-from aeon_evals.manifest import (
+from aeon_evals.fs.confine import inside, read_confined
+from aeon_evals.load import layout
+from aeon_evals.load.manifest import (
     EVALS_PATH,
     Manifest,
     decode_json,
@@ -21,14 +21,15 @@ from aeon_evals.manifest import (
     parse_manifest,
     with_lines,
 )
-from aeon_evals.patches import whole_log
-from aeon_evals.problems import Problem, Severity
-from aeon_evals.registry import Registry, load_registry, schedule_problems
-from aeon_evals.skill_names import find_orphans, skill_folders
-from aeon_evals.switchover import llm_skill
+from aeon_evals.load.registry import Registry, load_registry, schedule_problems
+from aeon_evals.load.skill_names import find_orphans, skill_folders
+from aeon_evals.load.switchover import llm_skill
+from aeon_evals.model.problems import Problem, Severity
+from aeon_evals.report.patches import whole_log
+from aeon_evals.text import jsonpos
 
 if TYPE_CHECKING:
-    from aeon_evals.outputs import Outputs
+    from aeon_evals.load.outputs import Outputs
 
 _GLOB_CHARS = "*?["
 
@@ -134,7 +135,7 @@ def _manifest_findings(root: Path) -> tuple[list[Problem], Manifest | None]:
             ch in spec.output_pattern.rpartition("/")[0] for ch in "*?["
         ):
             # A wildcard folder part may pass through a symlinked folder: ask what the run sees.
-            from aeon_evals.outputs import Outputs  # only here: it costs validate's start-up
+            from aeon_evals.load.outputs import Outputs  # only here: it costs validate's start-up
 
             outputs = outputs or Outputs(root)
             try:

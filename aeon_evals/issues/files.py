@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import fsio
+from aeon_evals.fs.confine import inside, rel_path
 from aeon_evals.issues import frontmatter as fm
 from aeon_evals.model import DiffLabel, Status
 
@@ -127,7 +127,7 @@ def scan(issues_dir: Path) -> list[tuple[int, Path]]:
     return sorted(found, key=lambda t: (t[0], t[1].name))
 
 
-rel = fsio.rel_path  # the one rule for naming a file relative to the root (fsio)
+rel = rel_path  # the one rule for naming a file relative to the root (fsio)
 
 
 # Each issue file read by this process, by where it is and its bytes: the run reads memory/issues
@@ -140,7 +140,7 @@ _READ_MAX = 10_000
 def load_one(path: Path, number: int, root: Path) -> Loaded | str:
     """The issue file at `path`, or the one-line reason it is left untouched."""
     name = rel(path, root)
-    if path.is_symlink() and not fsio.inside(root, path):
+    if path.is_symlink() and not inside(root, path):
         return f"{name}: leads outside the root; left untouched"
     try:
         size: int | None = path.stat().st_size

@@ -11,9 +11,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aeon_evals import fsio, mdtable
+from aeon_evals.fs.confine import inside
 from aeon_evals.issues.files import ID_RE, IssueFile, one_line, rel
 from aeon_evals.issues.frontmatter import bare, lines_of
+from aeon_evals.text import mdtable
 
 INDEX_NAME = "INDEX.md"
 DASH = "—"
@@ -396,7 +397,7 @@ def read_index(path: Path, root: Path) -> tuple[str | None, str | None]:
     name = rel(path, root)
     if not path.exists() and not path.is_symlink():
         return None, None
-    if not fsio.inside(root, path) or not path.is_file():
+    if not inside(root, path) or not path.is_file():
         return None, f"{name}: not a regular file inside the root; left untouched"
     try:
         return path.read_bytes().decode("utf-8"), None

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
-from aeon_evals import fsio
+from aeon_evals.fs.confine import confine
+from aeon_evals.fs.write import atomic_write, create_exclusive, create_exclusive_run, sync_dir
 from aeon_evals.issues import files
 from aeon_evals.issues.files import ID_RE, ISSUES_DIR, IssueFile, IssueRequest, Loaded
 from aeon_evals.issues.frontmatter import resolve_text
@@ -128,7 +129,7 @@ def read_state(root: Path) -> IssueState:
 
     Raises PathOutsideRoot when memory/issues leads outside the root.
     """
-    issues_dir = fsio.confine(root, ISSUES_DIR, what="issues folder")
+    issues_dir = confine(root, ISSUES_DIR, what="issues folder")
     loaded, warnings, taken, occupied = _read_files(issues_dir, root)
     text, problem = read_index(issues_dir / INDEX_NAME, root)
     if problem:
@@ -346,7 +347,7 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
     # The planned numbers first, synced side by side; from the first number another process
     # took, one at a time with the next free number, as the names must appear in order.
     first = _first_run(plan.new)
-    done = fsio.create_exclusive_run(
+    done = create_exclusive_run(
         [(plan.state.issues_dir / f"{p.issue.id}.md", p.text) for p in first]
     )
     if done:
@@ -359,7 +360,7 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
                 iid = f"ISS-{number:03d}"
                 issue = dataclasses.replace(planned.issue, id=iid, path=f"{ISSUES_DIR}/{iid}.md")
                 text = files.render_issue(issue, planned.body)
-            if fsio.create_exclusive(plan.state.issues_dir / f"{issue.id}.md", text):
+            if create_exclusive(plan.state.issues_dir / f"{issue.id}.md", text):
                 break
             number += 1
         else:
@@ -373,14 +374,14 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
         if issue.id != planned.issue.id:
             moved[planned.issue.id] = issue
     for closing in plan.closing:  # bytes: keep its last byte
-        fsio.atomic_write(closing.file, closing.text.encode("utf-8"), sync=False)
+        atomic_write(closing.file, closing.text.encode("utf-8"), sync=False)
     if plan.new or plan.closing:  # one fsync for the batch, not one per file
-        fsio.sync_dir(plan.state.issues_dir)
+        sync_dir(plan.state.issues_dir)
     index_text = plan.index_text
     if moved or skipped:
         index_text = _replay(plan, moved, skipped)
     if index_text is not None:
-        fsio.atomic_write(plan.state.index_path, index_text.encode("utf-8"))
+        atomic_write(plan.state.index_path, index_text.encode("utf-8"))
     if not (moved or skipped):
         return plan.outcome
     return _renumbered(plan.outcome, moved, skipped, warnings)

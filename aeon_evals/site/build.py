@@ -32,10 +32,13 @@ from jinja2 import (
 )
 from markupsafe import Markup
 
+from aeon_evals.articles.store import ArticleStore, StoredArticle
+from aeon_evals.cache.files import read_cache
 from aeon_evals.errors import ConfigError, WriteFailed
-from aeon_evals.fsio import check_writable, read_cache, rel_path, write_error, write_if_changed
+from aeon_evals.fs.confine import check_writable, rel_path
+from aeon_evals.fs.write import write_error, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
-from aeon_evals.metrics import History
+from aeon_evals.metrics.history import History
 from aeon_evals.resources import templates_dir
 from aeon_evals.site.skill_site import SkillSite, SkillSiteJob, site_history, start_skill_site
 from aeon_evals.site.views import (
@@ -47,12 +50,11 @@ from aeon_evals.site.views import (
     generated_at,
     grid_window,
 )
-from aeon_evals.store import ArticleStore, StoredArticle
 
 if TYPE_CHECKING:
     from jinja2.bccache import Bucket
 
-    from aeon_evals.catalog_summary import CatalogSummary
+    from aeon_evals.catalog.summary import CatalogSummary
 
 OVERRIDE_DIR = Path(".aeon-evals") / "templates"  # per-instance template overrides, searched first
 

@@ -14,8 +14,9 @@ from html import escape
 from markupsafe import Markup
 from markupsafe import escape as escape_markup
 
-from aeon_evals import drift, metrics
-from aeon_evals.metrics import History
+from aeon_evals.metrics import history as metrics
+from aeon_evals.metrics.history import History
+from aeon_evals.model import drift
 from aeon_evals.site.charts import (
     BOTTOM,
     LEFT,

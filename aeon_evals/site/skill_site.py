@@ -26,18 +26,19 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from aeon_evals.articles.store import ArticleStore
 from aeon_evals.errors import EvalsError
-from aeon_evals.fsio import _after_write as after_write
-from aeon_evals.fsio import encoded, leave_if_orphaned, signals_held
+from aeon_evals.fs.write import _after_write as after_write
+from aeon_evals.fs.write import encoded, signals_held
 from aeon_evals.issues import IssueFile
-from aeon_evals.manifest import read_manifest_data
-from aeon_evals.metrics import History, history_for_run
+from aeon_evals.load.manifest import read_manifest_data
+from aeon_evals.load.state import load_state
+from aeon_evals.metrics.history import History, history_for_run
 from aeon_evals.model import Status
+from aeon_evals.parallel import leave_if_orphaned
 from aeon_evals.site.badges import fleet_badge, skill_badge
 from aeon_evals.site.skill_pages import PageMemo, SkillPage, skill_page
 from aeon_evals.site.views import Assets, page_name
-from aeon_evals.state import load_state
-from aeon_evals.store import ArticleStore
 
 FORK = hasattr(os, "fork")
 # Fewer skills than this are rendered in-process: a fork costs more than a few pages, and a small

@@ -16,16 +16,15 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
-from aeon_evals.cache import counts_of
-from aeon_evals.history import BODY_MD
+from aeon_evals.articles.cache import counts_of
+from aeon_evals.articles.parse import BODY_MD
 from aeon_evals.issues import IssueFile
-from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status
-from aeon_evals.report import flags_count
+from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status, flags_count
 from aeon_evals.site.charts import Chart, Point, fmt_pct, trend_chart
 from aeon_evals.site.grid import Cell, cells_html, grid_data
 
 if TYPE_CHECKING:
-    from aeon_evals.catalog_summary import CatalogSummary
+    from aeon_evals.catalog.summary import CatalogSummary
 
 GRID_RUNS = 52  # a year of weekly runs in the skills × runs grid; the charts and run list show all
 # A large fleet gets fewer grid columns (never under GRID_MIN_RUNS) so the page stays light.

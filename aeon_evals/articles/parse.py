@@ -1,0 +1,507 @@
+"""Read skill-evals articles back: this tool's own and the old LLM-written ones, quirks and all."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import markdown_it
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from aeon_evals.errors import EvalsError
+from aeon_evals.fs.confine import read_confined, rel_path
+from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
+from aeon_evals.text.mdtable import escape_cell
+
+ARTICLE_RE = re.compile(r"^skill-evals-(\d{4}-\d{2}-\d{2})\.md$")
+_STATUS_RE = re.compile(r"\b(NO_OUTPUT|QUALITY_DEGRADED|FAIL|STALE|WARN|ERROR|NOT_RUN|PASS)\b")
+# Old articles sometimes put a diff label where the status belongs.
+_LABEL_AS_STATUS = {
+    "NEW_QUALITY_DEGRADED": Status.QUALITY_DEGRADED,
+    "NEW_FAIL": Status.FAIL,
+    "STILL_FAIL": Status.FAIL,
+    "FIXED": Status.PASS,
+    "NEW_PASS": Status.PASS,
+}
+_ISSUE_RE = re.compile(r"\bISS-\d{3,}\b")
+_DATE_RE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+# Only block structure and raw cell text are needed: skipping the inline pass halves the cost.
+# Raw HTML is off, as in BODY_MD, so both see the same blocks and the dashboard can take an
+# article's rows from the tokens it renders (one parse, not two).
+_md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("inline")
+
+# What markdown-it's inline pass could read as markup (code, emphasis, links, images, autolinks,
+# entities, escapes, line breaks, strikethrough) or a table cell holds escaped (`|`): text
+# without any of these, and printable, is one text token, rendered as its HTML-escaped self.
+_INLINE_SPECIAL = re.compile(r"[\\`*_\[\]<>&!~|\n\r]")
+
+
+def plain_inline(text: str) -> bool:
+    """markdown-it's inline pass turns `text` into one text token of the same content: nothing in
+    it is markup, it is printable (no tab, line break, NUL or other control) and not empty."""
+    return bool(text) and text.isprintable() and _INLINE_SPECIAL.search(text) is None
+
+
+def _inline_plain_first(state: StateCore) -> None:
+    """markdown-it's `inline` core rule, without running the inline parser over the content it
+    would leave as one text token (most cells of a 1,000-row table: ~30 % of a body's cost)."""
+    md = state.md
+    for token in state.tokens:
+        if token.type != "inline":
+            continue
+        if token.children is None:
+            token.children = []
+        if plain_inline(token.content):
+            text = Token("text", "", 0)
+            text.content = token.content
+            token.children.append(text)
+        else:
+            md.inline.parse(token.content, md, state.env, token.children)
+
+
+def body_md() -> MarkdownIt:
+    """How an article's markdown becomes HTML on the dashboard. Raw HTML off (markdown-it passes
+    it through by default) and images off: an image would make the page fetch from the network,
+    and the site must work offline from file://. Plain inline content skips the inline parser
+    (the same HTML: tests/test_body_html.py pins it against the stock rule)."""
+    md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+    md.core.ruler.at("inline", _inline_plain_first)
+    return md
+
+
+BODY_MD = body_md()
+BODY_VERSION = 1  # bump when a body's HTML changes other than through markdown-it or BODY_MD
+
+
+def body_fingerprint() -> str:
+    """What the bodies' HTML depends on, and nothing else: the markdown-it version, BODY_MD's
+    options and rules (the shortcuts above render what markdown-it renders: tests pin it) and
+    BODY_VERSION. Cached bodies outlive any other change of the code."""
+    rules = {chain: sorted(names) for chain, names in BODY_MD.get_active_rules().items()}
+    digest = hashlib.sha256(f"v{BODY_VERSION}".encode())
+    digest.update(markdown_it.__version__.encode())
+    digest.update(repr(sorted(BODY_MD.options.items())).encode())
+    digest.update(repr(sorted(rules.items())).encode())
+    return digest.hexdigest()[:16]
+
+
+def body_html(lines: Sequence[str], tables: Sequence[tuple[int, Sequence[Sequence[str]]]]) -> str:
+    """`BODY_MD.render` of the text `"\\n".join(lines) + "\\n"`, where each (start, rows) of
+    `tables` says that lines[start:start + len(rows)] are the body rows of a table (its header
+    and rule are the two lines before) that mdtable.table wrote from `rows`' cells. Those rows'
+    HTML is made from the cells; only the rest of the text, and a row with a cell that is not
+    plain text (`plain_inline`), goes through markdown-it."""
+    skeleton: list[str] = []
+    heads: dict[int, tuple[int, Sequence[Sequence[str]]]] = {}  # header line in the skeleton
+    at = 0
+    for start, rows in sorted(tables, key=lambda table: table[0]):
+        if start < 2 or start < at:
+            raise ValueError(f"no table header before line {start}")
+        skeleton.extend(lines[at:start])
+        heads[len(skeleton) - 2] = (start, rows)
+        at = start + len(rows)
+        if at < len(lines) and lines[at].strip():  # it would be read as one more row
+            raise ValueError(f"no blank line after the table rows at line {start}")
+    skeleton.extend(lines[at:])
+    env: dict[str, object] = {}
+    tokens = BODY_MD.parse("\n".join(skeleton) + "\n", env)
+    out: list[Token] = []
+    table: tuple[int, Sequence[Sequence[str]]] | None = None
+    columns = 0
+    for token in tokens:
+        if token.type == "table_open":
+            table = heads.get(token.map[0]) if token.map else None
+            columns = 0
+        elif token.type == "th_open":
+            columns += 1
+        elif token.type == "table_close" and table is not None and table[1]:
+            tbody = Token("html_block", "", 0)
+            tbody.content = _tbody(lines, *table, columns, env)
+            out.append(tbody)
+        out.append(token)
+    return str(BODY_MD.renderer.render(out, BODY_MD.options, env))
+
+
+def _tbody(
+    lines: Sequence[str],
+    start: int,
+    rows: Sequence[Sequence[str]],
+    columns: int,
+    env: dict[str, object],
+) -> str:
+    """The <tbody> of the table rows at lines[start:], as markdown-it renders them."""
+    parts: list[str] = []
+    odd: list[int] = []  # rows with a cell markdown-it may read as markup: rendered by it
+    for i, cells in enumerate(rows):
+        if (
+            len(cells) == columns
+            and lines[start + i] == "| " + " | ".join(cells) + " |"  # written as they are
+            and all(map(_plain_cell, cells))
+        ):
+            tds = "".join([f"<td>{escapeHtml(cell)}</td>\n" for cell in cells])
+            parts.append(f"<tr>\n{tds}</tr>\n")
+        else:
+            parts.append("")
+            odd.append(i)
+    if odd:
+        mini = [lines[start - 2], lines[start - 1], *(lines[start + i] for i in odd)]
+        refs = {"references": env["references"]} if "references" in env else {}
+        html = BODY_MD.render("\n".join(mini) + "\n", refs)
+        body = html[html.index("<tbody>\n") + 8 : html.rindex("</tbody>\n")]
+        rendered = [row + "</tr>\n" for row in body.split("</tr>\n")[:-1]]
+        if len(rendered) != len(odd):
+            raise ValueError("a table row did not render as one row")
+        for i, row in zip(odd, rendered, strict=True):
+            parts[i] = row
+    return "<tbody>\n" + "".join(parts) + "</tbody>\n"
+
+
+def _plain_cell(cell: str) -> bool:
+    """A cell the table rule passes to the inline pass as it is, and that stays one text token
+    (an empty cell renders empty)."""
+    return not cell or (plain_inline(cell) and cell == cell.strip())
+
+
+class ArticleParseError(EvalsError):
+    """An article exists but holds no readable Full Results table."""
+
+
+def cell_as_parsed(text: str) -> str:
+    """What `parse_article` reads back from a cell this tool wrote as `escape_cell(text)`: the
+    table rule of markdown-it drops the backslash before an escaped pipe and trims the cell."""
+    return unescape_cell(escape_cell(text).replace("\\|", "|").strip())
+
+
+def unescape_cell(text: str) -> str:
+    """CommonMark backslash escapes (markdown-it has already turned `\\|` into `|`)."""
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in _PUNCT:
+            out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def parse_status(cell: str) -> Status | None:
+    """The status a cell states, tolerating `PASS→STALE`, `FAIL (missing_pattern)`, `NEW_FAIL`."""
+    cell = cell.strip()
+    if "→" in cell:
+        cell = cell.rsplit("→", 1)[1]
+    match = _STATUS_RE.search(cell)
+    if match:
+        return Status(match.group(1))
+    for label, status in _LABEL_AS_STATUS.items():
+        if label in cell:
+            return status
+    return None
+
+
+def parse_words(cell: str) -> int | None:
+    """`~3,300`, `>7,000`, `18,115+`, `~13k+`, `15,513 (log)` → an integer; `—`, `large` → None."""
+    match = re.search(r"(\d[\d,]*(?:\.\d+)?)\s*([kK])?", cell)
+    if not match:
+        return None
+    value = float(match.group(1).replace(",", ""))
+    if match.group(2):
+        value *= 1000
+    return int(value)
+
+
+@dataclass
+class _Table:
+    header: list[str]
+    rows: list[list[str]]
+
+    def column(self, *names: str) -> int | None:
+        wanted = [n.lower() for n in names]
+        for i, head in enumerate(self.header):
+            if head.strip().lower() in wanted:
+                return i
+        return None
+
+
+def _sections(
+    tokens: Sequence[Token],
+) -> tuple[list[str], dict[str, list[_Table]], dict[str, list[str]]]:
+    """Paragraph lines before the first h2, tables and list items per h2 heading."""
+    preamble: list[str] = []
+    tables: dict[str, list[_Table]] = {}
+    items: dict[str, list[str]] = {}
+    heading: str | None = None
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open" and tok.tag == "h2":
+            heading = tokens[i + 1].content.strip().lower()
+            i += 3
+            continue
+        if tok.type == "table_open":
+            table = _Table([], [])
+            row: list[str] = []
+            in_head = False
+            while tokens[i].type != "table_close":
+                t = tokens[i]
+                if t.type == "thead_open":
+                    in_head = True
+                elif t.type == "thead_close":
+                    in_head = False
+                elif t.type == "tr_open":
+                    row = []
+                elif t.type == "inline":
+                    row.append(unescape_cell(t.content.strip()))
+                elif t.type == "tr_close":
+                    if in_head:
+                        table.header = row
+                    else:
+                        table.rows.append(row)
+                i += 1
+            tables.setdefault(heading or "", []).append(table)
+        elif tok.type == "inline":
+            if heading is None:
+                preamble.extend(tok.content.splitlines())
+            elif tokens[i - 1].type == "paragraph_open" and tok.level >= 2:
+                items.setdefault(heading, []).append(tok.content)
+        i += 1
+    return preamble, tables, items
+
+
+def _first_table(tables: dict[str, list[_Table]], prefix: str) -> _Table | None:
+    for name, found in tables.items():
+        if name.startswith(prefix) and found:
+            return found[0]
+    return None
+
+
+def _cell(row: list[str], index: int | None) -> str:
+    return row[index] if index is not None and index < len(row) else ""
+
+
+def _result_rows(full: _Table) -> dict[str, ArticleRow]:
+    """The rows of a Full Results (or Inferred contracts) table, by skill."""
+    col = {
+        "skill": full.column("skill"),
+        "status": full.column("status"),
+        "diff": full.column("diff"),
+        "cause": full.column("root cause", "root_cause", "cause"),
+        "quality": full.column("quality"),
+        "words": full.column("words"),
+        "output": full.column("last output", "output"),
+        "flags": full.column("notes", "flags"),
+    }
+    rows: dict[str, ArticleRow] = {}
+    for raw in full.rows:
+        skill = _cell(raw, col["skill"]).strip().strip("`*")
+        status = parse_status(_cell(raw, col["status"]))
+        if not skill or status is None:
+            continue
+        output = _cell(raw, col["output"]).strip().strip("`")
+        flags = _cell(raw, col["flags"]).strip()
+        rows[skill] = ArticleRow(
+            skill=skill,
+            status=status,
+            diff=_cell(raw, col["diff"]).strip(),
+            root_cause=_cell(raw, col["cause"]).strip() or "—",
+            quality=_cell(raw, col["quality"]).strip() or "unknown",
+            words=parse_words(_cell(raw, col["words"])),
+            last_output=None if output in ("", "—", "-") else output,
+            flags=tuple(f.strip() for f in flags.split(";") if f.strip() and flags != "—"),
+        )
+    return rows
+
+
+def parse_article(
+    text: str,
+    *,
+    path: str,
+    day: date,
+    tokens: Sequence[Token] | None = None,
+    full_rows: list[list[str]] | None = None,
+    inferred_full_rows: list[list[str]] | None = None,
+) -> ParsedArticle:
+    """Parse one article; raise ArticleParseError when it has no Full Results table.
+
+    `tokens`: the article already parsed by a markdown-it with the same block rules (HTML off,
+    tables on), such as the dashboard's renderer; the inline pass may have run or not.
+    `full_rows`: the Full Results rows as their cells would be parsed, for an article whose
+    text holds that table's header only (render.parsed_article: the run that writes an article
+    knows its cells, and a 1,000-row table is most of the parsing)."""
+    if "\x00" in text:
+        raise ArticleParseError("binary content, not a skill-evals article", path=path)
+    preamble, tables, items = _sections(_md.parse(text) if tokens is None else tokens)
+    full = _first_table(tables, "full results")
+    if full is None or full.column("skill") is None or full.column("status") is None:
+        raise ArticleParseError("no Full Results table with Skill and Status columns", path=path)
+    if full_rows is not None:
+        full = _Table(full.header, full_rows)
+
+    rows = _result_rows(full)
+    inferred = _first_table(tables, "inferred contracts")
+    inferred_rows: dict[str, ArticleRow] = {}
+    if inferred is not None and inferred.column("skill") is not None:
+        inferred_rows = _result_rows(
+            _Table(inferred.header, inferred_full_rows)
+            if inferred_full_rows is not None
+            else inferred
+        )
+    flags_col = full.column("notes", "flags")
+
+    verdict = coverage = pct = None
+    diff_summary = ""
+    for line in preamble:
+        if line.startswith("**Verdict:**"):
+            found = re.search(r"SKILL_EVALS_[A-Z_]+", line)
+            verdict = found.group(0) if found else None
+        elif line.startswith("**Coverage:**"):
+            ratio = re.search(r"(\d+)\s*/\s*(\d+)", line)
+            if ratio:
+                coverage = Coverage(int(ratio.group(1)), int(ratio.group(2)))
+            pct_match = re.search(r"\((\d+(?:\.\d+)?)\s*%\)", line)
+            if pct_match:
+                pct = float(pct_match.group(1))
+            elif coverage is not None:
+                pct = coverage.pct
+        elif line.startswith("**Diff:**"):
+            diff_summary = line.removeprefix("**Diff:**").strip()
+
+    failing_since: dict[str, FailingSince] = {}
+    issues: dict[str, str] = {}
+    causes: dict[str, str] = {}
+    for prefix in ("regressions", "still failing"):
+        table = _first_table(tables, prefix)
+        if table is None:
+            continue
+        s_col, i_col, f_col, c_col = (
+            table.column("skill"),
+            table.column("issue"),
+            table.column("failing since"),
+            table.column("root cause"),
+        )
+        for raw in table.rows:
+            skill = _cell(raw, s_col).strip().strip("`*")
+            if cause := _cell(raw, c_col).strip():
+                causes[skill] = cause
+            issue = _ISSUE_RE.search(_cell(raw, i_col))
+            if issue:
+                issues[skill] = issue.group(0)
+            since = _DATE_RE.search(_cell(raw, f_col)) if prefix == "still failing" else None
+            since_day = date.fromisoformat(since.group(1)) if since else day
+            failing_since[skill] = FailingSince(since_day, issue.group(0) if issue else None)
+    was: dict[str, str] = {}
+    recovered = _first_table(tables, "recovered")
+    if recovered is not None:
+        s_col, w_col = recovered.column("skill"), recovered.column("was")
+        for raw in recovered.rows:
+            if cell := _cell(raw, w_col).strip():
+                was[_cell(raw, s_col).strip().strip("`*")] = cell
+
+    return ParsedArticle(
+        path=path,
+        day=day,
+        verdict=verdict,
+        coverage=coverage,
+        coverage_pct=pct,
+        rows=rows,
+        failing_since=failing_since,
+        issues=issues,
+        action_queue=tuple(items.get("action queue", ())),
+        own=flags_col is not None and full.header[flags_col].strip().lower() == "notes",
+        diff_summary=diff_summary,
+        inferred_rows=inferred_rows,
+        causes=causes,
+        was=was,
+    )
+
+
+def article_day(path: Path) -> date | None:
+    """The date in a `skill-evals-YYYY-MM-DD.md` name, or None for any other file."""
+    match = ARTICLE_RE.match(path.name)
+    if not match:
+        return None
+    try:
+        return date.fromisoformat(match.group(1))
+    except ValueError:
+        return None
+
+
+PREFIX = "skill-evals-"
+
+
+def article_names(
+    articles_dir: Path, listing: Sequence[str] | None = None
+) -> list[tuple[date, Path]]:
+    """(date, path) of every name that is a dated article's, oldest first; what each one is (a
+    file, a folder …) is not looked at."""
+    if listing is not None:
+        start = bisect.bisect_left(listing, PREFIX)
+        end = bisect.bisect_left(listing, PREFIX[:-1] + chr(ord(PREFIX[-1]) + 1), start)
+        names: Sequence[str] = listing[start:end]
+    else:
+        try:
+            with os.scandir(articles_dir) as entries:
+                names = [e.name for e in entries if e.name.startswith(PREFIX)]
+        except OSError:
+            return []
+    found = [(d, p) for p in map(articles_dir.joinpath, names) if (d := article_day(p)) is not None]
+    return sorted(found)
+
+
+def read_article(path: Path, *, root: Path) -> ParsedArticle:
+    """Read and parse one article file, every time (store.ArticleStore.read reads each once);
+    raise ArticleParseError, OSError or UnicodeError when it is no readable article."""
+    return parse_raw(read_article_bytes(path, root), path, root=root)[0]
+
+
+ARTICLE_CAP = 8 << 20  # a 1,000-skill article is about 0.3 MB; 50 MB would take 45 s to parse
+
+
+def read_article_bytes(path: Path, root: Path) -> bytes:
+    """The bytes of an article file under `root`: confined to the root (PathOutsideRoot for a
+    symlink leading out), a regular file (ReadRefused), at most ARTICLE_CAP bytes (ReadRefused
+    with its size). OS errors pass through."""
+    try:
+        rel = path.relative_to(root).as_posix()
+    except ValueError:
+        rel = None
+    if rel is None:
+        return path.read_bytes()
+    return read_confined(root, rel, cap=ARTICLE_CAP)
+
+
+def stands_for(cached: ParsedArticle, path: Path, root: Path) -> bool:
+    """A cached parse stands for the article file at `path`: the same bytes under another name
+    were parsed with another date (failing-since defaults to the article's own day)."""
+    return cached.day == article_day(path) and cached.path == rel_path(path, root)
+
+
+def parse_raw(
+    raw: bytes, path: Path, *, root: Path, md: MarkdownIt | None = None
+) -> tuple[ParsedArticle, list[Token]]:
+    """Parse the bytes of the article file at `path` (with `md` when given, so its tokens can be
+    rendered too); raise ArticleParseError when the file is no readable article."""
+    day = article_day(path)
+    rel = rel_path(path, root)
+    if day is None:
+        raise ArticleParseError("file name has no skill-evals-YYYY-MM-DD date", path=rel)
+    if not raw.strip():
+        raise ArticleParseError("empty file", path=rel)
+    text = raw.decode("utf-8", errors="replace")
+    tokens = (md or _md).parse(text)
+    return parse_article(text, path=rel, day=day, tokens=tokens), tokens

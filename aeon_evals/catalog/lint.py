@@ -1,0 +1,161 @@
+"""Catalog checks over skills/*/SKILL.md: structure, collisions and trigger routing.
+
+`load_catalog` reads what the checks need (every SKILL.md through `skillmd`, aeon.yml, the
+trigger cases); `check_catalog` is pure and returns every finding, each located as
+`file:line`, with the colliding pairs and the routing results. `aeon-evals lint` prints them;
+the nightly run summarises them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from aeon_evals.catalog import routing as catalog
+from aeon_evals.catalog.cases import Case, CaseResult, evaluate, line_finder
+from aeon_evals.catalog.cases import parse_trigger as _parse_trigger
+from aeon_evals.catalog.findings import (
+    Catalog,
+    CatalogReport,
+    Finding,
+    Rule,
+    Severity,
+    TriggerSource,
+    order,
+    show,
+)
+from aeon_evals.catalog.read import TRIGGER_FILE, load_catalog
+from aeon_evals.catalog.routing import Collision, Model, SkillText
+from aeon_evals.catalog.rules import config_findings, contract_finding, structure_findings
+from aeon_evals.load.skillmd import Form, SkillDoc, skill_md_path
+
+__all__ = [
+    "TRIGGER_FILE",
+    "CatalogReport",
+    "Finding",
+    "Rule",
+    "Severity",
+    "check_catalog",
+    "load_catalog",
+]
+
+
+def skill_text(doc: SkillDoc) -> SkillText:
+    """What routing sees: the declared name when it is a string (else the folder), and the
+    description."""
+    name = doc.meta.get("name")
+    description = doc.meta.get("description")
+    return SkillText(
+        doc.skill,
+        name if isinstance(name, str) and name.strip() else doc.skill,
+        description if isinstance(description, str) else "",
+    )
+
+
+def routable(docs: Iterable[SkillDoc]) -> list[SkillDoc]:
+    """The SKILL.md files a router sees: readable, with frontmatter that is a mapping."""
+    return [d for d in docs if d.error is None and d.form in (Form.FLAT, Form.AGENT_SKILLS)]
+
+
+def collision_findings(
+    collisions: Iterable[Collision], docs: Mapping[str, SkillDoc]
+) -> list[Finding]:
+    """One finding per colliding pair, on the first skill's description line."""
+    found = []
+    for c in collisions:
+        doc = docs[c.a]
+        severity = Severity.ERROR if c.similarity >= catalog.COLLISION_ERROR else Severity.WARNING
+        found.append(
+            Finding(
+                doc.path,
+                doc.meta_line.get("description", 1),
+                severity,
+                Rule.COLLISION,
+                f"description collides with {c.b} ({docs[c.b].path}): "
+                f"similarity {c.similarity:.3f}; shared terms: {c.terms()}",
+                c.a,
+            )
+        )
+    return found
+
+
+def _cases(
+    triggers: Iterable[TriggerSource], model: Model, scope: frozenset[str] | None
+) -> tuple[list[Case], list[Finding]]:
+    cases: list[Case] = []
+    found: list[Finding] = []
+    known = set(model.skills)
+    for source in triggers:
+        if scope is not None and source.skill not in scope:
+            continue
+        parsed, problems = _parse_trigger(
+            source.skill,
+            source.value,
+            file=source.file,
+            where=source.where,
+            line_of=line_finder(source.text, source.start),
+        )
+        for p in problems:
+            found.append(
+                Finding(
+                    p.file, p.line, Severity.ERROR, Rule.TRIGGER_INVALID, p.message, source.skill
+                )
+            )
+        for case in parsed:
+            missing = [s for s in (case.skill, case.owner) if s is not None and s not in known]
+            if missing:
+                found.append(
+                    Finding(
+                        case.file,
+                        case.line,
+                        Severity.ERROR,
+                        Rule.TRIGGER_INVALID,
+                        f"trigger case for {case.skill}: {missing[0]} has no "
+                        f"{skill_md_path(missing[0])} a router can read",
+                        case.skill,
+                    )
+                )
+            else:
+                cases.append(case)
+    return cases, found
+
+
+def case_finding(result: CaseResult) -> Finding:
+    """A failed case, on the line its prompt is written."""
+    case = result.case
+    return Finding(
+        case.file,
+        case.line,
+        Severity.ERROR,
+        Rule.TRIGGER_FAILED,
+        f"{case.kind} trigger case for {case.skill} fails: {show(case.prompt)}: {result.why}",
+        case.skill,
+    )
+
+
+def check_catalog(cat: Catalog, scope: Iterable[str] | None = None) -> CatalogReport:
+    """Every check over the catalog; with `scope`, only findings about those skills (the
+    routing model is still fitted on the whole catalog)."""
+    wanted = frozenset(scope) if scope is not None else None
+    docs = {d.skill: d for d in cat.docs}
+    in_scope = [d for d in cat.docs if wanted is None or d.skill in wanted]
+    found = list(cat.problems)
+    for doc in in_scope:
+        found += structure_findings(doc)
+        contract = contract_finding(doc)
+        if contract is not None:
+            found.append(contract)
+    found += config_findings(docs, cat.folders, cat.registry, wanted)
+    model = catalog.build_model(skill_text(d) for d in routable(cat.docs))
+    among = None if wanted is None else [s for s in model.skills if s in wanted]
+    pairs = catalog.collisions(model, catalog.COLLISION_WARNING, among=among)
+    found += collision_findings(pairs, docs)
+    cases, problems = _cases(cat.triggers, model, wanted)
+    found += problems
+    results = [evaluate(model, case) for case in cases]
+    found += [case_finding(r) for r in results if not r.passed]
+    return CatalogReport(
+        skills=tuple(d.skill for d in in_scope),
+        findings=tuple(sorted(found, key=order)),
+        collisions=tuple(pairs),
+        results=tuple(results),
+    )

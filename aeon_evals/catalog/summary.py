@@ -1,0 +1,306 @@
+"""The catalog checks as the nightly run shows them: one article line, Action Queue items, and the
+dashboard's Catalog panel, from a summary cached by the content of every file lint reads.
+
+`catalog_summary(root)` runs `aeon-evals lint`'s checks (catalog_lint) unless nothing they read
+changed since the last run: the summary is kept in `.aeon-evals/cache/catalog.json`, keyed by
+the SHA-256 of every SKILL.md, trigger.json, aeon.yml and evals.json and by this code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aeon_evals.cache.files import cache_allowed, code_digest, load_cache_json
+from aeon_evals.fs.confine import inside
+from aeon_evals.fs.write import atomic_write
+from aeon_evals.load.layout import TRIGGER_FILE
+from aeon_evals.load.manifest import EVALS_PATH
+from aeon_evals.load.registry import AEON_YML
+from aeon_evals.load.skillmd import READ_LIMIT, SKILL_MD, SKILLS_DIR
+from aeon_evals.model.problems import Severity
+
+if TYPE_CHECKING:
+    from aeon_evals.catalog.findings import CatalogReport, Finding
+
+CACHE_FILE = Path(".aeon-evals") / "cache" / "catalog.json"
+VERSION = 1
+MAX_FIX_ACTIONS = 3  # Action Queue items for SKILL.md errors, then one "+N more"
+MAX_KEPT = 50  # collisions and failing cases kept for the dashboard (the counts are exact)
+_CODE = (
+    "catalog/routing.py",
+    "catalog/stem.py",
+    "catalog/cases.py",
+    "catalog/lint.py",
+    "catalog/findings.py",
+    "catalog/rules.py",
+    "catalog/read.py",
+    "catalog/summary.py",
+    "load/skillmd.py",
+    "contracts/instance.py",
+    "contracts/body.py",
+    "contracts/data.py",
+    "contracts/infer.py",
+    "contracts/parts.py",
+    "contracts/paths.py",
+    "model/__init__.py",
+)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A colliding pair as the dashboard lists it."""
+
+    a: str
+    b: str
+    similarity: float
+    terms: str  # the shared terms that drive it, `paper 0.59, find 0.03`
+
+
+@dataclass(frozen=True)
+class FailedCase:
+    """A trigger case that failed, as the dashboard lists it."""
+
+    skill: str
+    kind: str  # "positive" or "negative"
+    prompt: str
+    why: str
+    where: str  # `file:line`
+
+
+@dataclass(frozen=True)
+class CatalogSummary:
+    """What the nightly run shows of `aeon-evals lint`."""
+
+    skills: int
+    errors: int
+    warnings: int
+    error_findings: tuple[Finding, ...]
+    collisions: int
+    pairs: tuple[Pair, ...]
+    cases: int
+    failed: tuple[FailedCase, ...]
+    failed_count: int
+    rank1: tuple[int, int] | None  # (first, positive cases), None without positive cases
+
+    def line(self) -> str:
+        """The article's `**Catalog:**` line: `0 errors · 28 warnings · 1 collision · rank-1 …`."""
+        parts = [
+            f"{self.skills} skill{'s' * (self.skills != 1)}",
+            f"{self.errors} error{'s' * (self.errors != 1)}",
+            f"{self.warnings} warning{'s' * (self.warnings != 1)}",
+            f"{self.collisions} collision{'s' * (self.collisions != 1)}",
+        ]
+        if self.rank1 is not None:
+            first, total = self.rank1
+            parts.append(f"rank-1 {first}/{total} ({first / total * 100:.1f}%)")
+        if self.cases:
+            parts.append(f"{self.failed_count}/{self.cases} trigger cases failing")
+        return " · ".join(parts) + " (aeon-evals lint)"
+
+    def actions(self, most: int = MAX_FIX_ACTIONS) -> list[str]:
+        """One `Fix SKILL.md:<skill> — <message> (file:line)` Action Queue item per error, the
+        first `most` of them, then one `+N more` item (failing skills keep their room)."""
+        items = [
+            f"Fix SKILL.md:{f.skill or '?'} — {_short(f.message)} ({f.file}:{f.line})"
+            for f in self.error_findings
+        ]
+        if len(items) > most:
+            rest = len(items) - most
+            items = [*items[:most], f"+{rest} more SKILL.md errors — run `aeon-evals lint`"]
+        return items
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summarize(report: CatalogReport) -> CatalogSummary:
+    """The summary of a lint report (pure)."""
+    positives = report.positives
+    failed = [r for r in report.results if not r.passed]
+    return CatalogSummary(
+        skills=len(report.skills),
+        errors=report.count(Severity.ERROR),
+        warnings=report.count(Severity.WARNING),
+        error_findings=tuple(f for f in report.findings if f.severity is Severity.ERROR),
+        collisions=len(report.collisions),
+        pairs=tuple(Pair(c.a, c.b, c.similarity, c.terms()) for c in report.collisions[:MAX_KEPT]),
+        cases=len(report.results),
+        failed=tuple(
+            FailedCase(
+                r.case.skill,
+                r.case.kind.value,
+                r.case.prompt,
+                r.why,
+                f"{r.case.file}:{r.case.line}",
+            )
+            for r in failed[:MAX_KEPT]
+        ),
+        failed_count=len(failed),
+        rank1=(sum(1 for r in positives if r.first), len(positives)) if positives else None,
+    )
+
+
+# --- the cache -------------------------------------------------------------------------------
+
+
+def _to_json(summary: CatalogSummary) -> dict[str, Any]:
+    return {
+        "skills": summary.skills,
+        "errors": summary.errors,
+        "warnings": summary.warnings,
+        "error_findings": [f.as_json() for f in summary.error_findings],
+        "collisions": summary.collisions,
+        "pairs": [[p.a, p.b, p.similarity, p.terms] for p in summary.pairs],
+        "cases": summary.cases,
+        "failed": [[c.skill, c.kind, c.prompt, c.why, c.where] for c in summary.failed],
+        "failed_count": summary.failed_count,
+        "rank1": list(summary.rank1) if summary.rank1 is not None else None,
+    }
+
+
+def _from_json(data: Any) -> CatalogSummary:
+    """The inverse of _to_json; raises KeyError, TypeError or ValueError on damaged data."""
+    rank1 = data["rank1"]
+    return CatalogSummary(
+        skills=int(data["skills"]),
+        errors=int(data["errors"]),
+        warnings=int(data["warnings"]),
+        error_findings=_findings(data["error_findings"]),
+        collisions=int(data["collisions"]),
+        pairs=tuple(Pair(str(a), str(b), float(s), str(t)) for a, b, s, t in data["pairs"]),
+        cases=int(data["cases"]),
+        failed=tuple(FailedCase(*(str(x) for x in c)) for c in data["failed"]),
+        failed_count=int(data["failed_count"]),
+        rank1=(int(rank1[0]), int(rank1[1])) if rank1 is not None else None,
+    )
+
+
+def _findings(data: Any) -> tuple[Finding, ...]:
+    """The error findings of a cached summary (_from_json)."""
+    if data == []:
+        return ()
+    from aeon_evals.catalog.findings import Finding, Rule  # a catalog with SKILL.md errors only
+
+    return tuple(
+        Finding(
+            str(f["file"]),
+            int(f["line"]),
+            Severity(f["severity"]),
+            Rule(f["rule"]),
+            str(f["message"]),
+            None if f["skill"] is None else str(f["skill"]),
+        )
+        for f in data
+    )
+
+
+# What the cache remembers of one input file: inode, size, modification time (ns), and the
+# file's key. A file whose first three are unchanged is not read again, as git's index and make
+# trust a file's stat; a fresh checkout (new inodes) reads and hashes every file once.
+Stamp = list[Any]
+
+
+def _file_key(root: Path, rel: str, known: Stamp | None) -> tuple[str, Stamp | None]:
+    """What identifies one input file: its bytes' SHA-256 (taken from `known` when its stat is
+    unchanged), or a marker for what lint does not read as content (absent, a symlink out of the
+    root, a FIFO, too large); and the stamp to remember. Never blocks."""
+    path = os.path.join(root, rel)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return "-", None
+    if not stat.S_ISREG(info.st_mode):
+        return "special", None
+    stamp: Stamp = [info.st_ino, info.st_size, info.st_mtime_ns]
+    if isinstance(known, list) and len(known) == 4 and known[:3] == stamp:
+        return str(known[3]), known
+    if info.st_size > READ_LIMIT or not inside(root, Path(path)):
+        return f"skip {info.st_size} {info.st_mtime_ns}", None
+    try:
+        with open(path, "rb") as fh:
+            key = hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return "unreadable", None
+    return key, [*stamp, key]
+
+
+def _code_fingerprint() -> str:
+    return code_digest(f"v{VERSION}", _CODE).hexdigest()
+
+
+def inputs_key(
+    root: Path, known: Mapping[str, Stamp] | None = None
+) -> tuple[str, dict[str, Stamp]]:
+    """The SHA-256 of everything the checks read (every SKILL.md, trigger.json, aeon.yml and
+    evals.json) and of the code that checks it; and the stamps of the files it hashed, so that
+    the next call reads only the files whose stat changed (`known`: those stamps)."""
+    known = known if isinstance(known, Mapping) else {}
+    stamps: dict[str, Stamp] = {}
+    digest = hashlib.sha256(_code_fingerprint().encode())
+
+    def add(rel: str) -> bytes:
+        key, stamp = _file_key(root, rel, known.get(rel))
+        if stamp is not None:
+            stamps[rel] = stamp
+        return key.encode() if len(key) != 64 else bytes.fromhex(key)
+
+    try:
+        with os.scandir(root / SKILLS_DIR) as entries:
+            folders = sorted(e.name for e in entries if not e.name.startswith("."))
+    except OSError:
+        folders = []
+    for folder in folders:
+        digest.update(folder.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(add(f"{SKILLS_DIR}/{folder}/{SKILL_MD}"))
+        digest.update(add(f"{SKILLS_DIR}/{folder}/{TRIGGER_FILE}"))
+    for rel in (AEON_YML, EVALS_PATH):
+        digest.update(rel.encode() + b"\0" + add(rel))
+    return digest.hexdigest(), stamps
+
+
+def catalog_summary(root: Path, *, writable: bool = True) -> CatalogSummary | None:
+    """The catalog checks of the instance at `root`, or None when it has no SKILL.md at all.
+
+    Served from `.aeon-evals/cache/catalog.json` when nothing lint reads has changed; else
+    computed and (with `writable`) stored there. A damaged cache is a miss; a cache that cannot
+    be written is only slower.
+    """
+    cache = root / CACHE_FILE
+    cached = load_cache_json(root, cache)
+    cached = cached if isinstance(cached, dict) else {}
+    key, stamps = inputs_key(root, cached.get("files"))
+    try:
+        if cached.get("key") == key:
+            summary = cached.get("summary")
+            found = None if summary is None else _from_json(summary)
+            if writable and stamps != cached.get("files"):  # same files, new stat (a checkout)
+                _store(root, {**cached, "files": stamps})
+            return found
+    except (ValueError, KeyError, TypeError, RecursionError):
+        pass
+    # the checks (routing model, trigger cases, rules) load on a miss only: a warm run has a hit
+    from aeon_evals.catalog.lint import check_catalog, load_catalog
+
+    cat = load_catalog(root)
+    found = summarize(check_catalog(cat)) if cat.docs else None
+    if writable:
+        _store(root, {"key": key, "summary": _to_json(found) if found else None, "files": stamps})
+    return found
+
+
+def _store(root: Path, payload: dict[str, Any]) -> None:
+    """Write the cache file; one that cannot be written (or leads out of the root) only costs
+    the next run some time."""
+    cache = root / CACHE_FILE
+    with contextlib.suppress(OSError):
+        if not (root / ".aeon-evals").is_symlink() and cache_allowed(root):
+            atomic_write(cache, json.dumps(payload, ensure_ascii=False, sort_keys=True) + "\n")

@@ -1,0 +1,511 @@
+"""Checks a–g of SPEC §4 for one skill: latest output, empty/stale, words, patterns, numbers."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from aeon_evals.checks.content import check_content, order_causes
+from aeon_evals.checks.latest import by_date, content_of, holds_entry, newest_entry, pick_log
+from aeon_evals.clock import parse_stamp
+from aeon_evals.errors import PathOutsideRoot
+from aeon_evals.load import cadence
+from aeon_evals.load.outputs import OutputError, Outputs, name_date
+from aeon_evals.load.state import Health
+from aeon_evals.model import (
+    Cause,
+    CronState,
+    Mute,
+    OutputFile,
+    Registration,
+    SkillResult,
+    Spec,
+    Status,
+)
+from aeon_evals.model.problems import Problem
+from aeon_evals.text.patterns import PatternError
+
+QUALITY_FAIL = 2.5
+STALE_AFTER = 2  # expected cadences without a new output before a skill is STALE
+STALE_FAIL_AFTER = 3.0  # … and before STALE counts as failing (per spec: `stale_fail_after`)
+FAILED_RUNS_FAIL = 2  # a STALE skill whose cron-state shows this many failed runs in a row fails
+GRACE = timedelta(hours=2)  # `--grace`: a run scheduled this recently may still be writing
+# A dispatch with no result after this long is a run that died, not one in progress (GitHub
+# Actions cancels a job after 6 hours).
+IN_PROGRESS_LIMIT = timedelta(hours=6)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the checks know about a skill besides its spec."""
+
+    registration: Registration | None
+    cron: CronState | None
+    health: Health | None
+    now: datetime
+    today: date
+    grace: timedelta = GRACE
+    spec_source: str | None = None  # the row's `spec SKILL.md:41`, for an inferred contract
+    # cron-state was read and lists skills, so a skill missing from it was never dispatched
+    cron_known: bool = False
+    listed_on: date | None = None  # the day of the previous article that listed the skill
+    # this tool's previous article exists and did not judge the skill (not in it, or not run
+    # yet there): only then can a never-dispatched skill be one enabled since its last slot
+    new_since_prior: bool = False
+
+
+# --- one skill ------------------------------------------------------------------------------
+
+
+def error_result(skill: str, problems: tuple[Problem, ...], ctx: Context) -> SkillResult:
+    """A spec that failed validation: the skill is reported as ERROR, not as failing. The cause
+    names the spec's field (`spec_error:min_words`), or the skill for the spec as a whole."""
+    causes = tuple(
+        Cause(Status.ERROR, f"spec_error:{_spec_field(skill, p.where)}", p.message)
+        for p in problems
+    )
+    return _finish(skill, Status.ERROR, causes, ctx)
+
+
+def _spec_field(skill: str, where: str) -> str:
+    """`skills.<skill>.<field>` → `<field>`; `skills.<skill>` → `<skill>`. Cut by the skill's
+    own name: a name may hold dots (`a.b`, `./escape`), so splitting at dots lost its start."""
+    head = f"skills.{skill}"
+    if where.startswith(head + "."):
+        return where[len(head) + 1 :]
+    return skill if where == head else where
+
+
+def _finish(
+    skill: str,
+    status: Status,
+    causes: tuple[Cause, ...],
+    ctx: Context,
+    *,
+    muted: Mute | None = None,
+    notes: tuple[str, ...] = (),
+    words: int | None = None,
+    output: OutputFile | None = None,
+    numbers: tuple[tuple[str, float], ...] = (),
+    score: float | None = None,
+) -> SkillResult:
+    """The result row; `score` is skill-health's average, shown as `avg=3.4`."""
+    reg = ctx.registration
+    return SkillResult(
+        skill=skill,
+        status=status,
+        causes=causes,
+        words=words,
+        output=output,
+        quality="unknown" if score is None else f"avg={score:.2f}".rstrip("0").rstrip("."),
+        quality_score=score,
+        enabled=bool(reg and reg.enabled),
+        registered=reg is not None,
+        muted=muted,
+        notes=notes,
+        numbers=numbers,
+        spec_source=ctx.spec_source,
+    )
+
+
+ON_DEMAND = frozenset({"workflow_dispatch", "reactive"})
+
+
+def on_demand(spec: Spec, ctx: Context) -> bool:
+    """A skill that runs only when dispatched (`workflow_dispatch`, `reactive`) and whose spec sets
+    no `expected_cadence` (an operator who sets one expects a run that often)."""
+    schedule = ctx.registration.schedule if ctx.registration else None
+    return (
+        schedule is not None
+        and schedule.strip() in ON_DEMAND
+        and spec.expected_cadence_days is None
+    )
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What shows that an on-demand skill ran inside the lookback."""
+
+    dispatched: datetime | None  # the newest dispatch, success or failure cron-state records
+    output: str | None  # the newest output dated inside the lookback (a log holding its entry)
+    since: datetime
+
+
+def _on_demand_run(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context) -> _Run:
+    """An on-demand skill's evidence of a run within twice its cadence (14 days unless set)."""
+    days, _ = cadence.expected_cadence_days(None, None)
+    since = ctx.now - timedelta(days=STALE_AFTER * days)
+    cron = ctx.cron
+    stamps = [
+        t
+        for t in (
+            parse_stamp(cron.last_dispatch if cron else None),
+            parse_stamp(cron.last_success if cron else None),
+            parse_stamp(cron.last_failed if cron else None),
+        )
+        if t is not None and t >= since
+    ]
+    dispatched = max(stamps, default=None)
+    output: str | None = None
+    if spec.output_pattern.startswith("memory/logs/"):
+        output = newest_entry(spec, files, outputs, since.date())
+    else:
+        for rel in reversed(files):
+            age, source = outputs.age(rel, ctx.now)
+            if source in ("filename", "git") and age is not None and age <= STALE_AFTER * days:
+                output = rel
+                break
+    return _Run(dispatched, output, since)
+
+
+def run_due(
+    schedule: str | None, cron: CronState | None, now: datetime, grace: timedelta
+) -> tuple[datetime, str] | None:
+    """When the skill's run is in progress (cron-state shows a dispatch after its last result,
+    within IN_PROGRESS_LIMIT) or just due (its last scheduled fire is within `grace`): the moment
+    to judge it at instead (just before that run started) and the row's note. Else None."""
+    if cron is not None and (dispatched := parse_stamp(cron.last_dispatch)) is not None:
+        results = [t for t in (parse_stamp(cron.last_success), parse_stamp(cron.last_failed)) if t]
+        if (
+            dispatched <= now
+            and now - dispatched <= IN_PROGRESS_LIMIT
+            and all(dispatched > t for t in results)
+        ):
+            # a scheduled run is dispatched a little after its fire: judge as before the fire
+            fired = cadence.previous_fire(schedule, dispatched) if schedule else None
+            return min(dispatched, fired or dispatched) - timedelta(seconds=1), (
+                f"run due/in progress: dispatched {dispatched:%Y-%m-%d %H:%M} UTC with no result "
+                "in cron-state yet; the previous output is judged"
+            )
+    if schedule and grace > timedelta(0):
+        fired = cadence.previous_fire(schedule, now)
+        if fired is not None and now - fired <= grace:
+            return fired - timedelta(seconds=1), (
+                f"run due/in progress: scheduled {fired:%Y-%m-%d %H:%M} UTC, within the "
+                f"{_hours(grace)} grace; the previous output is judged"
+            )
+    return None
+
+
+def _hours(value: timedelta) -> str:
+    minutes = value.total_seconds() / 60
+    return f"{minutes / 60:g} h" if minutes >= 60 else f"{minutes:g} min"
+
+
+def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
+    """Run checks a–g for one skill (reads through the shared, caching `outputs`).
+
+    A skill that would be failing or STALE while its run is in progress or just due is judged as
+    it stood just before that run (the previous output) when that was better, and the row says
+    so."""
+    result = _evaluate(spec, outputs, ctx)
+    if not (result.status.failing or result.status is Status.STALE):
+        return result
+    due = run_due(
+        ctx.registration.schedule if ctx.registration else None, ctx.cron, ctx.now, ctx.grace
+    )
+    if due is None:
+        return result
+    at, note = due
+    earlier = _evaluate(spec, outputs, dataclasses.replace(ctx, now=at))
+    if earlier.status.rank <= result.status.rank:  # as bad before the run: nothing to wait for
+        return result
+    return dataclasses.replace(earlier, notes=(note, *earlier.notes))
+
+
+def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
+    notes: list[str] = []
+    muted = spec.mute if spec.mute is not None and spec.mute.until >= ctx.today else None
+    if spec.mute is not None and muted is None:
+        notes.append(f"mute expired on {spec.mute.until.isoformat()}")
+    try:
+        match = outputs.matches(spec.output_pattern)
+    except PathOutsideRoot as exc:
+        return _finish(
+            spec.skill,
+            Status.ERROR,
+            (Cause(Status.ERROR, "path_outside_root", exc.message),),
+            ctx,
+            muted=muted,
+        )
+    except (OSError, ValueError) as exc:
+        return _finish(
+            spec.skill,
+            Status.ERROR,
+            (Cause(Status.ERROR, "bad_output_pattern", str(exc)),),
+            ctx,
+            muted=muted,
+        )
+
+    # a file dated after the run (a clock gone wrong, a typo) is not the newest
+    files = match.files
+    run_day = ctx.now.date()
+    future = [f for f in files if (d := name_date(f)) is not None and d > run_day]
+    if future:
+        files = tuple(f for f in files if f not in future)
+        what = future[-1] if len(future) == 1 else f"{len(future)} files, the newest {future[-1]}"
+        notes.append(f"ignored {what}: dated after the run ({ctx.now:%Y-%m-%d})")
+        for rel in future:
+            outputs.warn(f"{rel}: dated after the run ({ctx.now:%Y-%m-%d}); ignored")
+    files = by_date(files, outputs, spec.output_pattern)
+    run: _Run | None = None
+    if on_demand(spec, ctx):
+        run = _on_demand_run(spec, files, outputs, ctx)
+        if run.dispatched is None and run.output is None:
+            return _not_run(spec, files, run, ctx, muted, notes)
+    elif (
+        ctx.cron_known
+        and ctx.cron is None
+        and _scheduled(ctx.registration)
+        and ctx.new_since_prior
+        and not _slot_since_listed(ctx)
+        and not _any_output(spec, files, outputs)
+    ):
+        return _not_run_yet(spec, ctx, muted, notes)
+
+    # a. latest output
+    if not files:
+        detail = f"no file matches {spec.output_pattern}"
+        skipped = [*match.skipped, *(f"{f} is dated after the run" for f in future[-3:])]
+        if skipped:
+            detail += " (" + "; ".join(skipped) + ")"
+        cron = ctx.cron
+        if cron and cron.last_status == "success":
+            notes.append(
+                f"cron-state says the last run succeeded ({cron.last_success or 'time unknown'}) "
+                "but there is no output"
+            )
+        causes: tuple[Cause, ...] = (Cause(Status.NO_OUTPUT, "no_file_match", detail),)
+        return _finish(
+            spec.skill,
+            Status.NO_OUTPUT,
+            causes,
+            ctx,
+            muted=muted,
+            notes=tuple(notes),
+            score=_quality(spec, ctx)[1],
+        )
+
+    if run is not None and run.output is not None:
+        rel, lookback_note = run.output, None
+        if spec.output_pattern.startswith("memory/logs/") and rel != files[-1]:
+            lookback_note = f"used {rel}: the newest log with an entry of this on-demand skill"
+    else:
+        rel, lookback_note = pick_log(
+            spec, files, outputs, ctx.registration.schedule if ctx.registration else None, ctx.now
+        )
+    if lookback_note:
+        notes.append(lookback_note)
+    try:
+        body = outputs.read(rel)
+    except OutputError as exc:
+        status = Status.NO_OUTPUT if exc.code == "no_file_match" else Status.ERROR
+        return _finish(
+            spec.skill,
+            status,
+            (Cause(status, exc.code, exc.detail),),
+            ctx,
+            muted=muted,
+            notes=tuple(notes),
+        )
+    age, age_source = outputs.age(rel, ctx.now)
+    output = OutputFile(rel, body.size, body.sha256, age, age_source)
+    found: list[Cause] = []
+    words: int | None = None
+    values: dict[str, float] = {}
+
+    # b. empty / stale
+    cadence_days, cadence_how = cadence.expected_cadence_days(
+        ctx.registration.schedule if ctx.registration else None, spec.expected_cadence_days
+    )
+    if body.size == 0:
+        found.append(Cause(Status.FAIL, "empty_file", f"{rel} is empty (0 bytes)"))
+    elif body.binary:
+        found.append(
+            Cause(Status.FAIL, "binary_file", f"{rel} holds binary data (NUL bytes), not text")
+        )
+    if age is not None and age > STALE_AFTER * cadence_days:
+        found.append(_stale(spec, ctx, rel, age, cadence_days, cadence_how))
+
+    # c–f. content
+    if body.size and not body.binary:
+        blocks = content_of(spec, body, outputs)
+        try:
+            content_causes, words, seen = check_content(spec, blocks, values)
+        except PatternError as exc:  # validated at load time; kept for safety
+            content_causes, words, seen = [Cause(Status.ERROR, "bad_pattern", str(exc))], 0, 1
+        if spec.section and seen == 0:
+            found.append(
+                Cause(
+                    Status.FAIL, "missing_section", f"no section headed {spec.section!r} in {rel}"
+                )
+            )
+            content_causes = [c for c in content_causes if c.code != "word_count"]
+        found.extend(content_causes)
+
+    # g. quality
+    quality_causes, score = _quality(spec, ctx)
+    found.extend(quality_causes)
+    if ctx.cron and ctx.cron.last_status == "failed" and not any(c.status.failing for c in found):
+        err = f" ({ctx.cron.last_error[:120]})" if ctx.cron.last_error else ""
+        notes.append(
+            f"cron-state says the last run failed ({ctx.cron.last_failed or 'time unknown'}){err}"
+        )
+    causes = order_causes(found)
+    status = causes[0].status if causes else Status.PASS
+    return _finish(
+        spec.skill,
+        status,
+        causes,
+        ctx,
+        words=words,
+        output=output,
+        muted=muted,
+        notes=tuple(notes),
+        numbers=tuple(sorted(values.items())),
+        score=score,
+    )
+
+
+def _stale(spec: Spec, ctx: Context, rel: str, age: float, cadence_days: float, how: str) -> Cause:
+    """STALE, or FAIL when the output is older than `stale_fail_after` expected cadences or
+    cron-state shows the runs failing: a skill gone quiet (an expired key) must alert."""
+    detail = (
+        f"{rel} is {age:.1f} days old; expected every {_days(cadence_days)} ({how}), "
+        f"stale after {_days(STALE_AFTER * cadence_days)}"
+    )
+    limit = spec.stale_fail_after if spec.stale_fail_after is not None else STALE_FAIL_AFTER
+    if age > limit * cadence_days:
+        return Cause(
+            Status.FAIL,
+            "stale_file",
+            f"{detail}, failing after {_days(limit * cadence_days)} ({limit:g} cadences)",
+        )
+    failures = ctx.cron.consecutive_failures if ctx.cron is not None else None
+    if failures is not None and failures >= FAILED_RUNS_FAIL:
+        assert ctx.cron is not None
+        err = f": {ctx.cron.last_error[:120]}" if ctx.cron.last_error else ""
+        return Cause(
+            Status.FAIL,
+            "stale_file",
+            f"{detail}, and cron-state shows {failures} failed runs in a row{err}",
+        )
+    return Cause(Status.STALE, "stale_file", detail)
+
+
+def _not_run(
+    spec: Spec,
+    files: tuple[str, ...],
+    run: _Run,
+    ctx: Context,
+    muted: Mute | None,
+    notes: list[str],
+) -> SkillResult:
+    """An on-demand skill with no run inside the lookback: listed, judged on nothing."""
+    schedule = ctx.registration.schedule if ctx.registration else "on demand"
+    last = f"; last output {files[-1]}" if files else ""
+    detail = (
+        f"{schedule}: no dispatch in cron-state and no dated output since "
+        f"{run.since:%Y-%m-%d}{last}"
+    )
+    return _unjudged(spec, ctx, muted, detail, ("on demand, not run", *notes))
+
+
+def _unjudged(
+    spec: Spec, ctx: Context, muted: Mute | None, detail: str, notes: tuple[str, ...]
+) -> SkillResult:
+    """The NOT_RUN row of a skill that had no run to judge (`detail` says why)."""
+    return _finish(
+        spec.skill,
+        Status.NOT_RUN,
+        (Cause(Status.NOT_RUN, "not_run", detail),),
+        ctx,
+        muted=muted,
+        notes=notes,
+    )
+
+
+def _scheduled(reg: Registration | None) -> bool:
+    """An enabled skill with a cron schedule (it has slots, so cron-state dispatches it)."""
+    if reg is None or not reg.enabled or not reg.schedule:
+        return False
+    try:
+        cadence.validate(reg.schedule)
+    except ValueError:
+        return False
+    return True
+
+
+def _slot_since_listed(ctx: Context) -> bool:
+    """Whether a scheduled slot came after the day the previous article listed the skill
+    (enabled by then): it has had a run, so one never dispatched is judged as usual."""
+    if ctx.listed_on is None or ctx.registration is None or not ctx.registration.schedule:
+        return False
+    fired = cadence.previous_fire(ctx.registration.schedule, ctx.now)
+    return fired is not None and fired.date() > ctx.listed_on
+
+
+def _any_output(spec: Spec, files: tuple[str, ...], outputs: Outputs) -> bool:
+    """Whether the skill ever wrote anything the spec would check: a matching file, or for a
+    shared log's section, a log holding its entry."""
+    if not files:
+        return False
+    if not spec.section:
+        return True
+    return newest_entry(spec, files, outputs, date.min) is not None
+
+
+def _not_run_yet(spec: Spec, ctx: Context, muted: Mute | None, notes: list[str]) -> SkillResult:
+    """A scheduled skill cron-state has never dispatched and that has no output: its first
+    scheduled run has not happened yet (enabled since the last slot), so nothing is judged."""
+    schedule = ctx.registration.schedule if ctx.registration else None
+    detail = (
+        f"{schedule or 'scheduled'}: never dispatched (no entry in memory/cron-state.json) "
+        "and no output yet"
+    )
+    note = "not run yet: its first scheduled run has not happened"
+    return _unjudged(spec, ctx, muted, detail, (note, *notes))
+
+
+def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], float | None]:
+    """Check g: skill-health's average score (None when unknown), and a cause when it is low."""
+    health = ctx.health
+    if health is None or health.avg_score is None:
+        return [], None
+    score = health.avg_score
+    if score < QUALITY_FAIL:
+        return [
+            Cause(
+                Status.QUALITY_DEGRADED,
+                f"quality_score:{score:g}",
+                f"skill-health avg_score {score:g} < {QUALITY_FAIL}",
+            )
+        ], score
+    return [], score
+
+
+def _days(value: float) -> str:
+    if value >= 1:
+        return f"{value:g} day{'s' if value != 1 else ''}"
+    return f"{value * 24:g} hours"
+
+
+def newest_output_age(spec: Spec, outputs: Outputs, now: datetime) -> float | None:
+    """Age in days of the newest file `spec` would check (for a shared-log section, the newest of
+    the last 14 logs that holds it), None when there is none: how a contract with several
+    outputs picks the one the skill wrote last."""
+    try:
+        files = by_date(outputs.matches(spec.output_pattern).files, outputs, spec.output_pattern)
+    except (PathOutsideRoot, OSError, ValueError):
+        return None
+    if spec.section:
+        for rel in reversed(files[-14:]):
+            try:
+                body = outputs.read(rel)
+            except OutputError:
+                continue
+            if holds_entry(spec, body, outputs):
+                return outputs.age(rel, now)[0]
+        return None
+    return outputs.age(files[-1], now)[0] if files else None

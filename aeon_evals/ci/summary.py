@@ -1,0 +1,241 @@
+"""The GitHub job summary of a run (issue #9): verdict, numbers and capped tables, in markdown
+under GitHub's size limit. Pure: `commands/run_cmd.py` writes it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import quote
+
+from aeon_evals.ci.gate import FailOn, fail_reason
+from aeon_evals.report.diff import Row
+from aeon_evals.report.render import cause_text, coverage_line, no_actions
+from aeon_evals.run.data import RunOutcome
+from aeon_evals.text import mdtable
+from aeon_evals.text.mdtable import escape_cell
+
+# GitHub refuses a step summary over 1 MiB; stay far below so other steps keep room too.
+MAX_SUMMARY_BYTES = 512 * 1024
+MAX_TABLE_ROWS = 100  # per summary table; the article has every row
+MAX_CELL_CHARS = 300
+
+
+def article_url(env: Mapping[str, str], article_path: str) -> str | None:
+    """`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/<ref>/<article>`, or None outside Actions.
+
+    The ref is `$AEON_EVALS_ARTICLE_REF` when set (the workflow sets the branch: the article
+    is committed after the run, so it is not in `$GITHUB_SHA` yet), else `$GITHUB_SHA`.
+    """
+    server = env.get("GITHUB_SERVER_URL")
+    repo = env.get("GITHUB_REPOSITORY")
+    ref = env.get("AEON_EVALS_ARTICLE_REF") or env.get("GITHUB_SHA")
+    if not (server and repo and ref):
+        return None
+    return (
+        f"{server.rstrip('/')}/{repo}/blob/{quote(ref, safe='/')}/{quote(article_path, safe='/')}"
+    )
+
+
+def _md_cell(text: str) -> str:
+    text = text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
+    # The summary is rendered as HTML by GitHub: keep skill data from opening tags. A tab (in a
+    # skill name, a cause) is shown as `\t`, as the article shows it (controls.show_name).
+    text = escape_cell(text).replace("\t", "\\t")
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class _Budget:
+    """Bytes left for the summary; tables stop adding rows when it runs out."""
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+
+    def take(self, line: str) -> bool:
+        size = len(line.encode("utf-8")) + 1
+        if size > self.left:
+            return False
+        self.left -= size
+        return True
+
+
+# Room kept for the "+N more rows" line and the sections after a table.
+_RESERVE = 4096
+
+
+def _table(
+    title: str, header: list[str], rows: list[list[str]], budget: _Budget, more: str
+) -> list[str]:
+    if not rows:
+        return []
+    out = [
+        f"### {title}",
+        "",
+        *mdtable.header(header, short_rule=True),
+    ]
+    for line in out:
+        budget.take(line)
+    shown = 0
+    for cells in rows[:MAX_TABLE_ROWS]:
+        line = mdtable.row(map(_md_cell, cells))
+        if budget.left - _RESERVE < len(line.encode("utf-8")) + 1 or not budget.take(line):
+            break
+        out.append(line)
+        shown += 1
+    if shown < len(rows):
+        tail = f"+{len(rows) - shown} more rows — see {more}"
+        budget.take(tail)
+        out += ["", tail]
+    out.append("")
+    return out
+
+
+def job_summary(
+    outcome: RunOutcome,
+    *,
+    fail_on: FailOn,
+    code: int,
+    article_link: str | None = None,
+    dry_run: bool = False,
+    limit: int = MAX_SUMMARY_BYTES,
+) -> str:
+    """Markdown for `$GITHUB_STEP_SUMMARY`: verdict, diff counts, Action Queue, regressions.
+
+    Tables are cut to fit `limit` bytes (and 100 rows each), with a "+N more rows" line that
+    links to the full article.
+    """
+    budget = _Budget(limit)
+    data = outcome.article
+    path = outcome.article_path
+    if path and article_link and not dry_run:
+        more = f"the [full article]({article_link})"
+        article_line = f"**Article:** [{path}]({article_link})"
+    else:
+        more = f"the full article ({path})" if path else "the full article"
+        article_line = (
+            f"**Article:** `{path}`" + (" (dry run: not written)" if dry_run else "")
+            if path
+            else ""
+        )
+    reason = fail_reason(outcome, fail_on)
+    gate = f"`--fail-on {fail_on.value}`: " + (
+        f"tripped ({reason}) → exit {code}" if reason else f"not tripped → exit {code}"
+    )
+    out = [
+        f"## Skill Evals — {outcome.day.isoformat()}",
+        "",
+        f"**Verdict:** `{outcome.verdict.value}`  ",
+        f"{gate}  ",
+    ]
+    if data is not None:
+        n = data.numbers
+        apart = (
+            f" ({len(n.failing_apart)} disabled or muted, not counted)" if n.failing_apart else ""
+        )
+        out += [
+            "**Coverage:** "
+            f"{coverage_line(n.coverage, n.previous_pct, n.legacy_pct, data.contracts)}  ",
+            f"**Diff:** {n.counts.summary()}  ",
+            f"**Failing now:** {len(n.failing)} of {n.evaluated}{apart}  ",
+        ]
+    if article_line:
+        out.append(article_line)
+    out.append("")
+    out += [_md_cell(m) for m in outcome.messages]
+    for line in out:
+        budget.take(line)
+    if data is not None:
+        if n.actions:
+            queue = [
+                "### Action Queue",
+                "",
+                *[f"{i}. {_md_cell(a)}" for i, a in enumerate(n.actions, 1)],
+                "",
+            ]
+        else:
+            queue = [f"Action Queue: {no_actions(n.verdict)}.", ""]
+        for line in queue:
+            budget.take(line)
+        out += queue
+        # the article's lists: enabled, unmuted skills only (disabled and muted ones are apart)
+        by_skill = {r.skill: r for r in data.rows}
+
+        def listed(skills: tuple[str, ...]) -> list[Row]:
+            return [by_skill[s] for s in skills]  # a scoped run's kept rows included
+
+        regressions = listed(n.regressions)
+        out += _table(
+            "Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)",
+            ["Skill", "Status", "Root cause", "Issue"],
+            [[r.skill, r.diff, cause_text(r), r.issue or "—"] for r in regressions],
+            budget,
+            more,
+        )
+        recovered = listed(n.recovered)
+        out += _table(
+            "Recovered (FIXED)",
+            ["Skill", "Was", "Now"],
+            [
+                [r.skill, r.previous.status.value if r.previous else "—", str(r.status)]
+                for r in recovered
+            ],
+            budget,
+            more,
+        )
+        still = listed(n.still_failing)
+        out += _table(
+            "Still Failing",
+            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
+            [
+                [
+                    r.skill,
+                    str(r.status),
+                    cause_text(r),
+                    r.issue or "—",
+                    r.failing_since.since.isoformat() if r.failing_since else "—",
+                ]
+                for r in still
+            ],
+            budget,
+            more,
+        )
+    if outcome.warnings:
+        shown_warnings = [f"- {_md_cell(w)}" for w in outcome.warnings[:20]]
+        extra = (
+            [f"- +{len(outcome.warnings) - 20} more warnings — see the run log"]
+            if len(outcome.warnings) > 20
+            else []
+        )
+        block = [
+            "<details><summary>Warnings</summary>",
+            "",
+            *shown_warnings,
+            *extra,
+            "",
+            "</details>",
+            "",
+        ]
+        if all(budget.take(line) for line in block):
+            out += block
+    text = "\n".join(out).rstrip("\n") + "\n"
+    return _fit(text, limit)
+
+
+def error_summary(message: str, code: int) -> str:
+    """The job summary of a run that stopped before producing a result."""
+    return f"## Skill Evals — stopped\n\n**aeon-evals exited {code}:** {_md_cell(message)}\n"
+
+
+def _fit(text: str, limit: int) -> str:
+    """Last guard: cut whole lines so the UTF-8 size never exceeds `limit`."""
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    note = "\n… summary cut to fit GitHub's size limit — see the full article\n"
+    room = limit - len(note.encode("utf-8"))
+    kept: list[str] = []
+    used = 0
+    for line in text.splitlines():
+        size = len(line.encode("utf-8")) + 1
+        if used + size > room:
+            break
+        kept.append(line)
+        used += size
+    return "\n".join(kept) + note

@@ -1,0 +1,136 @@
+"""A run's results, re-exported by `model` (import them from there): what each skill's checks
+found, the articles read back, the coverage. Split out of `model` only so that commands that
+never see a result (`validate`) do not pay for building these classes at start-up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import NamedTuple
+
+from aeon_evals.model.status import Mute, Status
+
+
+@dataclass(frozen=True)
+class CronState:
+    """The fields of memory/cron-state.json the checks use; anything else is ignored."""
+
+    last_status: str | None = None
+    last_success: str | None = None
+    last_failed: str | None = None
+    last_error: str | None = None
+    consecutive_failures: int | None = None
+    last_dispatch: str | None = None
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One finding of one check: `code` is what the article shows, `detail` what a human reads."""
+
+    status: Status
+    code: str  # e.g. "word_count", "missing_pattern:foo|bar", "quality_score:2.1"
+    detail: str = ""  # e.g. "412 words, minimum 500"
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    """The file a skill's checks ran on, with evidence for later verification."""
+
+    path: str  # relative to the root, POSIX separators
+    size: int
+    sha256: str
+    age_days: float | None
+    age_source: str  # "filename", "git", "mtime"
+
+
+@dataclass(frozen=True)
+class SkillResult:
+    """Everything checked for one skill in this run."""
+
+    skill: str
+    status: Status
+    causes: tuple[Cause, ...] = ()
+    words: int | None = None
+    output: OutputFile | None = None
+    quality: str = "unknown"  # "unknown", or "avg=3.4"
+    quality_score: float | None = None
+    enabled: bool = True
+    registered: bool = True
+    muted: Mute | None = None
+    notes: tuple[
+        str, ...
+    ] = ()  # extra facts for the row: which log was used, cron-state mismatch …
+    spec_source: str | None = None  # "SKILL.md:41" for a contract inferred from SKILL.md
+    numbers: tuple[tuple[str, float], ...] = ()  # each numeric check's value found, by label
+
+    @property
+    def root_cause(self) -> str:
+        """The article's root-cause cell: every cause code, worst first; "—" when clean."""
+        return "; ".join(c.code for c in self.causes) if self.causes else "—"
+
+    @property
+    def head(self) -> Cause | None:
+        """The first cause of the worst status: the one that names the row."""
+        return self.causes[0] if self.causes else None
+
+
+class ArticleRow(NamedTuple):
+    """One row of an article's Full Results table, as written or as parsed back.
+
+    A NamedTuple, not a dataclass: the dashboard loads hundreds of thousands of them.
+    """
+
+    skill: str
+    status: Status
+    diff: str = ""
+    root_cause: str = "—"
+    quality: str = "unknown"
+    words: int | None = None
+    last_output: str | None = None
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Enabled skills with a spec over enabled skills."""
+
+    covered: int
+    enabled: int
+
+    @property
+    def pct(self) -> float:
+        return 0.0 if self.enabled == 0 else 100.0 * self.covered / self.enabled
+
+
+@dataclass(frozen=True)
+class FailingSince:
+    """Carried forward for STILL_FAIL rows."""
+
+    since: date
+    issue: str | None = None
+
+
+@dataclass(frozen=True)
+class ParsedArticle:
+    """A skill-evals article read back from markdown (this tool's or the old LLM-written ones)."""
+
+    path: str
+    day: date
+    verdict: str | None
+    coverage: Coverage | None
+    coverage_pct: float | None
+    rows: dict[str, ArticleRow]
+    failing_since: dict[str, FailingSince] = field(default_factory=dict)
+    issues: dict[str, str] = field(default_factory=dict)  # skill -> ISS-NNN named in the article
+    action_queue: tuple[str, ...] = ()
+    diff_summary: str = ""
+    source: str = "disk"  # "disk", or "git <commit>" when recovered from history
+    own: bool = (
+        False  # written by aeon-evals (its Full Results has a Notes column), not the old LLM skill
+    )
+    inferred_rows: dict[str, ArticleRow] = field(
+        default_factory=dict
+    )  # the Inferred contracts table (report mode), apart from Full Results
+    # skill -> the Root cause cell of the Regressions or Still Failing table (cause and detail)
+    causes: dict[str, str] = field(default_factory=dict)
+    was: dict[str, str] = field(default_factory=dict)  # skill -> the Recovered table's Was cell
