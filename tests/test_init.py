@@ -445,7 +445,9 @@ def test_push_results_commits_only_the_run_files(tmp_path: Path) -> None:
     _remote, runner, _agent = remote_and_clones(tmp_path)
     files = [
         "articles/skill-evals-2026-05-31.md",
+        "articles/skill-evals-metrics-2026-05-31.tsv",
         "output/articles/skill-evals-2026-05-31.md",
+        "output/articles/skill-evals-metrics-2026-05-31.tsv",
         "apps/dashboard/outputs/skill-evals-2026-05-31T06-00-00Z.json",
         "memory/issues/ISS-001.md",
         "memory/logs/2026-05-31.md",
