@@ -140,6 +140,10 @@ def pushed(runner: Path, remote: Path) -> set[str]:
     return set(git(runner, "show", "--name-only", "--format=", head).split())
 
 
+def cards(root: Path, layout: Layout, day: str) -> list[str]:
+    return sorted(p.name for p in (root / layout.feed).glob(f"skill-evals-{day}T*.json"))
+
+
 @pytest.mark.parametrize("name", sorted(LAYOUTS))
 def test_the_push_script_commits_every_kept_file_and_leaves_a_clean_tree(
     name: str, tmp_path: Path
@@ -172,6 +176,34 @@ def test_the_push_script_commits_every_kept_file_and_leaves_a_clean_tree(
         *filed,
     }
     assert left_behind(runner) == []
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_a_rerun_the_same_day_with_the_same_result_adds_no_second_card(
+    name: str, tmp_path: Path
+) -> None:
+    """Issue 33: two runs on the same day wrote two identical dashboard cards."""
+    layout = LAYOUTS[name]
+    remote, runner = checkout(tmp_path, layout)
+    heads = []
+    for now in (f"{layout.day}T06:00:00Z", f"{layout.day}T06:10:00Z"):
+        result = evaluate(runner, now)
+        done = push_results(runner, now)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert left_behind(runner) == []
+        heads.append(git(runner, "rev-parse", "HEAD").strip())
+    artifacts = result["artifacts"]
+    assert isinstance(artifacts, dict)
+    first = f"skill-evals-{layout.day}T06-00-00Z.json"
+    assert artifacts["dashboard_card"] == f"{layout.feed}/{first} (unchanged)"
+    # what else the rerun changed (an output's age in the article, say) went out without a card
+    rerun = git(runner, "diff", "--name-only", heads[0], heads[1]).split()
+    assert not [f for f in rerun if f.startswith(layout.feed)]
+    assert cards(runner, layout, layout.day) == [first]
+    tree = git(remote, "ls-tree", "-r", "--name-only", "main", layout.feed)
+    assert [p for p in tree.split() if f"skill-evals-{layout.day}T" in p] == [
+        f"{layout.feed}/{first}"
+    ]
 
 
 # --- the README's cron line, as written -----------------------------------------------------------
