@@ -583,7 +583,7 @@ def test_starters_drafted_the_first_branch_while_the_run_evaluated_the_newest(
 
 def test_init_and_the_bootstrap_write_starters_from_the_contracts(tmp_path: Path, cli: Cli) -> None:
     root = _copy_instance(MIRO, tmp_path / "i")
-    code, _, err = cli("init", "--root", str(root))
+    code, _, err = cli("init", "--root", str(root), "--package", "aeon-evals")
     assert code == 0, err
     starter = json.loads((root / EVALS_PATH).read_text())
     assert starter["skills"]["holdings"]["_from"] == "SKILL.md:144"

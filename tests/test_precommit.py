@@ -6,10 +6,12 @@ virtualenv, as it would from the published repository."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -120,3 +122,59 @@ def test_lint_hook_fails_on_a_broken_skill_md_and_passes_once_fixed(
     skill.write_text(good, encoding="utf-8")
     code, out = _try(hook_repo, pre_commit_home, aeon_repo, "aeon-evals-lint")
     assert code == 0, out
+
+
+# --- the snippet the README gives an Aeon repository -------------------------------------------
+
+
+def _readme_snippet() -> tuple[str, dict[str, Any]]:
+    """The README's pre-commit section, and the .pre-commit-config.yaml it gives."""
+    text = (PROJECT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## pre-commit hooks\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```yaml\n(.*?)```", section, re.S)
+    assert block is not None
+    config = yaml.safe_load(block.group(1))
+    assert isinstance(config, dict)
+    return section, config
+
+
+def test_the_snippets_name_a_rev_that_exists_or_say_to_pin_one() -> None:
+    """Issue 33: the README and .pre-commit-hooks.yaml said `rev: v0.1.0`, a tag that does not
+    exist: pre-commit stopped at it in every repository that copied the snippet."""
+    section, config = _readme_snippet()
+    hooks_file = (PROJECT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    commented = re.search(r"^#\s+rev:\s*(\S+)", hooks_file, re.M)
+    assert commented is not None
+    tags = set(_git(PROJECT, "tag", "--list").split()) if (PROJECT / ".git").exists() else set()
+    for rev in (config["repos"][0]["rev"], commented.group(1)):
+        if rev in tags:
+            continue
+        assert not re.fullmatch(r"v?\d+(\.\d+)*", str(rev)), f"rev {rev}: no such tag"
+        assert rev == "COMMIT", rev  # a placeholder, and the text says how to fill it
+    assert "pre-commit autoupdate" in section and "no release is tagged yet" in section
+
+
+def test_autoupdate_turns_the_readme_snippet_into_a_pin_that_runs(
+    hook_repo: Path, pre_commit_home: Path, aeon_repo: Path
+) -> None:
+    """The README's instructions, followed: the snippet (pointing at this checkout's snapshot),
+    `pre-commit autoupdate`, then both hooks run on the Aeon repository."""
+    _section, config = _readme_snippet()
+    config["repos"][0]["repo"] = str(hook_repo)
+    (aeon_repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never"}
+    for argv in (["autoupdate"], ["run", "--all-files"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "pre_commit", *argv],
+            cwd=aeon_repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        if argv == ["autoupdate"]:
+            pinned = yaml.safe_load((aeon_repo / ".pre-commit-config.yaml").read_text("utf-8"))
+            # no tag in the snapshot: the newest commit, a rev that exists
+            assert pinned["repos"][0]["rev"] == _git(hook_repo, "rev-parse", "HEAD").strip()
+    assert "aeon-evals validate" in done.stdout and "aeon-evals lint" in done.stdout

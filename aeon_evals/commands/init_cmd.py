@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aeon_evals import __version__, resources
+from aeon_evals import resources
+from aeon_evals.ci import install_origin
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import audit, stubs
 from aeon_evals.errors import ConfigError, UsageError
@@ -25,7 +26,8 @@ WORKFLOW_PATH = ".github/workflows/skill-evals.yml"
 SCRIPTS_DIR = ".github/skill-evals"
 SCRIPTS = ("provide-notify.sh", "push-results.sh")
 WORKFLOW_TEMPLATE = "github-workflow.yml"
-DEFAULT_PACKAGE = f"aeon-evals=={__version__}"
+# What --package is for when this copy cannot name itself (a folder, a local wheel).
+PACKAGE_EXAMPLE = "aeon-evals @ git+https://github.com/aeon-evals/aeon-evals@COMMIT"
 _PACKAGE_LINE = re.compile(r"^(?P<indent>[ \t]*)AEON_EVALS_PACKAGE:.*$", re.MULTILINE)
 
 
@@ -35,8 +37,10 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         help=summary("init"),
         description=f"Adds what an Aeon repository needs for scheduled runs: {EVALS_PATH} "
         f"(starter specs from the coverage audit) when there is none, and {WORKFLOW_PATH}. "
-        "An existing file is never overwritten: it is reported as skipped. "
-        "See docs/scheduling.md.",
+        "An existing file is never overwritten: it is reported as skipped. The workflow installs "
+        "aeon-evals the way this copy was installed (its PEP 610 direct_url.json): the same "
+        "version from a package index, or the same git commit; --package overrides, and is "
+        "needed for a copy installed from a folder or a local file. See docs/scheduling.md.",
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -50,9 +54,10 @@ def add_parser(sub: Any, *, epilog: str) -> None:
     p.add_argument(
         "--package",
         metavar="REQUIREMENT",
-        default=DEFAULT_PACKAGE,
-        help=f"what the workflow pip-installs (default: {DEFAULT_PACKAGE}); e.g. "
-        '"aeon-evals @ git+https://github.com/OWNER/aeon-evals@v0.1.0"',
+        help="what the workflow pip-installs (default: this copy as it was installed: "
+        '"aeon-evals==VERSION" from a package index, "aeon-evals @ git+https://…@COMMIT" from '
+        "git; a copy installed from a folder or a local file has no default, and init stops "
+        f'with exit 2 before writing anything); e.g. "{PACKAGE_EXAMPLE}"',
     )
     p.set_defaults(func=run)
 
@@ -69,6 +74,22 @@ def workflow_text(package: str) -> str:
     if count != 1:  # pragma: no cover - the template is ours
         raise RuntimeError(f"{WORKFLOW_TEMPLATE}: no AEON_EVALS_PACKAGE line to set")
     return text
+
+
+def package_line(given: str | None, found: install_origin.Origin | None = None) -> tuple[str, str]:
+    """What the workflow installs and how that was decided: `given` (--package) when set, else
+    the requirement of this copy's origin (`found`, read from the installed metadata when None).
+    Raises UsageError when neither names one: GitHub's runner cannot install from here."""
+    if given is not None:
+        return given, "as --package says"
+    found = found or install_origin.installed()
+    if found.requirement is None:
+        raise UsageError(
+            f"this copy of aeon-evals was installed {found.said}; pass --package REQUIREMENT, "
+            f'something the runner can install, e.g. "{PACKAGE_EXAMPLE}" (nothing was written)',
+            where="--package",
+        )
+    return found.requirement, f"as this copy was installed: {found.said}"
 
 
 def starter_text(root: Path, config: str | None = None) -> tuple[str, int]:
@@ -88,7 +109,12 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             "not an Aeon repository (no aeon.yml and no skills/ folder); pass --root", path=root
         )
-    workflow = workflow_text(args.package)
+    target = confine(root, WORKFLOW_PATH, what="init target")
+    # Decided before anything is written; a workflow that is there needs no package.
+    workflow: tuple[str, str, str] | None = None
+    if args.package is not None or not target.exists():
+        package, how = package_line(args.package)
+        workflow = (package, how, workflow_text(package))
 
     evals = confine(root, EVALS_PATH, what="init target")
     if evals.exists():
@@ -103,9 +129,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"skipped {EVALS_PATH} (appeared meanwhile; never overwritten)")
 
-    target = confine(root, WORKFLOW_PATH, what="init target")
-    if create_exclusive(target, workflow):
-        print(f"wrote {WORKFLOW_PATH} (weekly + workflow_dispatch; installs {args.package})")
+    if workflow is not None and create_exclusive(target, workflow[2]):
+        print(
+            f"wrote {WORKFLOW_PATH} (weekly + workflow_dispatch; installs {workflow[0]}, "
+            f"{workflow[1]})"
+        )
     else:
         print(f"skipped {WORKFLOW_PATH} (exists; never overwritten)")
     for name in SCRIPTS:

@@ -37,6 +37,11 @@ def card_name(now: datetime) -> str:
     return f"{SKILL}-{now:%Y-%m-%dT%H-%M-%SZ}.json"
 
 
+def same_day(name: str, now: datetime) -> bool:
+    """Whether feed file `name` is one of this tool's cards from the UTC day of `now`."""
+    return name.startswith(f"{SKILL}-{now:%Y-%m-%d}T") and name.endswith(".json")
+
+
 class _Elements:
     """Elements in insertion order; `add` returns the id so parents can list their children."""
 

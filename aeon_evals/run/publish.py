@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from aeon_evals.articles.store import ArticleStore
 from aeon_evals.errors import EvalsError, WriteFailed
 from aeon_evals.fs import daylog
-from aeon_evals.fs.confine import check_writable, rel_path
+from aeon_evals.fs.confine import check_writable, read_confined, rel_path
 from aeon_evals.fs.daylog import write_log_section
 from aeon_evals.fs.write import atomic_write, write_error, write_if_changed
 from aeon_evals.metrics import history as metrics
@@ -22,6 +22,8 @@ from aeon_evals.run.data import RunOptions, RunOutcome
 from aeon_evals.text.controls import escape_controls, has_controls
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from aeon_evals.report.notify import NotifyResult
 
 ARTICLE_BYTES_PER_ROW = 400  # a Full Results row and its share of the other tables, generously
@@ -217,6 +219,26 @@ def notified(sent: NotifyResult) -> Artifact:
     return Artifact(Fate.DONE if sent.sent else Fate.FAILED, verb="sent", said=sent.message)
 
 
+def _same_card(root: Path, folder: str, now: datetime, data: bytes) -> str | None:
+    """The feed file (relative to `root`) that holds this very card, written earlier the same
+    UTC day, or None. A card that cannot be read is taken as different: a second card is better
+    than a lost one."""
+    from aeon_evals.report import card
+
+    try:
+        with os.scandir(root / folder) as entries:
+            names = sorted(e.name for e in entries if card.same_day(e.name, now))
+    except OSError:
+        return None
+    for name in names:
+        try:
+            if read_confined(root, f"{folder}/{name}", cap=len(data) + 1) == data:
+                return f"{folder}/{name}"
+        except (OSError, EvalsError):
+            continue
+    return None
+
+
 def _write_card(opts: RunOptions, outcome: RunOutcome, data: render.ArticleData) -> None:
     """One json-render card per run into the instance's dashboard feed, when it has one."""
     assert opts.layout is not None  # pipeline.run detects it
@@ -229,7 +251,13 @@ def _write_card(opts: RunOptions, outcome: RunOutcome, data: render.ArticleData)
     try:
         path = opts.root / rel
         check_writable(opts.root, path, what="dashboard card")
-        atomic_write(path, card.render_card(card.build_card(data, article=outcome.article_path)))
+        text = card.render_card(card.build_card(data, article=outcome.article_path))
+        # A rerun with the same result the same day keeps that day's card: one card per result.
+        same = _same_card(opts.root, folder, opts.now, text.encode("utf-8"))
+        if same is not None:
+            outcome.card_written = Artifact(Fate.UNCHANGED, where=same)
+            return
+        atomic_write(path, text)
         outcome.card_written = Artifact(Fate.DONE, where=rel)
     except (OSError, EvalsError) as exc:
         reason = (

@@ -22,11 +22,15 @@ if [ "$#" -eq 0 ]; then
   exit 2
 fi
 
-# What a run writes and the repository keeps; anything else in the tree is left alone.
+# What a run writes and the repository keeps, on either layout (articles/ or output/articles/;
+# apps/dashboard/outputs/ or dashboard/outputs/): the article and its metrics file (the drift
+# history), the issues and INDEX.md, the daily log, the dashboard card, the notify record and a
+# starter evals.json. Anything else in the tree (site/, the cache, ./notify) is left alone.
 stage() {
   local paths=() p
   shopt -s nullglob
-  for p in articles/skill-evals-*.md output/articles/skill-evals-*.md \
+  for p in articles/skill-evals-*.md articles/skill-evals-metrics-*.tsv \
+    output/articles/skill-evals-*.md output/articles/skill-evals-metrics-*.tsv \
     apps/dashboard/outputs/skill-evals-*.json dashboard/outputs/skill-evals-*.json \
     memory/issues memory/logs memory/skill-evals-notify.json skills/skill-evals/evals.json; do
     if [ -e "$p" ]; then paths+=("$p"); fi
