@@ -1,0 +1,398 @@
+"""A skill's outcome vocabulary read from its SKILL.md: every status token the text tells the
+agent to log, print, notify, emit or exit with, or lists as an output code, each classified and
+quoted with its line. Environment variables and data names are never tokens. Pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from aeon_evals.outcomes.classify import (
+    TOKEN,
+    looks_like_data,
+    sentence_class,
+    status_like,
+    strong_class,
+    token_class,
+)
+from aeon_evals.outcomes.model import OutcomeClass, TokenUse, VocabToken, Vocabulary, Why
+
+QUOTE_LIMIT = 240
+DETAIL_LIMIT = 120
+
+_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})[ \t]*([^\s`]*)")
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.*)")
+_SHELL = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session"})
+_DATA = frozenset({"json", "jsonc", "yaml", "yml", "toml", "python", "py", "js", "javascript"})
+_DATA |= frozenset({"ts", "typescript", "graphql", "sql", "html", "css", "xml", "mjs", "diff"})
+
+# A name used as a variable anywhere in the file: `$NAME`, `${NAME`, `NAME=value`, `NAME:-x`,
+# `process.env.NAME`, `secrets.NAME`. Such a name is configuration, not a status.
+_VARIABLE = re.compile(
+    r"\$\{?([A-Z][A-Z0-9_]*)|(?<![A-Za-z0-9_])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=(?!=)|:-)"
+    r"|(?:env|secrets|environ)\.\[?['\"]?([A-Z][A-Z0-9_]*)"
+)
+# The verb that makes a token something the agent writes: the words right before it.
+_VERB = re.compile(
+    r"(?i)(?:\b(?:log|logs|logged|logging|print|prints|emit|emits|emitting|notify|notifies"
+    r"|exit|exits|exiting|output|outputs|report|reports|return|returns|record|records"
+    r"|write|writes|append|appends|end|ends|stop|stops|abort|aborts|finish|finishes|bail"
+    r"|verdict|verdicts|signal|fall(?:s)? through to|go(?:es)? to step [\w.]+)"
+    r"(?: (?:with|as|the|a|an|one|line|status|code|verdict|result|out|only|silently|immediately"
+    r"|early|cleanly|and|then|exit|mode|to|of)){0,4}"
+    r"|\bstatus(?: (?:is|line|code|of))?|\bexit code|\bresult(?: is)?|\bmark (?:it|the run) as)"
+    r"[ \t]*[:=]?[ \t]*[\"'`*(\[{$]*[ \t]*$"
+)
+# A heading or table header that introduces output codes, not configuration.
+_STATUS_HEADER = re.compile(
+    r"(?i)\b(?:status(?:es)?|exit|exits|outcomes?|results?|verdicts?|log(?:ging)?|output"
+    r"|report(?:ing)?|terminal|exit codes?|status codes?|output codes?)\b"
+)
+# the header cell over a table column of statuses
+_STATUS_COLUMN = re.compile(
+    r"(?i)^(?:status|exit|exit code|exit mode|outcome|verdict|result|log(?: line)?|status code"
+    r"|exit status)$"
+)
+_CONFIG_HEADER = re.compile(
+    r"(?i)\b(?:env(?:ironment)?|variables?|secrets?|requires?|required|config(?:uration)?"
+    r"|setup|keys?|inputs?|vars?|parameters?|credentials?)\b"
+)
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
+_LEAD = re.compile(r"^[ \t>]*(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?[\W_]*?(?=[A-Z])")
+_KEY_VALUE = re.compile(r"^[\W_]*([A-Za-z][A-Za-z /-]{1,30}?)[*_`]*[ \t]*[:=][*_`]*[ \t]*(.*)$")
+_STATUS_KEY = re.compile(
+    r"(?i)^(?:status|result|outcome|exit(?: status| code| mode)?|terminal|verdict|run status|mode"
+    r"|log)$"
+)
+_ECHO = re.compile(r"\b(?:echo|printf)\b")
+_ECHO_TO_LOG = re.compile(r"memory/logs|\bnotify\b|>>?\s*\"?\$\{?(?:LOG|log)")
+# a name alone in a placeholder (`{EXIT_CODE}`, `<STATUS_CODE for …>`, `[QUESTION_SNIPPET]`)
+_PROSE_PLACEHOLDER = re.compile(r"\{[^{}]*[a-z]{3,}[^{}]*\}")
+_IN_PLACEHOLDER = re.compile(r"[{<\[][ \t]*$")
+# `SEARCH_SKILL_<OK_INSTALLED|OK_CANDIDATES|NO_GAP>`: one prefix, several endings
+_ALTERNATIVES = re.compile(
+    r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_)[<{\[(]([A-Z0-9_]+(?:[ \t]*\|[ \t]*[A-Z0-9_]+)+)[>}\])]"
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])[ \t]+(?=[A-Z*`(\[\"'])|[ \t]+→[ \t]+(?=[Ii]f )")
+_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\{[^}]*\}|<[^>]*>|\[[^\]]*\]")
+
+
+@dataclass
+class _Line:
+    no: int
+    text: str
+    fence: str | None  # the fence's info string ("" for a bare fence); None in prose
+    heading: str  # the heading the line is under
+    table_header: str  # the header row of the table the line belongs to, if any
+    after_log_prose: bool  # in a fence right after prose that says to log or append
+
+
+def _lines(text: str) -> tuple[list[_Line], set[str]]:
+    """The SKILL.md's lines with their fence, heading and table context; and the names its
+    frontmatter declares (`requires: [COINGECKO_API_KEY?]`), which are configuration."""
+    raw = text.splitlines()
+    declared: set[str] = set()
+    start = 0
+    if raw and raw[0].strip() == "---":
+        for i in range(1, len(raw)):
+            if raw[i].strip() in ("---", "..."):
+                for line in raw[1:i]:
+                    declared.update(m.group(1) for m in TOKEN.finditer(line))
+                start = i + 1
+                break
+    out: list[_Line] = []
+    fence: tuple[str, int, str] | None = None  # marker char, marker length, info
+    heading = ""
+    table_header = ""
+    recent_prose: list[str] = []
+    after_log = False
+    for i in range(start, len(raw)):
+        line = raw[i]
+        m = _FENCE.match(line) if ("```" in line or "~~~" in line) else None
+        if m is not None:
+            marker, info = m.group(1), m.group(2).lower()
+            if fence is None:
+                fence = (marker[0], len(marker), info)
+                after_log = bool(
+                    re.search(
+                        r"(?i)\b(?:log|append|logs/|output|print|notify|status|write)\b",
+                        " ".join(recent_prose[-3:]),
+                    )
+                )
+                continue
+            if marker[0] == fence[0] and len(marker) >= fence[1] and not info:
+                fence = None
+                continue
+        if fence is None:
+            h = _HEADING.match(line)
+            if h:
+                heading = h.group(1)
+            stripped = line.strip()
+            if stripped.startswith("|"):
+                if not table_header:
+                    table_header = stripped
+            else:
+                table_header = ""
+            if stripped:
+                recent_prose.append(stripped)
+                del recent_prose[:-3]
+        out.append(
+            _Line(i + 1, line, fence[2] if fence else None, heading, table_header, after_log)
+        )
+    return out, declared
+
+
+def _variables(text: str) -> set[str]:
+    return {name for m in _VARIABLE.finditer(text) for name in m.groups() if name}
+
+
+def _sentence(line: str, start: int, end: int) -> str:
+    """The sentence of `line` around [start, end), clipped."""
+    cut = 0
+    for m in _SENTENCE_END.finditer(line):
+        if m.start() >= start:
+            stop = m.start()
+            break
+        cut = m.end()
+    else:
+        stop = len(line)
+    text = line[cut:stop].strip()
+    text = _LIST_ITEM.sub("", text, count=1) if text is line[cut:stop].strip() else text
+    return _clip(text, QUOTE_LIMIT)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _detail(line: str, end: int) -> str:
+    """What is written right after the token: up to the end of its code span or sentence."""
+    rest = line[end:]
+    before = line[:end]
+    if before.count("`") % 2 == 1:  # inside a code span: up to its closing backtick
+        rest = rest.split("`", 1)[0]
+    elif before.count('"') % 2 == 1:
+        rest = rest.split('"', 1)[0]
+    else:
+        rest = _SENTENCE_END.split(rest, maxsplit=1)[0]
+    return _clip(rest.strip(" *_"), DETAIL_LIMIT)
+
+
+def _classify_use(sentence: str) -> OutcomeClass | None:
+    """What a use's sentence says, its tokens and placeholders taken out first."""
+    return sentence_class(_PLACEHOLDER.sub(" ", TOKEN.sub(" ", sentence)))
+
+
+def own_prefixes(skill: str, tokens: list[str]) -> tuple[str, ...]:
+    """The skill's own token prefixes, longest first: its name (`price-alert` → `PRICE_ALERT_`)
+    and any prefix of two or more parts that two of its tokens share (`SKILL_ANALYTICS_` in
+    skill-health)."""
+    found = {re.sub(r"[^A-Z0-9]+", "_", skill.upper()).strip("_") + "_"}
+    counts: dict[str, int] = {}
+    for token in set(tokens):
+        parts = token.split("_")
+        for k in range(2, len(parts)):
+            prefix = "_".join(parts[:k]) + "_"
+            counts[prefix] = counts.get(prefix, 0) + 1
+    found.update(p for p, n in counts.items() if n >= 2)
+    # keep only the longest of nested prefixes so that `A_B_` and `A_B_C_` both stay (both own)
+    return tuple(sorted(found, key=lambda p: (-len(p), p)))
+
+
+def _expand(text: str) -> str:
+    """`X_<A|B>` written out as `X_A | X_B`, so each alternative is a token of its own."""
+    if "|" not in text:
+        return text
+    return _ALTERNATIVES.sub(
+        lambda m: " | ".join(m.group(1) + alt.strip() for alt in m.group(2).split("|")), text
+    )
+
+
+def _placeholder(text: str, start: int, end: int) -> bool:
+    """A name standing alone in a placeholder (`{EXIT_CODE}`, `<STATUS_CODE for …>`)."""
+    return bool(_IN_PLACEHOLDER.search(text[:start])) and bool(
+        re.match(r"[ \t]*(?:[}>\]]|[a-z])", text[end:])
+    )
+
+
+class _Collector:
+    """The uses found so far, by token."""
+
+    def __init__(self, excluded: set[str]) -> None:
+        self.excluded = excluded
+        self.found: dict[str, list[TokenUse]] = {}
+
+    def add(self, token: str, line: _Line, sentence: str, detail: str, classify: bool) -> None:
+        if token in self.excluded or looks_like_data(token):
+            return
+        cls = _classify_use(sentence) if classify else None
+        self.found.setdefault(token, []).append(TokenUse(line.no, sentence, detail, cls))
+
+
+def _uses(skill: str, lines: list[_Line], excluded: set[str]) -> dict[str, list[TokenUse]]:
+    """Every place a token is something the agent emits, by token, in file order."""
+    own = _prefixes(skill, lines)
+    out = _Collector(excluded)
+    for line in lines:
+        if "_" not in line.text or line.fence in _DATA:
+            continue
+        text = _expand(line.text)
+        # placeholders written in prose (`{lead with the stronger of …}`) hide their words
+        seen = _PROSE_PLACEHOLDER.sub(lambda m: " " * len(m.group()), text)
+        matches = [
+            m
+            for m in TOKEN.finditer(seen)
+            if not _placeholder(seen, m.start(), m.end())
+            and not (seen[m.end() : m.end() + 1] == "=" and seen[m.end() : m.end() + 2] != "==")
+        ]
+        if not matches:
+            continue
+        if line.fence in _SHELL:
+            _shell_uses(out, line, text, matches)
+        elif line.fence is not None:
+            _template_uses(out, line, text, matches, own)
+        elif text.lstrip().startswith("|"):
+            _table_uses(out, line, text, matches, own)
+        else:
+            _prose_uses(out, line, text, matches, own)
+    return out.found
+
+
+def _own(skill: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", "_", skill.upper()).strip("_") + "_"
+
+
+def _prefixes(skill: str, lines: list[_Line]) -> tuple[str, ...]:
+    """The prefixes a token may carry to count in a template, a list or a table without a verb:
+    the skill's name, and any prefix of two or more parts that two names with a status ending
+    share (`PRICE_ALERT_` in price-threshold-alert, `SKILL_ANALYTICS_` in skill-health)."""
+    strong = {
+        m.group(1)
+        for line in lines
+        if "_" in line.text
+        for m in TOKEN.finditer(line.text)
+        if strong_class(m.group(1)) is not None
+    }
+    return own_prefixes(skill, sorted(strong))
+
+
+def _status_value(text: str) -> bool:
+    """A `Status:` / `Exit:` / `Verdict:` line: every token in its value is a status."""
+    kv = _KEY_VALUE.match(text)
+    return kv is not None and _STATUS_KEY.match(kv.group(1).strip(" *_`")) is not None
+
+
+def _first_at(text: str) -> int:
+    lead = _LEAD.match(text)
+    return lead.end() if lead else -1
+
+
+def _shell_uses(out: _Collector, line: _Line, text: str, matches: list[re.Match[str]]) -> None:
+    """`echo "X_ERROR: …" >> memory/logs/…`: only what a command writes to the log or notify."""
+    if "<<" in text or not _ECHO_TO_LOG.search(text):
+        return
+    for m in matches:
+        if _ECHO.search(text[: m.start()]):
+            out.add(m.group(1), line, _clip(text, QUOTE_LIMIT), _detail(text, m.end()), True)
+
+
+def _template_uses(
+    out: _Collector, line: _Line, text: str, matches: list[re.Match[str]], own: tuple[str, ...]
+) -> None:
+    """A fenced skeleton of what is written: a token that starts a line (`- X_SKIP: {reason}`),
+    or stands in a status line's value (`- **Status**: ${A | B}`)."""
+    status_value = _status_value(text)
+    first_at = _first_at(text)
+    for m in matches:
+        token = m.group(1)
+        at_start = m.start() == first_at
+        if status_value or (at_start and token.startswith(own)):
+            sentence = _clip(text, QUOTE_LIMIT)
+            out.add(token, line, sentence, _detail(text, m.end()), at_start and not status_value)
+
+
+def _table_uses(
+    out: _Collector, line: _Line, text: str, matches: list[re.Match[str]], own: tuple[str, ...]
+) -> None:
+    """A table row whose cell is the token, in a column headed `Status`, `Exit`, `Code` …, or a
+    token of the skill's own prefix with a status ending in any column."""
+    stripped = text.strip()
+    if line.table_header == stripped or re.fullmatch(r"[|:\- \t]+", stripped):
+        return
+    cells = [c.strip(" `*") for c in stripped.strip("|").split("|")]
+    heads = [c.strip(" `*") for c in line.table_header.strip("|").split("|")]
+    for m in matches:
+        token = m.group(1)
+        column = next((k for k, c in enumerate(cells) if token in c), -1)
+        if column < 0:
+            continue
+        cell = cells[column]
+        if not (re.sub(r"^[\W_]+|[\W_]+$", "", cell) == token or cell.startswith(token)):
+            continue
+        head = heads[column] if column < len(heads) else ""
+        if _STATUS_COLUMN.match(head) or (token.startswith(own) and status_like(token)):
+            others = " | ".join(c for k, c in enumerate(cells) if k != column)
+            out.add(token, line, _clip(" | ".join(cells), QUOTE_LIMIT), _clip(others, 120), True)
+
+
+def _prose_uses(
+    out: _Collector, line: _Line, text: str, matches: list[re.Match[str]], own: tuple[str, ...]
+) -> None:
+    """Prose: a token right after a verb that writes it (`log`, `notify`, `exit with` …); in a
+    status line's value; or starting a list item under a heading about statuses, or carrying
+    the skill's own prefix and a status ending."""
+    status_value = _status_value(text)
+    first_at = _first_at(text)
+    list_item = _LIST_ITEM.match(text) is not None
+    in_config = bool(_CONFIG_HEADER.search(line.heading)) and not _STATUS_HEADER.search(
+        line.heading
+    )
+    for m in matches:
+        token = m.group(1)
+        before = text[: m.start()]
+        sentence = _sentence(text, m.start(), m.end())
+        detail = _detail(text, m.end())
+        if _VERB.search(before[-80:]):
+            out.add(token, line, sentence, detail, True)
+        elif status_value:
+            out.add(token, line, sentence, detail, False)
+        elif (
+            list_item
+            and m.start() == first_at
+            and not in_config
+            and status_like(token)
+            and token.startswith(own)
+        ) or (
+            re.search(r"→[ \t]*[`*\"]*$", before) and token.startswith(own) and status_like(token)
+        ):
+            out.add(token, line, sentence, detail, True)
+
+
+def extract_vocabulary(
+    skill: str, text: str, overrides: Mapping[str, str | OutcomeClass] | None = None
+) -> Vocabulary:
+    """The outcome vocabulary of `skill` from its SKILL.md `text` (the whole file, so that line
+    numbers are the file's). `overrides` maps a token to a class name (`{"FLEET_EMPTY":
+    "noop"}`, evals.json's `"outcomes"`); an overridden token the text never names is added with
+    no use of its own. Pure; never raises on any text (an unknown class name in `overrides` is a
+    ValueError, raised before any work)."""
+    forced = {t: OutcomeClass(c) for t, c in (overrides or {}).items()}
+    lines, declared = _lines(text)
+    excluded = (declared | _variables(text)) - set(forced)
+    uses = _uses(skill, lines, excluded)
+    tokens: dict[str, VocabToken] = {}
+    for token, found in uses.items():
+        if token in forced:
+            tokens[token] = VocabToken(token, forced[token], Why.OVERRIDE, tuple(found))
+            continue
+        cls, why = token_class(token, [u.outcome for u in found])
+        tokens[token] = VocabToken(token, cls, why, tuple(found))
+    for token, cls in forced.items():
+        if token not in tokens:
+            tokens[token] = VocabToken(
+                token, cls, Why.OVERRIDE, (TokenUse(0, "evals.json outcomes", "", cls),)
+            )
+    ordered = {t: tokens[t] for t in sorted(tokens)}
+    return Vocabulary(skill, ordered, own_prefixes(skill, list(ordered)))
