@@ -91,6 +91,9 @@ class Vocabulary:
     skill: str
     tokens: Mapping[str, VocabToken] = field(default_factory=dict)
     prefixes: tuple[str, ...] = ()  # the skill's own token prefixes (`PRICE_ALERT_`), longest first
+    # names the SKILL.md writes but never as a status (variables, markers, per-item codes): a run
+    # that writes them has not reported a status, even with the skill's own prefix
+    ignored: frozenset[str] = frozenset()
 
     def get(self, token: str) -> VocabToken | None:
         return self.tokens.get(token)

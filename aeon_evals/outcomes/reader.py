@@ -237,7 +237,9 @@ def _own(vocabulary: Vocabulary, token: str) -> VocabToken | None:
     found = vocabulary.get(token)
     if found is not None:
         return found
-    if not token.startswith(vocabulary.prefixes) or not vocabulary.prefixes:
+    if token in vocabulary.ignored or not vocabulary.prefixes:
+        return None
+    if not token.startswith(vocabulary.prefixes):
         return None
     strong = strong_class(token)
     if strong is not None:

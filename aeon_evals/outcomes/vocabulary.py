@@ -37,10 +37,11 @@ _VARIABLE = re.compile(
 _VERB = re.compile(
     r"(?i)(?:\b(?:log|logs|logged|logging|print|prints|emit|emits|emitting|notify|notifies"
     r"|exit|exits|exiting|output|outputs|report|reports|return|returns|record|records"
+    r"|send|sends|sending|post|posts"
     r"|write|writes|append|appends|end|ends|stop|stops|abort|aborts|finish|finishes|bail"
     r"|verdict|verdicts|signal|fall(?:s)? through to|go(?:es)? to step [\w.]+)"
     r"(?: (?:with|as|the|a|an|one|line|status|code|verdict|result|out|only|silently|immediately"
-    r"|early|cleanly|and|then|exit|mode|to|of)){0,4}"
+    r"|early|cleanly|and|then|exit|mode|to|of|single)){0,4}"
     r"|\bstatus(?: (?:is|line|code|of))?|\bexit code|\bresult(?: is)?|\bmark (?:it|the run) as)"
     r"[ \t]*[:=]?[ \t]*[\"'`*(\[{$]*[ \t]*$"
 )
@@ -68,6 +69,13 @@ _STATUS_KEY = re.compile(
 _ECHO = re.compile(r"\b(?:echo|printf)\b")
 _ECHO_TO_LOG = re.compile(r"memory/logs|\bnotify\b|>>?\s*\"?\$\{?(?:LOG|log)")
 # a name alone in a placeholder (`{EXIT_CODE}`, `<STATUS_CODE for …>`, `[QUESTION_SNIPPET]`)
+# a line the next run greps or parses back (`TOKEN_PICK_DEDUP: SYMBOL | …` "for easy grep
+# next-day dedup"): data, not a status
+_MARKER = re.compile(r"(?i)\b(?:grep|dedup|markers?|parses?|parsed|key=value)\b")
+# `add `X_DEGRADED` to the notification subject line`
+_ADD_TO = re.compile(r"(?i)[`*\"]*\s+to the (?:notification|log|subject|message|status)")
+# a list item's bold label naming its token: `- **Empty run (`FARCASTER_DIGEST_OK`):**`
+_LABEL = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\*\*[^:*]{0,40}\([`*\"]*$")
 _PROSE_PLACEHOLDER = re.compile(r"\{[^{}]*[a-z]{3,}[^{}]*\}")
 _IN_PLACEHOLDER = re.compile(r"[{<\[][ \t]*$")
 # `SEARCH_SKILL_<OK_INSTALLED|OK_CANDIDATES|NO_GAP>`: one prefix, several endings
@@ -85,7 +93,7 @@ class _Line:
     fence: str | None  # the fence's info string ("" for a bare fence); None in prose
     heading: str  # the heading the line is under
     table_header: str  # the header row of the table the line belongs to, if any
-    after_log_prose: bool  # in a fence right after prose that says to log or append
+    marker_fence: bool  # in a fence the prose before calls a marker to grep or parse back
 
 
 def _lines(text: str) -> tuple[list[_Line], set[str]]:
@@ -106,7 +114,7 @@ def _lines(text: str) -> tuple[list[_Line], set[str]]:
     heading = ""
     table_header = ""
     recent_prose: list[str] = []
-    after_log = False
+    greps = False  # the open fence is a marker line the next run greps for
     for i in range(start, len(raw)):
         line = raw[i]
         m = _FENCE.match(line) if ("```" in line or "~~~" in line) else None
@@ -114,12 +122,7 @@ def _lines(text: str) -> tuple[list[_Line], set[str]]:
             marker, info = m.group(1), m.group(2).lower()
             if fence is None:
                 fence = (marker[0], len(marker), info)
-                after_log = bool(
-                    re.search(
-                        r"(?i)\b(?:log|append|logs/|output|print|notify|status|write)\b",
-                        " ".join(recent_prose[-3:]),
-                    )
-                )
+                greps = bool(_MARKER.search(" ".join(recent_prose[-2:])))
                 continue
             if marker[0] == fence[0] and len(marker) >= fence[1] and not info:
                 fence = None
@@ -137,9 +140,7 @@ def _lines(text: str) -> tuple[list[_Line], set[str]]:
             if stripped:
                 recent_prose.append(stripped)
                 del recent_prose[:-3]
-        out.append(
-            _Line(i + 1, line, fence[2] if fence else None, heading, table_header, after_log)
-        )
+        out.append(_Line(i + 1, line, fence[2] if fence else None, heading, table_header, greps))
     return out, declared
 
 
@@ -178,6 +179,12 @@ def _detail(line: str, end: int) -> str:
     else:
         rest = _SENTENCE_END.split(rest, maxsplit=1)[0]
     return _clip(rest.strip(" *_"), DETAIL_LIMIT)
+
+
+def _detail_after_label(line: str) -> str:
+    """The description after a list item's `**label:**`."""
+    parts = re.split(r":\*\*|\*\*:", line, maxsplit=1)
+    return _clip(parts[1].strip() if len(parts) > 1 else "", DETAIL_LIMIT)
 
 
 def _classify_use(sentence: str) -> OutcomeClass | None:
@@ -223,16 +230,19 @@ class _Collector:
     def __init__(self, excluded: set[str]) -> None:
         self.excluded = excluded
         self.found: dict[str, list[TokenUse]] = {}
+        self.rejected: set[str] = set()  # names seen as data, markers or variables
 
     def add(self, token: str, line: _Line, sentence: str, detail: str, classify: bool) -> None:
         if token in self.excluded or looks_like_data(token):
+            self.rejected.add(token)
             return
         cls = _classify_use(sentence) if classify else None
         self.found.setdefault(token, []).append(TokenUse(line.no, sentence, detail, cls))
 
 
-def _uses(skill: str, lines: list[_Line], excluded: set[str]) -> dict[str, list[TokenUse]]:
-    """Every place a token is something the agent emits, by token, in file order."""
+def _uses(skill: str, lines: list[_Line], excluded: set[str]) -> _Collector:
+    """Every place a token is something the agent emits, by token, in file order; and the
+    names seen only as data, markers or variables."""
     own = _prefixes(skill, lines)
     out = _Collector(excluded)
     for line in lines:
@@ -252,12 +262,15 @@ def _uses(skill: str, lines: list[_Line], excluded: set[str]) -> dict[str, list[
         if line.fence in _SHELL:
             _shell_uses(out, line, text, matches)
         elif line.fence is not None:
-            _template_uses(out, line, text, matches, own)
+            if line.marker_fence:
+                out.rejected.update(m.group(1) for m in matches)
+            else:
+                _template_uses(out, line, text, matches, own)
         elif text.lstrip().startswith("|"):
             _table_uses(out, line, text, matches, own)
         else:
             _prose_uses(out, line, text, matches, own)
-    return out.found
+    return out
 
 
 def _own(skill: str) -> str:
@@ -354,8 +367,17 @@ def _prose_uses(
         before = text[: m.start()]
         sentence = _sentence(text, m.start(), m.end())
         detail = _detail(text, m.end())
-        if _VERB.search(before[-80:]):
+        near = text[max(0, m.start() - 12) : m.end() + 12]
+        if re.search(r"(?i)\bmarker\b", near):
+            out.rejected.add(token)  # `a FORCE_REPLY_OFFERED marker`: for the next run to find
+            continue
+        if _VERB.search(before[-80:]) or (
+            _ADD_TO.match(text[m.end() :]) and re.search(r"(?i)\badd\W*$", before)
+        ):
             out.add(token, line, sentence, detail, True)
+        elif list_item and _LABEL.match(text[: m.start()]) and status_like(token):
+            # `- **Error run (`FARCASTER_DIGEST_ERROR`):** every source returned fail …`
+            out.add(token, line, _clip(text.strip(), QUOTE_LIMIT), _detail_after_label(text), True)
         elif status_value:
             out.add(token, line, sentence, detail, False)
         elif (
@@ -381,7 +403,8 @@ def extract_vocabulary(
     forced = {t: OutcomeClass(c) for t, c in (overrides or {}).items()}
     lines, declared = _lines(text)
     excluded = (declared | _variables(text)) - set(forced)
-    uses = _uses(skill, lines, excluded)
+    collected = _uses(skill, lines, excluded)
+    uses = collected.found
     tokens: dict[str, VocabToken] = {}
     for token, found in uses.items():
         if token in forced:
@@ -395,4 +418,5 @@ def extract_vocabulary(
                 token, cls, Why.OVERRIDE, (TokenUse(0, "evals.json outcomes", "", cls),)
             )
     ordered = {t: tokens[t] for t in sorted(tokens)}
-    return Vocabulary(skill, ordered, own_prefixes(skill, list(ordered)))
+    ignored = (collected.rejected | excluded) - set(ordered)
+    return Vocabulary(skill, ordered, own_prefixes(skill, list(ordered)), frozenset(ignored))
