@@ -414,7 +414,9 @@ def _signature_outcome(lines: list[_Line]) -> Outcome | None:
                 hit = _signature_in(value, delivery=True)
             elif key in _ERROR_KEYS:
                 if value and not _NONE_VALUE.match(value):
-                    hit = ("error", OutcomeClass.ERROR)
+                    # `Error: XAI_API_KEY not set` names its cause; else the line is the error
+                    found_in = _signature_in(value, delivery=False)
+                    hit = found_in if found_in is not None else ("error", OutcomeClass.ERROR)
             elif key in _SOURCE_KEYS and _all_sources_failed(value):
                 hit = ("every source failed", OutcomeClass.ERROR)
             elif short:

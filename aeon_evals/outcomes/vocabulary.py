@@ -30,7 +30,8 @@ _DATA |= frozenset({"ts", "typescript", "graphql", "sql", "html", "css", "xml", 
 # A name used as a variable anywhere in the file: `$NAME`, `${NAME`, `NAME=value`, `NAME:-x`,
 # `process.env.NAME`, `secrets.NAME`. Such a name is configuration, not a status.
 _VARIABLE = re.compile(
-    r"\$\{?([A-Z][A-Z0-9_]*)|(?<![A-Za-z0-9_])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=(?!=)|:-)"
+    r"\$\{?([A-Z][A-Z0-9_]*)(?![A-Z0-9_])(?![ \t]*\|)"  # `${A | B}` lists alternatives
+    r"|(?<![A-Za-z0-9_])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=(?!=)|:-)"
     r"|(?:env|secrets|environ)\.\[?['\"]?([A-Z][A-Z0-9_]*)"
 )
 # The verb that makes a token something the agent writes: the words right before it.
@@ -64,16 +65,29 @@ _LEAD = re.compile(r"^[ \t>]*(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?[\W
 _KEY_VALUE = re.compile(r"^[\W_]*([A-Za-z][A-Za-z /-]{1,30}?)[*_`]*[ \t]*[:=][*_`]*[ \t]*(.*)$")
 _STATUS_KEY = re.compile(
     r"(?i)^(?:status|result|outcome|exit(?: status| code| mode)?|terminal|verdict|run status|mode"
-    r"|log)$"
+    r"|log|end[- ]states?|exit states?|status codes?|exit codes?|outcomes|statuses)$"
 )
 _ECHO = re.compile(r"\b(?:echo|printf)\b")
 _ECHO_TO_LOG = re.compile(r"memory/logs|\bnotify\b|>>?\s*\"?\$\{?(?:LOG|log)")
 # a name alone in a placeholder (`{EXIT_CODE}`, `<STATUS_CODE for …>`, `[QUESTION_SNIPPET]`)
 # a line the next run greps or parses back (`TOKEN_PICK_DEDUP: SYMBOL | …` "for easy grep
 # next-day dedup"): data, not a status
-_MARKER = re.compile(r"(?i)\b(?:grep|dedup|markers?|parses?|parsed|key=value)\b")
+_MARKER = re.compile(r"(?i)\bgrep\b|\bmarkers?\b|\bkey=value\b")
 # `add `X_DEGRADED` to the notification subject line`
-_ADD_TO = re.compile(r"(?i)[`*\"]*\s+to the (?:notification|log|subject|message|status)")
+_ADD_TO = re.compile(
+    r"(?i)[`*\"]*\s+(?:to|in|into) the (?:notify|notification|log|subject|message|status)"
+)
+# `Status codes: `VIDEO_SCRIPT_OK` on success, `VIDEO_SCRIPT_NO_SOURCE` when …`
+_INLINE_LABEL = re.compile(
+    r"(?i)\b(?:status(?:es| codes?)?|end[- ]states?|exit (?:codes?|states?|modes?)|outcomes)"
+    r"\s*\**:"
+)
+_ADD = re.compile(r"(?i)\b(?:add|flag|include|append|put)\W*$")
+_OR = re.compile(r"(?i)\(?\bor\s*[`*\"]*$")
+# `If all repo calls errored: `GITHUB_MONITOR_ERROR sources=...``
+_CONDITION = re.compile(
+    r"(?i)^[ \t>]*(?:[-*+][ \t]+)?(?:if|when|on)\b[^`]{0,120}[:→][ \t]*[`*\"]+$"
+)
 # a list item's bold label naming its token: `- **Empty run (`FARCASTER_DIGEST_OK`):**`
 _LABEL = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\*\*[^:*]{0,40}\([`*\"]*$")
 _PROSE_PLACEHOLDER = re.compile(r"\{[^{}]*[a-z]{3,}[^{}]*\}")
@@ -163,6 +177,14 @@ def _sentence(line: str, start: int, end: int) -> str:
     return _clip(text, QUOTE_LIMIT)
 
 
+def _sentence_before(line: str, start: int) -> str:
+    """The part of `line`'s sentence that comes before `start`."""
+    cut = 0
+    for m in _SENTENCE_END.finditer(line, 0, start):
+        cut = m.end()
+    return line[cut:start]
+
+
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -232,11 +254,21 @@ class _Collector:
         self.found: dict[str, list[TokenUse]] = {}
         self.rejected: set[str] = set()  # names seen as data, markers or variables
 
-    def add(self, token: str, line: _Line, sentence: str, detail: str, classify: bool) -> None:
+    def add(
+        self,
+        token: str,
+        line: _Line,
+        sentence: str,
+        detail: str,
+        classify: bool,
+        about: str | None = None,
+    ) -> None:
+        """Record one use; `about` is the text its class is read from when not the sentence
+        (the description of one code in a line listing several)."""
         if token in self.excluded or looks_like_data(token):
             self.rejected.add(token)
             return
-        cls = _classify_use(sentence) if classify else None
+        cls = _classify_use(sentence if about is None else about) if classify else None
         self.found.setdefault(token, []).append(TokenUse(line.no, sentence, detail, cls))
 
 
@@ -270,7 +302,28 @@ def _uses(skill: str, lines: list[_Line], excluded: set[str]) -> _Collector:
             _table_uses(out, line, text, matches, own)
         else:
             _prose_uses(out, line, text, matches, own)
+        if len(matches) > 1:
+            _alternatives(out, line, text, matches)
     return out
+
+
+def _alternatives(out: _Collector, line: _Line, text: str, matches: list[re.Match[str]]) -> None:
+    """`${A | B | C}`, `A / B`: once one of a run of alternatives is a status, all are."""
+    taken = {t for t, uses in out.found.items() if uses[-1].line == line.no}
+    run: list[re.Match[str]] = []
+    runs: list[list[re.Match[str]]] = []
+    for m in matches:
+        if run and re.fullmatch(r"[ \t`*]*[|/][ \t`*]*", text[run[-1].end() : m.start()]):
+            run.append(m)
+        else:
+            run = [m]
+            runs.append(run)
+    for group in runs:
+        names = [m.group(1) for m in group]
+        if len(group) > 1 and any(n in taken for n in names):
+            for m in group:
+                if m.group(1) not in taken:
+                    out.add(m.group(1), line, _clip(text.strip(), QUOTE_LIMIT), "", False)
 
 
 def _own(skill: str) -> str:
@@ -342,6 +395,11 @@ def _table_uses(
         if column < 0:
             continue
         cell = cells[column]
+        before = cell[: cell.find(token)]
+        if _VERB.search(before):  # `| Only LOW | **Silent.** Log `X_LOW_ONLY: N drifts` |`
+            sentence = _clip(" | ".join(cells), QUOTE_LIMIT)
+            out.add(token, line, sentence, _detail(text, m.end()), True)
+            continue
         if not (re.sub(r"^[\W_]+|[\W_]+$", "", cell) == token or cell.startswith(token)):
             continue
         head = heads[column] if column < len(heads) else ""
@@ -359,22 +417,33 @@ def _prose_uses(
     status_value = _status_value(text)
     first_at = _first_at(text)
     list_item = _LIST_ITEM.match(text) is not None
+    added = False  # a token of this line was taken: `(or `X_THIN` if …)` goes with it
     in_config = bool(_CONFIG_HEADER.search(line.heading)) and not _STATUS_HEADER.search(
         line.heading
     )
-    for m in matches:
+    for k, m in enumerate(matches):
         token = m.group(1)
         before = text[: m.start()]
         sentence = _sentence(text, m.start(), m.end())
         detail = _detail(text, m.end())
+        # a line listing several codes: each one's class is read from its own description
+        about = None
+        if len(matches) > 1 and _INLINE_LABEL.search(text[: matches[0].start()] or " "):
+            stop = matches[k + 1].start() if k + 1 < len(matches) else len(text)
+            about = text[m.end() : stop]
         near = text[max(0, m.start() - 12) : m.end() + 12]
         if re.search(r"(?i)\bmarker\b", near):
             out.rejected.add(token)  # `a FORCE_REPLY_OFFERED marker`: for the next run to find
             continue
-        if _VERB.search(before[-80:]) or (
-            _ADD_TO.match(text[m.end() :]) and re.search(r"(?i)\badd\W*$", before)
+        if (
+            _VERB.search(before[-80:])
+            or _INLINE_LABEL.search(_sentence_before(text, m.start()))
+            or (_ADD_TO.match(text[m.end() :]) and _ADD.search(before))
+            or (added and _OR.search(before))
+            or (_CONDITION.search(before) and token.startswith(own) and status_like(token))
         ):
-            out.add(token, line, sentence, detail, True)
+            out.add(token, line, sentence, detail, True, about)
+            added = True
         elif list_item and _LABEL.match(text[: m.start()]) and status_like(token):
             # `- **Error run (`FARCASTER_DIGEST_ERROR`):** every source returned fail …`
             out.add(token, line, _clip(text.strip(), QUOTE_LIMIT), _detail_after_label(text), True)
