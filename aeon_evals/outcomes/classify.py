@@ -325,6 +325,9 @@ def token_class(token: str, use_classes: list[OutcomeClass | None]) -> tuple[Out
     """A token's class: its ending when that is decisive; else what its sentences say (the most
     frequent, ties to the milder); else the ending's default; else ok."""
     strong = strong_class(token)
+    if strong is ERROR and PARTIAL in use_classes:
+        # "log `X_FAIL` — continue with the next one": the author says the run goes on
+        return PARTIAL, Why.SENTENCE
     if strong is not None:
         return strong, Why.NAME
     weak = weak_class(token)

@@ -73,6 +73,7 @@ _ECHO_TO_LOG = re.compile(r"memory/logs|\bnotify\b|>>?\s*\"?\$\{?(?:LOG|log)")
 # a line the next run greps or parses back (`TOKEN_PICK_DEDUP: SYMBOL | …` "for easy grep
 # next-day dedup"): data, not a status
 _MARKER = re.compile(r"(?i)\bgrep\b|\bmarkers?\b|\bkey=value\b")
+_PER_ITEM = re.compile(r"^[:\w-]*\s*#(?:N\b|\d|<|\$|\{)")
 # `add `X_DEGRADED` to the notification subject line`
 _ADD_TO = re.compile(
     r"(?i)[`*\"]*\s+(?:to|in|into) the (?:notify|notification|log|subject|message|status)"
@@ -96,7 +97,9 @@ _IN_PLACEHOLDER = re.compile(r"[{<\[][ \t]*$")
 _ALTERNATIVES = re.compile(
     r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_)[<{\[(]([A-Z0-9_]+(?:[ \t]*\|[ \t]*[A-Z0-9_]+)+)[>}\])]"
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?;])[ \t]+(?=[A-Z*`(\[\"'])|[ \t]+→[ \t]+(?=[Ii]f )")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?;])(?<!e\.g\.)(?<!i\.e\.)[ \t]+(?=[A-Z*`(\[\"'])|[ \t]+→[ \t]+(?=[Ii]f )"
+)
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\{[^}]*\}|<[^>]*>|\[[^\]]*\]")
 
 
@@ -265,7 +268,8 @@ class _Collector:
     ) -> None:
         """Record one use; `about` is the text its class is read from when not the sentence
         (the description of one code in a line listing several)."""
-        if token in self.excluded or looks_like_data(token):
+        if token in self.excluded or looks_like_data(token) or _PER_ITEM.match(detail):
+            # `MERGE_FAIL #N: <stderr>`, `DRY_RUN:would-merge #N`: one item's line, not the run's
             self.rejected.add(token)
             return
         cls = _classify_use(sentence if about is None else about) if classify else None
