@@ -190,6 +190,13 @@ _LEADING_FAILURE = re.compile(
     r"(?i)^[\s*_`]*(?:error|errored|failed|failure|fail|fatal|aborted|crash(?:ed)?"
     r"|timed? ?out|rate[- ]?limited)\b"
 )
+# a line that starts with a failure: `Failed to fetch the trending page (HTTP 429).`
+_LEADING_ANY = re.compile(
+    r"(?i)^[\s*_`]*(?:(?:error|failure|fail|fatal|timeout|blocked|aborted)\b[\s*_`]*(?:[:—–(]|-\s|$)"
+    r"|failed\b|errored\b|crash(?:ed)?\b|could not\b|couldn't\b|unable to\b|timed out\b"
+    r"|rate[- ]?limited\b|blocked by\b|permission denied\b|requires? (?:\w+ )?approval\b"
+    r"|HTTP [45]\d\d\b|not (?:set|configured)\b)"
+)
 _PARTIAL_STATUS = re.compile(r"(?i)^[\s*_`]*(?:partial\w*|degraded)\b")
 _SOURCE_FAIL = re.compile(r"(?i)^(?:fail\w*|error\w*|blocked|timeout|down|403|429|5\d\d)$")
 
@@ -419,9 +426,10 @@ def _signature_outcome(lines: list[_Line]) -> Outcome | None:
                     hit = found_in if found_in is not None else ("error", OutcomeClass.ERROR)
             elif key in _SOURCE_KEYS and _all_sources_failed(value):
                 hit = ("every source failed", OutcomeClass.ERROR)
-            elif short:
-                hit = _signature_in(line.body, delivery=False)
-        elif short:
+            elif short and _LEADING_FAILURE.match(line.body):
+                hit = _signature_in(line.body, delivery=False)  # `Error: …`, `Failed: …`
+        elif short and _LEADING_ANY.match(line.body):
+            # a section of a line or three is all status, when a line starts with the failure
             hit = _signature_in(line.body, delivery=False)
         if hit is not None:
             found.append(Outcome(hit[1], Basis.SIGNATURE, hit[0], _quote(line.text), line.no))
