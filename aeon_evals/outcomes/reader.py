@@ -75,6 +75,7 @@ _DELIVERY_KEYS = frozenset(
         "pushed",
     }
 )
+_TOKEN_KEYS = _STATUS_KEYS | _DELIVERY_KEYS  # lines whose value's tokens are the run's status
 _ERROR_KEYS = frozenset(
     {
         "error",
@@ -327,7 +328,7 @@ def _vocabulary_outcome(lines: list[_Line], vocabulary: Vocabulary) -> Outcome |
         if "_" not in line.body:
             continue
         kv = None if line.heading else _key(line.body)
-        status_line = kv is not None and kv[0] in _STATUS_KEYS | _DELIVERY_KEYS
+        status_line = kv is not None and kv[0] in _TOKEN_KEYS
         matches = list(TOKEN.finditer(line.body))
         if not matches:
             continue

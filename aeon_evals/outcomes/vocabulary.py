@@ -69,7 +69,6 @@ _STATUS_KEY = re.compile(
 )
 _ECHO = re.compile(r"\b(?:echo|printf)\b")
 _ECHO_TO_LOG = re.compile(r"memory/logs|\bnotify\b|>>?\s*\"?\$\{?(?:LOG|log)")
-# a name alone in a placeholder (`{EXIT_CODE}`, `<STATUS_CODE for …>`, `[QUESTION_SNIPPET]`)
 # a line the next run greps or parses back (`TOKEN_PICK_DEDUP: SYMBOL | …` "for easy grep
 # next-day dedup"): data, not a status
 _MARKER = re.compile(r"(?i)\bgrep\b|\bmarkers?\b|\bkey=value\b")
@@ -92,6 +91,7 @@ _CONDITION = re.compile(
 # a list item's bold label naming its token: `- **Empty run (`FARCASTER_DIGEST_OK`):**`
 _LABEL = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\*\*[^:*]{0,40}\([`*\"]*$")
 _PROSE_PLACEHOLDER = re.compile(r"\{[^{}]*[a-z]{3,}[^{}]*\}")
+# a name alone in a placeholder (`{EXIT_CODE}`, `<STATUS_CODE for …>`, `[QUESTION_SNIPPET]`)
 _IN_PLACEHOLDER = re.compile(r"[{<\[][ \t]*$")
 # `SEARCH_SKILL_<OK_INSTALLED|OK_CANDIDATES|NO_GAP>`: one prefix, several endings
 _ALTERNATIVES = re.compile(
@@ -175,8 +175,9 @@ def _sentence(line: str, start: int, end: int) -> str:
         cut = m.end()
     else:
         stop = len(line)
-    text = line[cut:stop].strip()
-    text = _LIST_ITEM.sub("", text, count=1) if text is line[cut:stop].strip() else text
+    text = line[cut:stop]
+    if cut == 0:
+        text = _LIST_ITEM.sub("", text, count=1)
     return _clip(text, QUOTE_LIMIT)
 
 
@@ -229,7 +230,6 @@ def own_prefixes(skill: str, tokens: list[str]) -> tuple[str, ...]:
             prefix = "_".join(parts[:k]) + "_"
             counts[prefix] = counts.get(prefix, 0) + 1
     found.update(p for p, n in counts.items() if n >= 2)
-    # keep only the longest of nested prefixes so that `A_B_` and `A_B_C_` both stay (both own)
     return tuple(sorted(found, key=lambda p: (-len(p), p)))
 
 
@@ -330,10 +330,6 @@ def _alternatives(out: _Collector, line: _Line, text: str, matches: list[re.Matc
                     out.add(m.group(1), line, _clip(text.strip(), QUOTE_LIMIT), "", False)
 
 
-def _own(skill: str) -> str:
-    return re.sub(r"[^A-Z0-9]+", "_", skill.upper()).strip("_") + "_"
-
-
 def _prefixes(skill: str, lines: list[_Line]) -> tuple[str, ...]:
     """The prefixes a token may carry to count in a template, a list or a table without a verb:
     the skill's name, and any prefix of two or more parts that two names with a status ending
@@ -386,8 +382,9 @@ def _template_uses(
 def _table_uses(
     out: _Collector, line: _Line, text: str, matches: list[re.Match[str]], own: tuple[str, ...]
 ) -> None:
-    """A table row whose cell is the token, in a column headed `Status`, `Exit`, `Code` …, or a
-    token of the skill's own prefix with a status ending in any column."""
+    """A table row whose cell is the token, in a column headed `Status`, `Exit`, `Outcome` …;
+    a token of the skill's own prefix with a status ending in any column; or a token after a
+    verb in its cell."""
     stripped = text.strip()
     if line.table_header == stripped or re.fullmatch(r"[|:\- \t]+", stripped):
         return
@@ -415,9 +412,9 @@ def _table_uses(
 def _prose_uses(
     out: _Collector, line: _Line, text: str, matches: list[re.Match[str]], own: tuple[str, ...]
 ) -> None:
-    """Prose: a token right after a verb that writes it (`log`, `notify`, `exit with` …); in a
-    status line's value; or starting a list item under a heading about statuses, or carrying
-    the skill's own prefix and a status ending."""
+    """Prose: a token right after a verb that writes it (`log`, `notify`, `exit with` …) or a
+    `Status codes:` label; in a status line's value; in a list item's label; or starting a list
+    item (outside a configuration section) with the skill's own prefix and a status ending."""
     status_value = _status_value(text)
     first_at = _first_at(text)
     list_item = _LIST_ITEM.match(text) is not None
