@@ -1,9 +1,13 @@
-"""One pure computation on the second core: a forked child works it out while this process goes
-on with other work, and hands the result back pickled through a pipe.
+"""The one way to work alongside: a pure job worked out in a forked child while this process goes
+on, its typed result handed back pickled through a pipe.
 
-The computation must not write anything: when the child cannot give a result (it failed, was
-killed, the platform cannot fork) this process works it out itself, so an error is raised here
-exactly as it would have been without the child.
+A job must only read and compute (it writes nothing: the parent writes what it returns). So
+when the child cannot give a result (the platform cannot fork, the fork failed, the job raised,
+the child was killed) the parent works the job out itself, and an error is raised there exactly
+as it would have been without a child. Orphans and signals are handled here and only here: a
+child dies with its parent (Linux's parent-death signal, and `checkpoint()` between items of a
+long job elsewhere), takes the default action on SIGTERM and SIGINT, and `abandon()` kills and
+reaps it when the parent leaves early (an error, a signal).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 FORK = hasattr(os, "fork")
+_PR_SET_PDEATHSIG = 1  # prctl(2)
+_parent: int | None = None  # in a child: the pid of the process that forked it
 
 
 class Forked(Generic[T]):
@@ -32,10 +38,16 @@ class Forked(Generic[T]):
         if fork and FORK:
             self._start()
 
+    @property
+    def forked(self) -> bool:
+        """Whether a child is working the job out."""
+        return self._pid is not None
+
     def _start(self) -> None:
         read, write = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
+        parent = os.getpid()
         try:
             pid = os.fork()
         except OSError:  # no room for a process: worked out here instead
@@ -46,6 +58,7 @@ class Forked(Generic[T]):
             code = 1
             try:
                 os.close(read)
+                _become_child(parent)
                 try:
                     payload = pickle.dumps(self._work(), protocol=pickle.HIGHEST_PROTOCOL)
                     code = 0
@@ -90,9 +103,25 @@ class Forked(Generic[T]):
             self._pid = None
 
 
-def leave_if_orphaned(parent: int) -> None:
-    """In a forked child, before each page or body: end the child at once (`os._exit`, nothing
-    half-written) when `parent`, the process that forked it, is gone (killed: the child was
-    re-parented), so that it never outlives its run nor holds the caller's pipes open."""
-    if os.getppid() != parent:
+def _become_child(parent: int) -> None:
+    """What a forked child does first: the default action on SIGTERM and SIGINT (the parent's
+    handlers would unwind its stack in here), and death with the parent."""
+    global _parent
+    _parent = parent
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    checkpoint()  # the parent may have died before the signal was asked for
+
+
+def checkpoint() -> None:
+    """Between the items of a long job: in a child whose parent is gone (killed; the child was
+    re-parented), end at once, so that no child outlives its run or holds its pipes open. Does
+    nothing in the parent."""
+    if _parent is not None and os.getppid() != _parent:
         os._exit(1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 import sys
 import tempfile
@@ -13,6 +14,9 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# The package's fingerprint is kept in the user's cache folder (cache/fingerprint.py): the tests'
+# own, under the temporary folder, so that no test writes into the home directory.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="aeon-evals-xdg-")
 
 from strays import GUARD
 

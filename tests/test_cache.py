@@ -19,8 +19,6 @@ from test_cli_run import WEEK1, WEEK2, WEEK3, Cli, fleet
 from aeon_evals.articles import parse as history
 from aeon_evals.articles import store
 from aeon_evals.articles.cache import (
-    CACHE_DIR,
-    RENDERER_FILE,
     ArticleCache,
     article_from_json,
     content_key,
@@ -29,6 +27,14 @@ from aeon_evals.articles.cache import (
 )
 from aeon_evals.articles.parse import ArticleParseError, read_article
 from aeon_evals.articles.store import ArticleStore
+from aeon_evals.cache.folder import CACHE_DIR, Cache
+from aeon_evals.parallel import Forked
+
+ARTICLES = CACHE_DIR / "articles"
+
+
+def _cache(root: Path) -> ArticleCache:
+    return ArticleCache(Cache(root))
 
 
 def _real_article(root: Path, pattern: str = "*/articles/skill-evals-*.md") -> Path:
@@ -113,32 +119,35 @@ def test_a_damaged_cache_is_a_miss(tmp_path: Path, damage: str) -> None:
     articles = ArticleStore(tmp_path)
     expected = articles.read(path)
     articles.save()
-    cache = articles.cache
+    folder = tmp_path / ARTICLES
     sha = content_key(path.read_bytes())
     if damage in ("index", "both"):
-        (cache.dir / "index.json").write_bytes(
-            b'{"articles": {"' + sha.encode() + b'": {"parsed": 5'
-        )
+        (folder / "index.json").write_bytes(b'{"articles": {"' + sha.encode() + b'": {"parsed": 5')
     if damage in ("rows", "both"):
-        (cache.dir / "rows" / f"{sha}.json").write_text(
-            '[["x", "x", "NOT_A_STATUS"', encoding="utf-8"
-        )
+        (folder / "rows" / f"{sha}.json").write_text('[["x", "x", "NOT_A_STATUS"', encoding="utf-8")
     assert ArticleStore(tmp_path).read(path) == expected
 
 
-def test_new_code_drops_the_entries_of_old_code(tmp_path: Path) -> None:
-    old = ArticleCache(tmp_path, fp="0ld0ld0ld0ld0ld0")
+def test_entries_of_other_code_are_misses_and_old_folders_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body stored under another key (other code) is a miss; the folders versions before the
+    cache API kept (one per code fingerprint) are removed when a run saves."""
+    old = _cache(tmp_path)
+    old.key = "0ld" * 10 + "00"
     old.put_body("abc", "<p>old</p>")
-    assert (tmp_path / CACHE_DIR / "0ld0ld0ld0ld0ld0" / "bodies" / "abc.html").is_file()
-    # written by another renderer (the bodies of this one are adopted: see the next tests)
-    (tmp_path / CACHE_DIR / "0ld0ld0ld0ld0ld0" / "bodies" / RENDERER_FILE).write_text("0ld\n")
-    new = ArticleCache(tmp_path)
+    old.cache.save()
+    assert (tmp_path / ARTICLES / "bodies" / "abc.html").is_file()
+    (tmp_path / CACHE_DIR / "0123456789abcdef" / "rows").mkdir(parents=True)
+    new = _cache(tmp_path)
     assert new.body("abc") is None
     new.put_body("abc", "<p>new</p>")
+    new.cache.save()
+    assert _cache(tmp_path).body("abc") == "<p>new</p>"
     assert {p.name for p in (tmp_path / CACHE_DIR).iterdir()} == {
         ".gitignore",
         "CACHEDIR.TAG",
-        new.dir.name,
+        "articles",
     }
 
 
@@ -173,91 +182,25 @@ def _after_an_upgrade(tmp_path: Path, edited: str, expr: str) -> tuple[str, str]
 
 
 @pytest.mark.parametrize(
-    ("edited", "kept"),
-    [
-        ("site/views.py", True),
-        ("site/build.py", True),
-        ("articles/store.py", True),
-        ("run/pipeline.py", True),
-        ("report/render.py", True),
-        ("articles/parse.py", False),
-        ("articles/cache.py", False),
-        ("model/__init__.py", False),
-    ],
+    "edited",
+    ["articles/parse.py", "articles/cache.py", "model/status.py", "site/views.py", "cli.py"],
 )
-def test_an_upgrade_keeps_the_cached_parses_unless_the_parser_changed(
-    tmp_path: Path, edited: str, kept: bool
-) -> None:
-    """Regression: the cache was keyed by store.py, site/views.py and site/build.py too, so
-    most upgrades parsed and rendered every past article again (~48 s for 200 articles)."""
-    before, after = _after_an_upgrade(tmp_path, edited, "cache.fingerprint()")
-    assert (before == after) is kept
-
-
-@pytest.mark.parametrize("edited", ["articles/parse.py", "articles/cache.py", "site/views.py"])
-def test_the_bodies_are_keyed_by_their_renderer_alone(tmp_path: Path, edited: str) -> None:
-    before, after = _after_an_upgrade(tmp_path, edited, "history.body_fingerprint()")
-    assert before == after
+def test_any_change_to_the_package_changes_its_fingerprint(tmp_path: Path, edited: str) -> None:
+    """One fingerprint for the whole package (cache/fingerprint.py): no hand-kept list of the
+    modules a cache depends on, so no edit can leave an entry that other code wrote in use
+    (history.bin once fingerprinted model.py while Status had moved to status.py)."""
+    before, after = _after_an_upgrade(
+        tmp_path,
+        edited,
+        "__import__('aeon_evals.cache.fingerprint').cache.fingerprint.fingerprint()",
+    )
+    assert before != after
 
 
 @pytest.mark.parametrize("edited", ["site/views.py", "site/build.py", "site/charts.py"])
 def test_run_pages_are_laid_out_again_when_their_code_changes(tmp_path: Path, edited: str) -> None:
     before, after = _after_an_upgrade(tmp_path, edited, "store.ArticleStore(Path('.')).code_key")
     assert before != after
-
-
-def test_bodies_outlive_a_parser_change(
-    instance: Instance, cli: Cli, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The cache left by another parser with the same renderer: its bodies are adopted (not one
-    rendered again), the articles parsed again, the pages the same."""
-    inst = fleet(instance)
-    for now in (WEEK1, WEEK2):
-        assert cli("run", "--root", str(inst.root), "--now", now, "--no-notify")[0] == 0
-    pages = {p.name: p.read_bytes() for p in (inst.root / "site" / "runs").iterdir()}
-    cache = ArticleCache(inst.root)
-    old = cache.base / "0ld0ld0ld0ld0ld0"
-    cache.dir.rename(old)  # what the last version left
-    bodies = sorted(p.name for p in (old / "bodies").glob("*.html"))
-    assert len(bodies) == 2
-    for page in (inst.root / "site" / "runs").iterdir():
-        page.unlink()  # laid out again, from the adopted bodies
-
-    def refuse(self: ArticleStore, work: list[Any]) -> bool:
-        assert not work, "a body was rendered again"
-        return False
-
-    monkeypatch.setattr(ArticleStore, "_render_in_child", refuse)
-    monkeypatch.setattr(history.BODY_MD, "render", lambda *_a, **_k: refuse(None, [_a]))  # type: ignore[arg-type]
-    code, _out, err = cli("site", "--root", str(inst.root), "--now", WEEK2)
-    assert code == 0, err
-    assert {p.name: p.read_bytes() for p in (inst.root / "site" / "runs").iterdir()} == pages
-    assert not old.exists()
-    new = ArticleCache(inst.root)
-    assert sorted(p.name for p in (new.dir / "bodies").glob("*.html")) == bodies
-    assert set(new.index) == {
-        content_key(p.read_bytes()) for p in inst.root.glob("articles/skill-evals-*.md")
-    }
-
-
-def test_bodies_of_another_renderer_are_not_adopted(instance: Instance, cli: Cli) -> None:
-    inst = fleet(instance)
-    assert cli("run", "--root", str(inst.root), "--now", WEEK1, "--no-notify")[0] == 0
-    cache = ArticleCache(inst.root)
-    old = cache.base / "0ld0ld0ld0ld0ld0"
-    cache.dir.rename(old)
-    (old / "bodies" / RENDERER_FILE).write_text("another\n")
-    for body in (old / "bodies").glob("*.html"):
-        head, _, html = body.read_text().partition("\n")
-        body.write_text(f"{head}\n{html}")  # intact: it is the renderer that differs
-    page = inst.root / "site" / "runs" / "skill-evals-2026-05-17.html"
-    expected = page.read_bytes()
-    page.unlink()
-    assert cli("site", "--root", str(inst.root), "--now", WEEK1)[0] == 0
-    assert page.read_bytes() == expected
-    new = ArticleCache(inst.root)
-    assert (new.dir / "bodies" / RENDERER_FILE).read_text() == history.body_fingerprint() + "\n"
-    assert not old.exists()
 
 
 def test_read_only_cache_writes_nothing(tmp_path: Path) -> None:
@@ -277,7 +220,7 @@ def test_runs_keep_their_cache_out_of_git_and_out_of_the_site(instance: Instance
     for now in (WEEK1, WEEK2, WEEK3):
         code, _out, err = cli("run", "--root", str(inst.root), "--now", now, "--no-notify")
         assert code == 0, err
-    cache = ArticleCache(inst.root)
+    cache = _cache(inst.root)
     articles = sorted((inst.root / "articles").glob("skill-evals-*.md"))
     assert len(articles) == 3
     # every article is in the cache, rows and rendered body, under its content hash
@@ -354,7 +297,7 @@ def test_bodies_rendered_in_a_forked_child_match_the_serial_build(
         *(f"site/runs/skill-evals-2026-05-{d}.html" for d in (17, 24, 31)),
     ):
         assert (roots[0] / rel).read_bytes() == (roots[1] / rel).read_bytes(), rel
-    caches = [ArticleCache(r) for r in roots]
+    caches = [_cache(r) for r in roots]
     assert caches[0].index == caches[1].index
     for sha in caches[0].index:
         assert caches[0].body(sha) == caches[1].body(sha) is not None
@@ -369,11 +312,15 @@ def test_a_dead_renderer_costs_time_not_pages(
     for now in (WEEK1, WEEK2):
         cli("run", "--root", str(inst.root), "--now", now, "--no-notify", "--no-site")
 
-    def dies(self: ArticleStore, work: list[tuple[str, bytes]]) -> bool:
-        pid = os.fork()
-        if pid == 0:
-            os._exit(9)
-        self._children.append(pid)
+    def dies(self: ArticleStore, work: list[store.Work]) -> bool:
+        parent = os.getpid()
+
+        def job() -> dict[str, str]:
+            if os.getpid() != parent:  # the child dies; the parent renders the share itself
+                os._exit(9)
+            return store._render_bodies(work)
+
+        self._children.append(Forked(job, fork=True))
         return True
 
     monkeypatch.setattr(ArticleStore, "_render_in_child", dies)

@@ -7,11 +7,13 @@ import json
 import os
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 
+from caches import saved
 from conftest import Instance
 
 from aeon_evals.articles.parse import parse_article
-from aeon_evals.catalog.summary import CACHE_FILE, catalog_summary
+from aeon_evals.catalog.summary import CatalogSummary, catalog_summary
 
 Cli = Callable[..., tuple[int, str, str]]
 NOW = "2026-05-31T06:00:00Z"
@@ -142,22 +144,29 @@ def test_an_instance_without_skill_md_files_has_no_catalog_line(
     assert 'id="catalog"' not in (instance.root / "site/index.html").read_text(encoding="utf-8")
 
 
+CACHE_FILE = Path(".aeon-evals/cache/catalog.json")
+
+
+def _summary(root: Path, *, writable: bool = True) -> CatalogSummary | None:
+    return saved(lambda cache: catalog_summary(root, cache), root, writable=writable)
+
+
 def test_the_summary_is_cached_by_content(instance: Instance) -> None:
     root = fleet(instance).root
-    first = catalog_summary(root, writable=False)
+    first = _summary(root, writable=False)
     assert first is not None and not (root / CACHE_FILE).exists()  # a dry run writes nothing
-    assert catalog_summary(root) == first
+    assert _summary(root) == first
     cached = json.loads((root / CACHE_FILE).read_text(encoding="utf-8"))
-    cached["summary"]["errors"] = 99  # served from the cache while nothing changed
+    cached["data"]["summary"]["errors"] = 99  # served from the cache while nothing changed
     (root / CACHE_FILE).write_text(json.dumps(cached), encoding="utf-8")
-    summary = catalog_summary(root)
+    summary = _summary(root)
     assert summary is not None and summary.errors == 99
     instance.write("skills/token-alert/SKILL.md", skill_md("token-alert", "Alerts on prices."))
-    summary = catalog_summary(root)
+    summary = _summary(root)
     assert summary is not None and summary.errors == 2  # a SKILL.md changed: checked again
-    assert summary.error_findings and catalog_summary(root) == summary  # findings read back
+    assert summary.error_findings and _summary(root) == summary  # findings read back
     (root / CACHE_FILE).write_text("{damaged", encoding="utf-8")
-    assert catalog_summary(root) == summary
+    assert _summary(root) == summary
 
 
 def test_a_dry_run_writes_no_catalog_cache(instance: Instance, cli: Cli) -> None:
@@ -180,9 +189,9 @@ def test_a_fifo_for_a_skill_md_never_blocks_the_run(instance: Instance, cli: Cli
 
 def test_the_catalog_cache_reads_a_file_again_when_its_stat_changes(instance: Instance) -> None:
     root = fleet(instance).root
-    first = catalog_summary(root)
+    first = _summary(root)
     assert first is not None
-    stamps = json.loads((root / CACHE_FILE).read_text(encoding="utf-8"))["files"]
+    stamps = json.loads((root / CACHE_FILE).read_text(encoding="utf-8"))["data"]["files"]
     assert "skills/token-alert/SKILL.md" in stamps  # inode, size, mtime_ns and the hash
     # Same size, same mtime, other words: written beside and renamed over (a new inode), as
     # editors and git do, the file is read again.
@@ -194,5 +203,5 @@ def test_the_catalog_cache_reads_a_file_again_when_its_stat_changes(instance: In
     (root / "skills/token-alert/SKILL.md.new").write_bytes(new)
     os.utime(root / "skills/token-alert/SKILL.md.new", ns=(info.st_atime_ns, info.st_mtime_ns))
     os.replace(root / "skills/token-alert/SKILL.md.new", path)
-    again = catalog_summary(root)
+    again = _summary(root)
     assert again is not None and again != first

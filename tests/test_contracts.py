@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from caches import saved
 from conftest import Instance
 from realdata import realdata
 
 from aeon_evals.contracts.instance import (
-    CACHE_FILE,
-    CACHE_VERSION,
+    ENTRY,
     Contract,
     infer_contract,
     load_contracts,
@@ -232,23 +232,30 @@ def test_binary_skill_md_has_no_contract() -> None:
 # --- the cache --------------------------------------------------------------------------------
 
 
+def _load(root: Path, skills: list[str], *, writable: bool = True) -> dict[str, Contract]:
+    return saved(lambda cache: load_contracts(root, skills, cache), root, writable=writable)
+
+
+CACHE_FILE = Path(".aeon-evals/cache/contracts.json")
+
+
 def test_load_contracts_caches_by_hash_and_a_damaged_cache_is_a_miss(tmp_path: Path) -> None:
     skill = tmp_path / "skills/s/SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text("Save to `articles/s-${today}.md`.\n")
-    first = load_contracts(tmp_path, ["s", "missing"])
+    first = _load(tmp_path, ["s", "missing"])
     assert list(first) == ["s"] and first["s"].outputs[0].spec.output_pattern == "articles/s-*.md"
     cache = tmp_path / CACHE_FILE
     data = json.loads(cache.read_text())
-    assert data["version"] == CACHE_VERSION and len(data["entries"]) == 1
-    assert load_contracts(tmp_path, ["s"]) == first
+    assert data["version"] == ENTRY.version and len(data["data"]) == 1
+    assert _load(tmp_path, ["s"]) == first
     cache.write_text("{not json")
-    assert load_contracts(tmp_path, ["s"]) == first
-    key = next(iter(json.loads(cache.read_text())["entries"]))
-    cache.write_text(json.dumps({**data, "entries": {key: {"outputs": 3}}}))
-    assert load_contracts(tmp_path, ["s"]) == first
+    assert _load(tmp_path, ["s"]) == first
+    key = next(iter(json.loads(cache.read_text())["data"]))
+    cache.write_text(json.dumps({**data, "data": {key: {"outputs": 3}}}))
+    assert _load(tmp_path, ["s"]) == first
     skill.write_text("Save to `articles/t-${today}.md`.\n")
-    assert load_contracts(tmp_path, ["s"])["s"].outputs[0].spec.output_pattern == "articles/t-*.md"
+    assert _load(tmp_path, ["s"])["s"].outputs[0].spec.output_pattern == "articles/t-*.md"
 
 
 def _old(path: Path, hours: int = 1) -> None:
@@ -260,7 +267,7 @@ def _old(path: Path, hours: int = 1) -> None:
 def _tamper(cache: Path, skill: str, pattern: str) -> bytes:
     """Make the cached contract of `skill` say `pattern`: a load returning it read no SKILL.md."""
     data = json.loads(cache.read_text())
-    data["entries"][skill][2][6][0][1] = pattern  # the first output's pattern (contract_to_row)
+    data["data"][skill][2][6][0][1] = pattern  # the first output's pattern (contract_to_row)
     cache.write_text(json.dumps(data))
     return cache.read_bytes()
 
@@ -272,23 +279,23 @@ def test_a_warm_load_trusts_an_unchanged_signature_and_rereads_a_changed_file(
     skill.parent.mkdir(parents=True)
     skill.write_text("Save to `articles/s-${today}.md`.\n")
     _old(skill)
-    load_contracts(tmp_path, ["s"])
+    _load(tmp_path, ["s"])
     cache = tmp_path / CACHE_FILE
-    assert json.loads(cache.read_text())["entries"]["s"][1] is not None  # the signature
+    assert json.loads(cache.read_text())["data"]["s"][1] is not None  # the signature
     _tamper(cache, "s", "articles/from-the-cache-*.md")
-    assert load_contracts(tmp_path, ["s"])["s"].outputs[0].spec.output_pattern == (
+    assert _load(tmp_path, ["s"])["s"].outputs[0].spec.output_pattern == (
         "articles/from-the-cache-*.md"
     )
     skill.write_text("Save to `articles/t-${today}.md`.\n")  # same size, new mtime
-    assert load_contracts(tmp_path, ["s"])["s"].outputs[0].spec.output_pattern == "articles/t-*.md"
+    assert _load(tmp_path, ["s"])["s"].outputs[0].spec.output_pattern == "articles/t-*.md"
 
 
 def test_a_skill_md_changed_just_now_keeps_no_signature(tmp_path: Path) -> None:
     skill = tmp_path / "skills/s/SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text("Save to `articles/s-${today}.md`.\n")
-    load_contracts(tmp_path, ["s"])
-    digest, signature, _ = json.loads((tmp_path / CACHE_FILE).read_text())["entries"]["s"]
+    _load(tmp_path, ["s"])
+    digest, signature, _ = json.loads((tmp_path / CACHE_FILE).read_text())["data"]["s"]
     assert signature is None and len(digest) == 64
 
 
@@ -297,17 +304,17 @@ def test_a_dry_run_reads_the_contracts_cache_and_writes_none(tmp_path: Path) -> 
     skill.parent.mkdir(parents=True)
     skill.write_text("Save to `articles/s-${today}.md`.\n")
     _old(skill)
-    assert load_contracts(tmp_path, ["s"], write_cache=False)["s"].usable
+    assert _load(tmp_path, ["s"], writable=False)["s"].usable
     cache = tmp_path / CACHE_FILE
     assert not cache.exists()
-    load_contracts(tmp_path, ["s"])
+    _load(tmp_path, ["s"])
     before = _tamper(cache, "s", "articles/from-the-cache-*.md")
-    found = load_contracts(tmp_path, ["s"], write_cache=False)
+    found = _load(tmp_path, ["s"], writable=False)
     assert found["s"].outputs[0].spec.output_pattern == "articles/from-the-cache-*.md"
     skill.write_text("Save to `articles/t-${today}.md`.\n")
     _old(skill, hours=2)
     # the signature changed, the hash too: inferred anew, and the cache left as it was
-    found = load_contracts(tmp_path, ["s"], write_cache=False)
+    found = _load(tmp_path, ["s"], writable=False)
     assert found["s"].outputs[0].spec.output_pattern == "articles/t-*.md"
     assert cache.read_bytes() == before
 

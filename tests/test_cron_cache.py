@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 from conftest import Instance
 
+from aeon_evals.cache.folder import CACHE_DIR, Cache
 from aeon_evals.load import cadence, cron_cache
+
+CACHE_FILE = CACHE_DIR / "cron.json"
 
 Cli = Callable[..., tuple[int, str, str]]
 NOW = datetime(2026, 5, 31, 6, 0, tzinfo=UTC)
@@ -60,10 +63,11 @@ def _fresh() -> Iterator[None]:
 WARM = """
 import json, sys
 from pathlib import Path
+from aeon_evals.cache.folder import Cache
 from aeon_evals.load import cron_cache
 sys.path.insert(0, sys.argv[2])
 from test_cron_cache import EXPRESSIONS, NEVER, answers
-cron_cache.load(Path(sys.argv[1]))
+cron_cache.load(Cache(Path(sys.argv[1])))
 warm = answers(EXPRESSIONS)
 imported = "croniter" in sys.modules
 print(json.dumps([warm + answers([NEVER]), imported]))
@@ -76,9 +80,11 @@ def test_expressions_read_from_the_cache_answer_as_croniter_and_without_it(
     """Computed with croniter, saved, then read back in a fresh process: the same fields,
     cadences, previous fires and CronError messages, and croniter never imported there."""
     cold = answers([*EXPRESSIONS, NEVER])
-    fingerprint = cron_cache.load(tmp_path)  # nothing there yet
-    cron_cache.save(tmp_path, fingerprint)
-    assert (tmp_path / cron_cache.CACHE_FILE).is_file()
+    cache = Cache(tmp_path)
+    cron_cache.load(cache)  # nothing there yet
+    cron_cache.save(cache)
+    cache.save()
+    assert (tmp_path / CACHE_FILE).is_file()
     done = subprocess.run(
         [sys.executable, "-c", WARM, str(tmp_path), str(Path(__file__).parent)],
         capture_output=True,
@@ -92,8 +98,11 @@ def test_expressions_read_from_the_cache_answer_as_croniter_and_without_it(
 
 def _valid(tmp_path: Path) -> dict[str, object]:
     answers([*EXPRESSIONS, NEVER])
-    cron_cache.save(tmp_path, cron_cache.load(tmp_path))
-    data: dict[str, object] = json.loads((tmp_path / cron_cache.CACHE_FILE).read_text())
+    cache = Cache(tmp_path)
+    cron_cache.load(cache)
+    cron_cache.save(cache)
+    cache.save()
+    data: dict[str, object] = json.loads((tmp_path / CACHE_FILE).read_text())
     return data
 
 
@@ -102,17 +111,19 @@ def _valid(tmp_path: Path) -> dict[str, object]:
     [
         lambda d: b"\x00\xff not json",
         lambda d: json.dumps({**d, "version": 99}).encode(),
-        lambda d: json.dumps({**d, "fingerprint": "0" * 16}).encode(),
-        lambda d: json.dumps({**d, "fields": [1, 2], "gaps": "x"}).encode(),
+        lambda d: json.dumps({**d, "key": "0" * 32}).encode(),
+        lambda d: json.dumps({**d, "data": {"fields": [1, 2], "gaps": "x"}}).encode(),
         lambda d: json.dumps(
             {
                 **d,
-                "fields": {
-                    "0 7 * * *": [[99], [7], [1], [1], [0], True, True, False],
-                    "0 8 * * 1,3": [[0], [8], "x"],
-                    "*/30 * * * *": None,
+                "data": {
+                    "fields": {
+                        "0 7 * * *": [[99], [7], [1], [1], [0], True, True, False],
+                        "0 8 * * 1,3": [[0], [8], "x"],
+                        "*/30 * * * *": None,
+                    },
+                    "gaps": {"0 7 * * *": -1.0, "0 8 * * 1,3": [5], "*/30 * * * *": None},
                 },
-                "gaps": {"0 7 * * *": -1.0, "0 8 * * 1,3": [5], "*/30 * * * *": None},
             }
         ).encode(),
     ],
@@ -123,9 +134,9 @@ def test_a_damaged_cron_cache_is_a_miss(
 ) -> None:
     expected = answers([*EXPRESSIONS, NEVER])
     data = _valid(tmp_path)
-    (tmp_path / cron_cache.CACHE_FILE).write_bytes(damage(data))
+    (tmp_path / CACHE_FILE).write_bytes(damage(data))
     cadence.forget()
-    cron_cache.load(tmp_path)
+    cron_cache.load(Cache(tmp_path))
     assert answers([*EXPRESSIONS, NEVER]) == expected
 
 
@@ -158,9 +169,9 @@ def test_a_run_with_its_cron_cache_writes_what_a_run_without_it_writes(
     cadence.forget()
     code, cold, _ = cli("run", "--root", str(instance.root), *clock)
     assert code == 0
-    cache = instance.root / cron_cache.CACHE_FILE
-    (twin / cron_cache.CACHE_FILE).parent.mkdir(parents=True)
-    shutil.copy(cache, twin / cron_cache.CACHE_FILE)
+    cache = instance.root / CACHE_FILE
+    (twin / CACHE_FILE).parent.mkdir(parents=True)
+    shutil.copy(cache, twin / CACHE_FILE)
     cadence.forget()
     code, warm, _ = cli("run", "--root", str(twin), *clock)
     assert code == 0

@@ -13,6 +13,7 @@ from conftest import Instance
 from realdata import REPO, realdata
 
 from aeon_evals.articles.parse import read_article
+from aeon_evals.cache.folder import Cache
 from aeon_evals.metrics import history as metrics
 from aeon_evals.metrics.history import Sample, parse_tsv, render_tsv
 from aeon_evals.model import Status
@@ -82,7 +83,12 @@ def test_a_metrics_file_of_another_version_is_a_warning_naming_it(tmp_path: Path
     (root / "articles").mkdir()
     (root / "articles/skill-evals-metrics-2026-06-14.tsv").write_text("# aeon-evals metrics v9\n")
     history = metrics.load_history(
-        root, dirs=["articles"], articles=[], read_article=read_article, health={}, writable=False
+        root,
+        dirs=["articles"],
+        articles=[],
+        read_article=read_article,
+        health={},
+        cache=Cache(root, writable=False),
     )
     assert history.samples == {}
     assert history.warnings == (
@@ -119,7 +125,7 @@ def test_an_unreadable_metrics_file_is_one_plain_warning_naming_it(
         articles=[],
         read_article=read_article,
         health={},
-        writable=False,
+        cache=Cache(tmp_path, writable=False),
     )
     assert history.warnings == (f"articles/skill-evals-metrics-2026-06-14.tsv: {warning}",)
 

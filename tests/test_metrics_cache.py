@@ -12,10 +12,12 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from caches import saved
 from conftest import Instance
 from realdata import realdata
 
 from aeon_evals.articles.parse import read_article
+from aeon_evals.cache.folder import Cache
 from aeon_evals.metrics import columns as metrics_cache
 from aeon_evals.metrics import history as metrics
 from aeon_evals.metrics.history import History, Sample, render_tsv
@@ -71,13 +73,17 @@ def _articles(root: Path) -> list[tuple[date, Path]]:
 
 
 def _load(root: Path, *, before: date | None = None, writable: bool = True) -> History:
-    return metrics.load_history(
+    return saved(
+        lambda cache: metrics.load_history(
+            root,
+            dirs=["articles"],
+            articles=_articles(root),
+            read_article=lambda p: read_article(p, root=root),
+            health={"alpha": [(FIRST, 4.0)]},
+            before=before,
+            cache=cache,
+        ),
         root,
-        dirs=["articles"],
-        articles=_articles(root),
-        read_article=lambda p: read_article(p, root=root),
-        health={"alpha": [(FIRST, 4.0)]},
-        before=before,
         writable=writable,
     )
 
@@ -171,8 +177,16 @@ def test_only_new_sources_are_read_and_a_moved_stamp_over_the_same_bytes_is_trus
         return read_article(path, root=root)
 
     def load() -> History:
-        return metrics.load_history(
-            root, dirs=["articles"], articles=_articles(root), read_article=reader, health={}
+        return saved(
+            lambda cache: metrics.load_history(
+                root,
+                dirs=["articles"],
+                articles=_articles(root),
+                read_article=reader,
+                health={},
+                cache=cache,
+            ),
+            root,
         )
 
     load()
@@ -224,13 +238,21 @@ def test_a_restored_cache_is_trusted_when_its_article_cache_is_bigger_than_a_sou
             read.append(path.name)
             return read_article(path, root=root)
 
-        return metrics.load_history(
-            root, dirs=["articles"], articles=_articles(root), read_article=reader, health={}
+        return saved(
+            lambda cache: metrics.load_history(
+                root,
+                dirs=["articles"],
+                articles=_articles(root),
+                read_article=reader,
+                health={},
+                cache=cache,
+            ),
+            root,
         )
 
     load()
     cache_dir = root / CACHE.parent
-    derived = cache_dir / metrics.CACHE_NAME
+    derived = cache_dir / "metrics.json"
     biggest_source = max(p.stat().st_size for p in (root / "articles").iterdir())
     assert derived.stat().st_size > biggest_source + 1
     # a source may hold no more than this; the per-article cache holds more
@@ -254,7 +276,7 @@ def test_a_restored_cache_is_trusted_when_its_article_cache_is_bigger_than_a_sou
     [
         lambda raw: raw[: len(raw) // 2],  # truncated
         lambda raw: b"not a cache at all",
-        lambda raw: raw.replace(b'"version":1', b'"version":7', 1),  # another version
+        lambda raw: raw.replace(b'"version":4', b'"version":7', 1),  # another version
         lambda raw: raw[:-40] + b"\xff" * 40,  # the columns' bytes damaged
         lambda raw: raw[:-100] + bytes([raw[-100] ^ 1]) + raw[-99:],  # one bit of a value flipped
         lambda raw: raw.replace(b'"code":"', b'"code":"x', 1),  # written by other code
@@ -272,7 +294,7 @@ def test_a_damaged_or_foreign_cache_is_ignored_and_rewritten(
     cache = root / CACHE
     cache.write_bytes(damage(cache.read_bytes()))
     _same(_load(root), want)
-    assert metrics_cache.read_cache(cache, metrics_cache.fingerprint()) is not None
+    assert metrics_cache.read_cache(Cache(root)) is not None
 
 
 def test_read_only_loads_write_no_history_cache(tmp_path: Path) -> None:
@@ -564,15 +586,14 @@ def test_a_restamped_cache_is_written_from_the_bytes_it_was_read_from(tmp_path: 
     for i in range(5):
         _metrics_file(root, FIRST + timedelta(days=60 + i), rng)
     _load(root)
-    code = metrics_cache.fingerprint()
-    before = metrics_cache.read_cache(root / CACHE, code)
+    before = metrics_cache.read_cache(Cache(root))
     assert before is not None and before.encoded is not None
     for file in sorted((root / "articles").iterdir()):
         copy = file.with_name(file.name + ".new")
         shutil.copyfile(file, copy)
         os.replace(copy, file)
     _same(_load(root), _cold(root))
-    after = metrics_cache.read_cache(root / CACHE, code)
+    after = metrics_cache.read_cache(Cache(root))
     assert after is not None and after.encoded is not None
     assert after.sources != before.sources  # re-stamped …
     assert bytes(after.encoded[1]) == bytes(before.encoded[1])  # … over the same columns
@@ -607,7 +628,7 @@ def test_the_folder_listed_by_the_run_finds_the_metrics_files_a_listing_of_its_o
         dirs=["articles"],
         read_article=lambda p: read_article(p, root=root),
         health={},
-        writable=False,
+        cache=Cache(root, writable=False),
     )
     listed = load(articles=_articles(root), names=names)
     own = load(articles=_articles(root))

@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 from realdata import realdata
 
+from aeon_evals.cache.folder import CACHE_DIR, Cache
 from aeon_evals.load import registry_cache
 from aeon_evals.load.registry import Registry, load_registry
+
+CACHE_FILE = CACHE_DIR / "registry.json"
 
 BROKEN = {
     "chains": 'skills:\n  a: { enabled: true, schedule: "0 7 * * *" }\n\nchains:\n'
@@ -28,11 +31,13 @@ BROKEN = {
 
 def _saving(root: Path) -> Callable[[bytes, str], Registry]:
     """A cached parser that keeps what it parses at once (the run keeps it when it writes)."""
-    parser = registry_cache.CachedParser(root)
+    cache = Cache(root)
+    parser = registry_cache.CachedParser(cache)
 
     def parse(raw: bytes, name: str) -> Registry:
         found = parser(raw, name)
         parser.save()
+        cache.save()
         return found
 
     return parse
@@ -56,7 +61,7 @@ def test_a_registry_read_from_the_cache_is_the_registry_parsed(
     parsed = load_registry(tmp_path)
     first = load_registry(tmp_path, parse=_saving(tmp_path))
     assert first == parsed
-    kept = registry_cache.lookup(tmp_path, "aeon.yml", raw)
+    kept = registry_cache.lookup(Cache(tmp_path), "aeon.yml", raw)
     assert kept is None or kept == parsed
     again = load_registry(tmp_path, parse=_saving(tmp_path))
     assert again == parsed
@@ -67,7 +72,9 @@ def test_the_real_registries_are_kept(tmp_path: Path) -> None:
     for path in _real():
         (tmp_path / "aeon.yml").write_bytes(path.read_bytes())
         load_registry(tmp_path, parse=_saving(tmp_path))
-        assert registry_cache.lookup(tmp_path, "aeon.yml", path.read_bytes()) is not None, path
+        assert registry_cache.lookup(Cache(tmp_path), "aeon.yml", path.read_bytes()) is not None, (
+            path
+        )
 
 
 def test_entries_json_cannot_hold_are_parsed_each_run(tmp_path: Path) -> None:
@@ -79,15 +86,15 @@ def test_entries_json_cannot_hold_are_parsed_each_run(tmp_path: Path) -> None:
     (tmp_path / "aeon.yml").write_text(text)
     parsed = load_registry(tmp_path)
     assert load_registry(tmp_path, parse=_saving(tmp_path)) == parsed
-    assert registry_cache.lookup(tmp_path, "aeon.yml", text.encode()) is None
-    assert not (tmp_path / registry_cache.CACHE_FILE).exists()
+    assert registry_cache.lookup(Cache(tmp_path), "aeon.yml", text.encode()) is None
+    assert not (tmp_path / CACHE_FILE).exists()
 
 
 def test_an_edited_registry_is_parsed_again(tmp_path: Path) -> None:
     (tmp_path / "aeon.yml").write_text('skills:\n  a: { enabled: true, schedule: "0 7 * * *" }\n')
     load_registry(tmp_path, parse=_saving(tmp_path))
     (tmp_path / "aeon.yml").write_text('skills:\n  a: { enabled: false, schedule: "0 7 * * *" }\n')
-    found = load_registry(tmp_path, parse=registry_cache.CachedParser(tmp_path))
+    found = load_registry(tmp_path, parse=registry_cache.CachedParser(Cache(tmp_path)))
     assert found == load_registry(tmp_path) and not found.skills["a"].enabled
 
 
@@ -96,12 +103,16 @@ def test_an_edited_registry_is_parsed_again(tmp_path: Path) -> None:
     [
         lambda d: "\x00 not json",
         lambda d: json.dumps({**d, "version": 99}),
-        lambda d: json.dumps({**d, "key": d["key"][:-1] + "0"}),
-        lambda d: json.dumps({**d, "raw": [1]}),
-        lambda d: json.dumps({**d, "issues": [["aeon.yml", "x", "y", "fatal", None]]}),
-        lambda d: json.dumps({**d, "issues": [[1, 2]]}),
-        lambda d: json.dumps({**d, "lines": {"a": "3"}}),
-        lambda d: json.dumps({k: v for k, v in d.items() if k != "warnings"}),
+        lambda d: json.dumps({**d, "key": "x" + d["key"][1:]}),
+        lambda d: json.dumps({**d, "data": {**d["data"], "raw": [1]}}),
+        lambda d: json.dumps(
+            {**d, "data": {**d["data"], "issues": [["aeon.yml", "x", "y", "fatal", None]]}}
+        ),
+        lambda d: json.dumps({**d, "data": {**d["data"], "issues": [[1, 2]]}}),
+        lambda d: json.dumps({**d, "data": {**d["data"], "lines": {"a": "3"}}}),
+        lambda d: json.dumps(
+            {**d, "data": {k: v for k, v in d["data"].items() if k != "warnings"}}
+        ),
     ],
     ids=["not-json", "version", "key", "raw", "severity", "issue", "lines", "missing"],
 )
@@ -110,7 +121,7 @@ def test_a_damaged_registry_cache_is_a_miss(tmp_path: Path, damage: object) -> N
     (tmp_path / "aeon.yml").write_text(text)
     parsed = load_registry(tmp_path)
     load_registry(tmp_path, parse=_saving(tmp_path))
-    cache = tmp_path / registry_cache.CACHE_FILE
+    cache = tmp_path / CACHE_FILE
     cache.write_text(damage(json.loads(cache.read_text())))  # type: ignore[operator]
-    assert registry_cache.lookup(tmp_path, "aeon.yml", text.encode()) is None
+    assert registry_cache.lookup(Cache(tmp_path), "aeon.yml", text.encode()) is None
     assert load_registry(tmp_path, parse=_saving(tmp_path)) == parsed

@@ -16,8 +16,8 @@ from golden import assert_golden
 from realdata import realdata
 
 from aeon_evals import clock, site
-from aeon_evals.articles.cache import ArticleCache
 from aeon_evals.articles.parse import read_article
+from aeon_evals.cache.folder import CACHE_DIR
 from aeon_evals.errors import ConfigError, ExitCode
 from aeon_evals.model import ArticleRow, ParsedArticle, Status
 from aeon_evals.site import build, charts, views
@@ -443,18 +443,18 @@ def test_cached_and_cold_builds_are_byte_identical(instance: Path) -> None:
     )
     edited = site.build_site(instance, warm, now=NOW)
     assert "runs/skill-evals-2026-08-09.html" in edited.written
-    cache = ArticleCache(instance)
-    shutil.rmtree(cache.base)
+    folder = instance / CACHE_DIR / "articles"
+    shutil.rmtree(instance / CACHE_DIR)
     cold = instance / "site-cold"
     site.build_site(instance, cold, now=NOW)
     assert snapshot(warm) == snapshot(cold)
 
     # a damaged cache is a miss, never a wrong page
-    (cache.dir / "index.json").write_text('{"articles": {', encoding="utf-8")
-    for rows in (cache.dir / "rows").iterdir():
+    (folder / "index.json").write_text('{"articles": {', encoding="utf-8")
+    for rows in (folder / "rows").iterdir():
         rows.write_text("[[", encoding="utf-8")
     assert site.build_site(instance, warm, now=NOW).written == ()
-    shutil.rmtree(cache.dir / "bodies")
+    shutil.rmtree(folder / "bodies")
     assert site.build_site(instance, instance / "site-third", now=NOW).written
     assert snapshot(instance / "site-third") == snapshot(cold)
 

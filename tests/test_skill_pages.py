@@ -165,7 +165,8 @@ def test_the_backfill_from_articles_is_read_from_the_cache_the_second_time(
     write_history(tmp_path)
     site.build_site(tmp_path, tmp_path / "site", now=SITE_NOW)
     cache = tmp_path / ".aeon-evals/cache/metrics.json"
-    entries = json.loads(cache.read_text())["files"]
+    envelope = json.loads(cache.read_text())
+    entries = envelope["data"]
     key = "articles/skill-evals-2026-08-16.md"
     assert sorted(entries) == [
         "articles/skill-evals-2026-08-02.md",
@@ -176,7 +177,8 @@ def test_the_backfill_from_articles_is_read_from_the_cache_the_second_time(
     # by changing what the cache says it holds
     row = entries[key]["rows"][0]
     row[2] = 123456
-    cache.write_text(json.dumps({"version": 1, "files": entries}))
+    cache.write_text(json.dumps({**envelope, "data": entries}))
+    (tmp_path / ".aeon-evals/cache/history.bin").unlink()  # the history is read again
     site.build_site(tmp_path, tmp_path / "site", now=SITE_NOW)
     assert "123,456" in (tmp_path / f"site/skills/{row[0]}.html").read_text()
 

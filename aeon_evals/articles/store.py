@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import hashlib
+import functools
 import itertools
 import os
-import signal
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -35,18 +33,18 @@ from aeon_evals.articles.parse import (
     read_article_bytes,
     stands_for,
 )
+from aeon_evals.cache.fingerprint import fingerprint
+from aeon_evals.cache.folder import Cache
 from aeon_evals.errors import EvalsError, PathOutsideRoot
 from aeon_evals.fs.confine import InsideFolders
 from aeon_evals.model import ParsedArticle
-from aeon_evals.parallel import leave_if_orphaned
+from aeon_evals.parallel import FORK, Forked, checkpoint
 
 # A body to render: the article's content hash, its bytes, and what gives its HTML without
 # parsing them (render.article_body; None: BODY_MD renders the bytes).
 Work = tuple[str, bytes, Callable[[], str | None] | None]
 SHARE_MIN = 8  # bodies per child, at least, when several share the work
 MAX_SHARES = 4
-PAGE_FILES = ("views.py", "build.py", "charts.py")  # the code that lays out a run page
-FORK = hasattr(os, "fork")  # render new articles on a second core where the platform can fork
 _UNREADABLE = (EvalsError, OSError, UnicodeError)  # ArticleParseError, PathOutsideRoot …
 
 
@@ -88,7 +86,8 @@ class ArticleStore:
     to `output/articles/` keeps its older ones). One article per day, the first folder's on a
     tie. `names`: the sorted names in the first folder when the caller has listed it already (a
     year of outputs is 300,000 names); otherwise it is listed on first use. `writable=False`
-    reads the disk cache but never writes it (dry runs). Call `save` at the end.
+    reads the disk cache but never writes it (dry runs). `cache`: the run's cache (a store
+    without one opens its own, and writes it when saved). Call `save` at the end.
     """
 
     def __init__(
@@ -98,18 +97,20 @@ class ArticleStore:
         names: Sequence[str] | None = None,
         writable: bool = True,
         dirs: Sequence[str] = ("articles",),
+        cache: Cache | None = None,
     ) -> None:
         self.root = root
         self.dirs = tuple(dirs)
         self.folder_path = root / self.dirs[0]
-        self.cache = ArticleCache(root, writable=writable)
+        self._own_cache = cache is None
+        self.cache = ArticleCache(cache or Cache(root, writable=writable))
         self._names: list[str] | None = list(names) if names is not None else None
         self._memo: dict[str, tuple[list[int], ParsedArticle]] = {}  # file path → stamp, parse
         self._by_sha: dict[str, ParsedArticle] = {}  # whole articles seen in this process
         self._on_disk: set[str] | None = None  # content hashes of every article, after `load`
-        self._children: list[int] = []
+        self._children: list[Forked[dict[str, str]]] = []  # rendering bodies alongside
         self._rendering: set[str] = set()  # content hashes whose body a child is rendering
-        self._code_key: str | None = None
+        self._html: dict[str, str] = {}  # bodies rendered in this run
 
     # -- which articles exist
 
@@ -308,7 +309,7 @@ class ArticleStore:
             html: str | None = None
             if not in_child:  # a new article always needs its page: render it from the same tokens
                 html = BODY_MD.renderer.render(tokens, BODY_MD.options, {})
-                self.cache.put_body(sha, html)
+                self._keep_body(sha, html)
             loaded.append(StoredArticle(parsed, sha, path, counts_of(parsed), self, html=html))
         return loaded, warnings
 
@@ -323,66 +324,47 @@ class ArticleStore:
     def body(self, sha: str, source: Path) -> str:
         """The HTML of the article with content hash `sha`, rendered here if no one has yet."""
         self.wait()  # a child may be rendering it right now
-        cached = self.cache.body(sha)
+        cached = self._html.get(sha) or self.cache.body(sha)
         if cached is not None:
             return cached
         raw = read_article_bytes(source, self.root)
         html: str = BODY_MD.render(raw.decode("utf-8", errors="replace"))
-        self.cache.put_body(sha, html)
+        self._keep_body(sha, html)
         return html
 
+    def _keep_body(self, sha: str, html: str) -> None:
+        self._html[sha] = html
+        self.cache.put_body(sha, html)
+
     def _render_in_child(self, work: list[Work]) -> bool:
-        """Render `work`'s bodies into the cache in a forked child, so this process parses the
-        same articles (and builds the dashboard) meanwhile: a 1,000-row article costs ~0.1 s to
-        parse and ~0.12 s to render, and each wants a core of its own. False without fork or a
-        writable cache: the caller renders in-process. A child that dies leaves bodies missing,
-        and `body` renders those."""
-        if not work or not FORK or self.cache.folder("bodies") is None:
+        """Render `work`'s bodies alongside (parallel.Forked, a child per core for a cold
+        build), so this process parses the same articles (and builds the dashboard) meanwhile:
+        a 1,000-row article costs ~0.1 s to parse and ~0.12 s to render, and each wants a core
+        of its own. False without fork: the caller renders in-process. What a child could not
+        render is rendered here when its result is asked for (`wait`)."""
+        if not work or not FORK:
             return False
         # a cold build (200 articles: ~20 s of rendering) is shared by a child per core
         shares = max(1, min(len(work) // SHARE_MIN, os.cpu_count() or 1, MAX_SHARES))
-        sys.stdout.flush()
-        sys.stderr.flush()
-        parent = os.getpid()
         for k in range(shares):
-            try:
-                pid = os.fork()
-            except OSError:  # what no child took is rendered when a page asks for it (`body`)
-                if k == 0:
-                    return False
-                break
-            if pid == 0:  # the child: render, write, leave without the parent's exit handlers
-                code = 1
-                try:
-                    # SIGTERM (`stop`: the run was stopped) unwinds at once, mid-body, like
-                    # Ctrl-C; a body being written is finished and renamed first (signals_held)
-                    signal.signal(signal.SIGTERM, signal.default_int_handler)
-                    for sha, raw, body in work[k::shares]:
-                        leave_if_orphaned(parent)  # the run was killed: stop, as it did
-                        html = body() if body is not None else None
-                        if html is None:
-                            html = BODY_MD.render(raw.decode("utf-8", errors="replace"))
-                        self.cache.put_body(sha, html)
-                    code = 0
-                finally:
-                    os._exit(code)
-            self._children.append(pid)
+            job = functools.partial(_render_bodies, work[k::shares])
+            self._children.append(Forked(job, fork=True))
         return True
 
     def stop(self) -> None:
-        """Stop the children rendering bodies at once and wait for them (the run is being
-        stopped: SIGTERM, Ctrl-C, an error). A body they had not finished is rendered again
-        when a page needs it."""
-        for pid in self._children:  # not waited for yet: the pid is still this child's
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
-        self.wait()
+        """Stop the children rendering bodies at once (the run is being stopped: SIGTERM,
+        Ctrl-C, an error). A body they had not finished is rendered when a page needs it."""
+        for child in self._children:
+            child.abandon()
+        self._children.clear()
+        self._rendering.clear()
 
     def wait(self) -> None:
-        """Wait for the children rendering bodies, if any is running."""
+        """Take the bodies the children rendered (each one's share rendered here if it
+        failed)."""
         while self._children:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self._children.pop(), 0)
+            for sha, html in self._children.pop(0).result().items():
+                self._keep_body(sha, html)
         self._rendering.clear()
 
     # -- derived files of the dashboard, and saving
@@ -390,16 +372,8 @@ class ArticleStore:
     @property
     def code_key(self) -> str:
         """Changes with the code that parses and renders articles and lays out their run pages
-        (part of each page's key, with the templates): the cache's globals, site/views.py,
-        site/build.py and site/charts.py."""
-        if self._code_key is None:
-            digest = hashlib.sha256(self.cache.dir.name.encode())
-            here = Path(__file__).parents[1] / "site"
-            for name in PAGE_FILES:
-                with contextlib.suppress(OSError):
-                    digest.update((here / name).read_bytes())
-            self._code_key = digest.hexdigest()[:16]
-        return self._code_key
+        (part of each page's key, with the templates): the package's fingerprint."""
+        return fingerprint()
 
     def pages(self, out: Path) -> dict[str, str]:
         """{run page: the key of the inputs it was last rendered from} for the site at `out`."""
@@ -409,17 +383,16 @@ class ArticleStore:
         """Record the run pages of the site at `out` as rendered from `pages`' keys."""
         self.cache.save_pages(out, pages)
 
-    def folder(self, name: str) -> Path | None:
-        """A folder of the cache for other derived files (compiled templates); None if read-only."""
-        return self.cache.folder(name)
-
     def save(self) -> None:
-        """Write the status file if it changed. After `load`, entries of articles that are no
-        longer on disk are dropped first. A cache that cannot be written is no error."""
+        """Store the status file if it changed, in the cache (written now when the store opened
+        its own). After `load`, entries of articles that are no longer on disk are dropped
+        first. A cache that cannot be written is no error."""
         self.wait()
         if self._on_disk is not None:
             self.cache.prune(self._on_disk)
         self.cache.save()
+        if self._own_cache:
+            self.cache.cache.save()
 
 
 def _git_articles(root: Path, dirs: Sequence[str]) -> Iterator[tuple[str, str]]:
@@ -468,3 +441,15 @@ def _prior_from_git(root: Path, today: date, dirs: Sequence[str]) -> ParsedArtic
     except ArticleParseError:
         return None
     return replace(parsed, source=f"git {commit[:12]}")
+
+
+def _render_bodies(work: Sequence[Work]) -> dict[str, str]:
+    """The HTML of each body of `work` (a job for parallel.Forked: it only renders)."""
+    bodies: dict[str, str] = {}
+    for sha, raw, body in work:
+        checkpoint()  # the run was killed: stop, as it did
+        html = body() if body is not None else None
+        if html is None:
+            html = BODY_MD.render(raw.decode("utf-8", errors="replace"))
+        bodies[sha] = html
+    return bodies

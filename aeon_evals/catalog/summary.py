@@ -1,16 +1,14 @@
 """The catalog checks as the nightly run shows them: one article line, Action Queue items, and the
 dashboard's Catalog panel, from a summary cached by the content of every file lint reads.
 
-`catalog_summary(root)` runs `aeon-evals lint`'s checks (catalog_lint) unless nothing they read
-changed since the last run: the summary is kept in `.aeon-evals/cache/catalog.json`, keyed by
-the SHA-256 of every SKILL.md, trigger.json, aeon.yml and evals.json and by this code.
+`catalog_summary(root, cache)` runs `aeon-evals lint`'s checks (catalog_lint) unless nothing they
+read changed since the last run: the summary is kept in the cache entry `catalog`, keyed by the
+SHA-256 of every SKILL.md, trigger.json, aeon.yml and evals.json.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 import stat
 from collections.abc import Mapping
@@ -18,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aeon_evals.cache.files import cache_allowed, code_digest, load_cache_json
+from aeon_evals.cache.folder import Cache, Entry
 from aeon_evals.fs.confine import inside
-from aeon_evals.fs.write import atomic_write
 from aeon_evals.load.layout import TRIGGER_FILE
 from aeon_evals.load.manifest import EVALS_PATH
 from aeon_evals.load.registry import AEON_YML
@@ -30,28 +27,9 @@ from aeon_evals.model.problems import Severity
 if TYPE_CHECKING:
     from aeon_evals.catalog.findings import CatalogReport, Finding
 
-CACHE_FILE = Path(".aeon-evals") / "cache" / "catalog.json"
-VERSION = 1
+ENTRY = Entry("catalog", 2)
 MAX_FIX_ACTIONS = 3  # Action Queue items for SKILL.md errors, then one "+N more"
 MAX_KEPT = 50  # collisions and failing cases kept for the dashboard (the counts are exact)
-_CODE = (
-    "catalog/routing.py",
-    "catalog/stem.py",
-    "catalog/cases.py",
-    "catalog/lint.py",
-    "catalog/findings.py",
-    "catalog/rules.py",
-    "catalog/read.py",
-    "catalog/summary.py",
-    "load/skillmd.py",
-    "contracts/instance.py",
-    "contracts/body.py",
-    "contracts/data.py",
-    "contracts/infer.py",
-    "contracts/parts.py",
-    "contracts/paths.py",
-    "model/__init__.py",
-)
 
 
 @dataclass(frozen=True)
@@ -233,19 +211,15 @@ def _file_key(root: Path, rel: str, known: Stamp | None) -> tuple[str, Stamp | N
     return key, [*stamp, key]
 
 
-def _code_fingerprint() -> str:
-    return code_digest(f"v{VERSION}", _CODE).hexdigest()
-
-
 def inputs_key(
     root: Path, known: Mapping[str, Stamp] | None = None
 ) -> tuple[str, dict[str, Stamp]]:
     """The SHA-256 of everything the checks read (every SKILL.md, trigger.json, aeon.yml and
-    evals.json) and of the code that checks it; and the stamps of the files it hashed, so that
+    evals.json); and the stamps of the files it hashed, so that
     the next call reads only the files whose stat changed (`known`: those stamps)."""
     known = known if isinstance(known, Mapping) else {}
     stamps: dict[str, Stamp] = {}
-    digest = hashlib.sha256(_code_fingerprint().encode())
+    digest = hashlib.sha256()
 
     def add(rel: str) -> bytes:
         key, stamp = _file_key(root, rel, known.get(rel))
@@ -267,23 +241,21 @@ def inputs_key(
     return digest.hexdigest(), stamps
 
 
-def catalog_summary(root: Path, *, writable: bool = True) -> CatalogSummary | None:
+def catalog_summary(root: Path, cache: Cache) -> CatalogSummary | None:
     """The catalog checks of the instance at `root`, or None when it has no SKILL.md at all.
 
-    Served from `.aeon-evals/cache/catalog.json` when nothing lint reads has changed; else
-    computed and (with `writable`) stored there. A damaged cache is a miss; a cache that cannot
-    be written is only slower.
+    Served from `cache` (the entry `catalog`) when nothing lint reads has changed; else computed
+    and stored there. A damaged entry is a miss.
     """
-    cache = root / CACHE_FILE
-    cached = load_cache_json(root, cache)
-    cached = cached if isinstance(cached, dict) else {}
+    found_data = cache.load(ENTRY, ENTRY.key())
+    cached: dict[str, Any] = found_data if isinstance(found_data, dict) else {}
     key, stamps = inputs_key(root, cached.get("files"))
     try:
-        if cached.get("key") == key:
+        if cached.get("inputs") == key:
             summary = cached.get("summary")
             found = None if summary is None else _from_json(summary)
-            if writable and stamps != cached.get("files"):  # same files, new stat (a checkout)
-                _store(root, {**cached, "files": stamps})
+            if stamps != cached.get("files"):  # same files, new stat (a checkout)
+                cache.store(ENTRY, ENTRY.key(), {**cached, "files": stamps})
             return found
     except (ValueError, KeyError, TypeError, RecursionError):
         pass
@@ -292,15 +264,6 @@ def catalog_summary(root: Path, *, writable: bool = True) -> CatalogSummary | No
 
     cat = load_catalog(root)
     found = summarize(check_catalog(cat)) if cat.docs else None
-    if writable:
-        _store(root, {"key": key, "summary": _to_json(found) if found else None, "files": stamps})
+    summary_json = _to_json(found) if found else None
+    cache.store(ENTRY, ENTRY.key(), {"inputs": key, "summary": summary_json, "files": stamps})
     return found
-
-
-def _store(root: Path, payload: dict[str, Any]) -> None:
-    """Write the cache file; one that cannot be written (or leads out of the root) only costs
-    the next run some time."""
-    cache = root / CACHE_FILE
-    with contextlib.suppress(OSError):
-        if not (root / ".aeon-evals").is_symlink() and cache_allowed(root):
-            atomic_write(cache, json.dumps(payload, ensure_ascii=False, sort_keys=True) + "\n")

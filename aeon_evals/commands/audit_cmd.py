@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from aeon_evals.cache.folder import Cache
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import audit, stubs
 from aeon_evals.contracts.instance import load_contracts
@@ -65,7 +66,7 @@ def report_for(root: Path, config: str | None = None) -> tuple[audit.AuditReport
         )
     # read-only: `audit` writes nothing, not even the contracts cache a run keeps
     enabled = sorted(registry.enabled() & set(audit.skill_folders(root)))
-    contracts = load_contracts(root, enabled, write_cache=False)
+    contracts = load_contracts(root, enabled, Cache(root, writable=False))
     found = audit.audit(root, specs, registry, contracts=contracts)
     contract_warnings = [w for c in found.contracts.values() for w in c.warnings]
     return found, [*registry.warnings, *found.warnings, *contract_warnings]

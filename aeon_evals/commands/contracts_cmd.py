@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from aeon_evals.cache.folder import Cache
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import audit
 from aeon_evals.contracts.instance import Contract, ContractOutput, contract_to_json, load_contracts
@@ -99,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"{show_name(name)!r}: no such skill (no skills/{show_name(name)}/ folder)"
             )
-    contracts = load_contracts(root, wanted, write_cache=False)  # reads the cache, writes none
+    contracts = load_contracts(
+        root, wanted, Cache(root, writable=False)
+    )  # reads the cache, writes none
     missing = [s for s in wanted if s not in contracts]
     overridden = _overrides(root)
     registry = load_registry(root)

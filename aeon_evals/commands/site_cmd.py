@@ -15,6 +15,7 @@ from aeon_evals.load import layout
 from aeon_evals.model.problems import warning_line
 
 if TYPE_CHECKING:
+    from aeon_evals.cache.folder import Cache
     from aeon_evals.catalog.summary import CatalogSummary
 
 
@@ -52,6 +53,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build the site; print warnings to stderr and one summary line to stdout."""
     from aeon_evals.articles.store import ArticleStore
+    from aeon_evals.cache.folder import Cache
     from aeon_evals.site import build_site
     from aeon_evals.site.skill_site import site_history
 
@@ -60,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else root / "site"
     folder = layout.article_folder(root.resolve(), args.articles_dir) if root.is_dir() else None
     dirs = layout.Layout(folder).article_dirs if folder else ("articles",)
-    store = ArticleStore(root, dirs=dirs)
+    cache = Cache(root)
+    store = ArticleStore(root, dirs=dirs, cache=cache)
     # The metrics history is read here, not inside build_site, so that a metrics file it
     # skips (truncated, binary, another format version) is named on stderr as a run names it.
     history = site_history(root, store) if root.is_dir() else None
@@ -68,9 +71,11 @@ def run(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise WriteFailed(write_error(exc, out)) from None
-    outcome = build_site(root, out, now=now, store=store, catalog=_catalog(root), history=history)
+    catalog = _catalog(root, cache)
+    outcome = build_site(root, out, now=now, store=store, catalog=catalog, history=history)
     store.save()
-    for warning in (*outcome.warnings, *(history.warnings if history else ())):
+    cache.save()
+    for warning in (*cache.warnings, *outcome.warnings, *(history.warnings if history else ())):
         print(warning_line(warning), file=sys.stderr)
     for line in outcome.failed:  # index.html was written; these pages were not
         print(f"aeon-evals: {line}", file=sys.stderr)
@@ -82,13 +87,13 @@ def run(args: argparse.Namespace) -> int:
     return int(ExitCode.ERROR) if outcome.failed else 0
 
 
-def _catalog(root: Path) -> CatalogSummary | None:
+def _catalog(root: Path, cache: Cache) -> CatalogSummary | None:
     """The catalog checks for the dashboard's Catalog panel (as the nightly run passes them);
     a failure only leaves the panel out."""
     from aeon_evals.catalog.summary import catalog_summary
 
     try:
-        return catalog_summary(root)
+        return catalog_summary(root, cache)
     except Exception as exc:  # the panel is a side view: the dashboard must still be built
         print(f"warning: catalog checks skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None

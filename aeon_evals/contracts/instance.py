@@ -16,9 +16,7 @@ them from.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 import stat
 import time
@@ -26,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from aeon_evals.cache.files import cache_allowed, load_cache_json
+from aeon_evals.cache.folder import Cache, Entry
 from aeon_evals.contracts.data import (
     Contract,
     ContractOutput,
@@ -37,7 +35,6 @@ from aeon_evals.contracts.data import (
     spec_to_json,
 )
 from aeon_evals.contracts.paths import LOG_PATTERN, normalize_ref
-from aeon_evals.fs.write import atomic_write
 from aeon_evals.load.skillmd import (
     SKILLS_DIR,
     SkillDoc,
@@ -47,8 +44,7 @@ from aeon_evals.load.skillmd import (
 )
 
 __all__ = [
-    "CACHE_FILE",
-    "CACHE_VERSION",
+    "ENTRY",
     "LOG_PATTERN",
     "Contract",
     "ContractOutput",
@@ -60,23 +56,12 @@ __all__ = [
     "spec_to_json",
 ]
 
-CACHE_FILE = Path(".aeon-evals") / "cache" / "contracts.json"
-# 2: one entry per skill: the SKILL.md's hash and stat signature, and its contract as a row
-CACHE_VERSION = 2
+# 3: one item per skill: the SKILL.md's hash and stat signature, and its contract as a row
+ENTRY = Entry("contracts", 3)
 # A file changed less than this long before it was read may change again within the same
 # mtime tick (whole seconds on some filesystems, 2 s on FAT) without its signature showing it:
 # its signature is not kept, and the next run hashes it.
 RACY_NS = 2_000_000_000
-_SOURCES = (
-    "contracts/body.py",
-    "contracts/data.py",
-    "contracts/infer.py",
-    "contracts/parts.py",
-    "contracts/paths.py",
-    "contracts/instance.py",
-    "load/skillmd.py",
-    "model/__init__.py",
-)
 
 
 def infer_contract(doc: SkillDoc) -> Contract:
@@ -85,31 +70,6 @@ def infer_contract(doc: SkillDoc) -> Contract:
     from aeon_evals.contracts.infer import infer_contract as infer
 
     return infer(doc)
-
-
-def _fingerprint() -> str:
-    """A hash of the format version and of the code that infers: either changed, the cache is
-    ignored."""
-    here = Path(__file__).parents[1]
-    digest = hashlib.sha256(f"v{CACHE_VERSION}".encode())
-    for name in _SOURCES:
-        with contextlib.suppress(OSError):
-            digest.update((here / name).read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def _read_cache(root: Path, fingerprint: str) -> dict[str, Any]:
-    """The cache's entries, skill → [SHA-256, signature, contract row]; {} when there is none
-    or it is damaged, of another version or made by other code."""
-    raw = load_cache_json(root, root / CACHE_FILE)
-    if (
-        not isinstance(raw, dict)
-        or raw.get("version") != CACHE_VERSION
-        or raw.get("fingerprint") != fingerprint
-    ):
-        return {}
-    entries = raw.get("entries")
-    return entries if isinstance(entries, dict) else {}
 
 
 def _plain_folders(root: Path) -> dict[str, str]:
@@ -150,21 +110,18 @@ def _cached(entry: list[Any]) -> Contract | None:
         return None
 
 
-def load_contracts(
-    root: Path, skills: Iterable[str], *, write_cache: bool = True
-) -> dict[str, Contract]:
+def load_contracts(root: Path, skills: Iterable[str], cache: Cache) -> dict[str, Contract]:
     """The contract of each skill that has a SKILL.md under `root` (skills without one are left
     out).
 
-    Inferences are kept in `.aeon-evals/cache/contracts.json`, one entry per skill with the
+    Inferences are kept in `cache` (the entry `contracts`), one item per skill with the
     SKILL.md's SHA-256 and stat signature (size, mtime, inode): a SKILL.md whose signature is
     unchanged is not even read, one whose hash is unchanged is not parsed. A damaged or outdated
-    cache is a miss, and a cache that cannot be written is only slower. `write_cache=False`
-    (`--dry-run`, `audit`, `contracts`) reads the cache but writes nothing.
+    entry is a miss; a read-only cache (`--dry-run`, `audit`, `contracts`) stores nothing.
     """
     plain = _plain_folders(root)
-    fingerprint = _fingerprint()
-    entries = _read_cache(root, fingerprint)
+    found = cache.load(ENTRY, ENTRY.key())
+    entries: dict[str, Any] = found if isinstance(found, dict) else {}
     result: dict[str, Contract] = {}
     changed = False
     now = time.time_ns()
@@ -200,23 +157,6 @@ def load_contracts(
             entries[skill] = [digest, signature, contract_to_row(contract)]
             changed = True
         result[skill] = contract
-    if write_cache and changed:
-        _write_cache(root, fingerprint, entries)
+    if changed:
+        cache.store(ENTRY, ENTRY.key(), dict(sorted(entries.items())))
     return result
-
-
-def _write_cache(root: Path, fingerprint: str, entries: dict[str, Any]) -> None:
-    """Write the cache (one compact JSON file) unless that would write outside the root."""
-    path = root / CACHE_FILE
-    with contextlib.suppress(OSError):
-        if (root / ".aeon-evals").is_symlink() or not cache_allowed(root):
-            return
-        atomic_write(
-            path,
-            json.dumps(
-                {"version": CACHE_VERSION, "fingerprint": fingerprint, "entries": entries},
-                ensure_ascii=False,
-                sort_keys=True,
-                separators=(",", ":"),
-            ),
-        )

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from aeon_evals.cache.folder import Cache
 from aeon_evals.checks.skill import newest_output_age
 from aeon_evals.contracts.instance import Contract, ContractOutput, load_contracts
 from aeon_evals.load.outputs import Outputs
@@ -71,7 +72,7 @@ def inferred_scope(
     now: datetime,
     *,
     only: str | None = None,
-    write_cache: bool = True,
+    cache: Cache,
 ) -> Scope:
     """Every enabled skill without an evals.json entry (only `only`, when given), on its SKILL.md
     contract; the ones with none, or not scorable, listed with the reason. Reads the SKILL.md
@@ -86,7 +87,7 @@ def inferred_scope(
         for name, reg in registry.skills.items()
         if reg.enabled and name not in skip and only in (None, name)
     )
-    contracts = load_contracts(root, skills, write_cache=write_cache)
+    contracts = load_contracts(root, skills, cache)
     inferred: dict[str, Inferred] = {}
     without: list[tuple[str, str]] = []
     unscored: list[str] = []

@@ -197,6 +197,21 @@ def open_regular(root: Path, rel: str) -> BinaryIO:
         raise
 
 
+def read_plain(root: Path, rel: str, *, cap: int = CONFIG_CAP) -> bytes:
+    """The bytes of `rel` under `root` when it is a regular file reached without any symlink
+    (not even one inside the root: `.aeon-evals/templates/style.css -> ../../.git/config` would
+    publish the checkout's credentials), at most `cap` of them. Raises FileNotFoundError when it
+    is missing and ReadRefused for anything else (a symlink, a FIFO, a device, too large)."""
+    fd = _open_plain(root, rel)
+    if fd is None:
+        raise ReadRefused("is a symbolic link or not a regular file; not read", path=rel)
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(cap + 1)
+    if len(data) > cap:
+        raise ReadRefused(f"is over the {size_text(cap)} limit; not read", path=rel)
+    return data
+
+
 def size_text(size: int) -> str:
     """`52.4 MB`, `140 KB`, `12 bytes`."""
     if size >= MB:

@@ -2,46 +2,25 @@
 read as YAML, entry by entry when it is not, and every schedule checked, kept for the next run
 that reads the very same bytes.
 
-Keyed by the file's name, the SHA-256 of its bytes and a hash of the code that parses it (the
-registry, YAML and cron modules, PyYAML's version); kept only when the entries survive a JSON
-round trip unchanged (a date or a set in aeon.yml is parsed each run). Read through
-`fsio.load_cache_json`; anything damaged, outdated or malformed is a miss.
+A cache entry (`cache.folder.Entry`) keyed by the file's name and bytes; kept only when the
+entries survive a JSON round trip unchanged (a date or a set in aeon.yml is parsed each run).
+Anything damaged, outdated or malformed is a miss.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
-import yaml
-
-from aeon_evals.cache.files import cache_allowed, code_digest, load_cache_json
-from aeon_evals.fs.write import atomic_write
+from aeon_evals.cache.folder import Cache, Entry
 from aeon_evals.load.registry import Registry, _registration, parse_registry_bytes
 from aeon_evals.model.problems import Problem, Severity
 
-CACHE_FILE = Path(".aeon-evals") / "cache" / "registry.json"
-VERSION = 1
-_CODE = (
-    "load/registry.py",
-    "text/yamlsafe.py",
-    "load/cadence.py",
-    "model/problems.py",
-    "model/__init__.py",
-    "load/registry_cache.py",
-)
-
-
-def _fingerprint() -> str:
-    tag = f"v{VERSION} {yaml.__version__} {yaml.__with_libyaml__}"
-    return code_digest(tag, _CODE).hexdigest()[:16]
+ENTRY = Entry("registry", 2)
 
 
 def _key(name: str, raw: bytes) -> str:
-    return f"{_fingerprint()}:{name}:{hashlib.sha256(raw).hexdigest()}"
+    return ENTRY.key(name, raw)
 
 
 class CachedParser:
@@ -49,30 +28,28 @@ class CachedParser:
     holds these very bytes, and else parses them; `save` keeps a new parse for the next run
     (called once the run writes: a run that stops early leaves the cache as it was)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
         self._fresh: tuple[str, bytes, Registry] | None = None
 
     def __call__(self, raw: bytes, name: str) -> Registry:
-        found = lookup(self.root, name, raw)
+        found = lookup(self.cache, name, raw)
         if found is None:
             found = parse_registry_bytes(raw, name)
             self._fresh = (name, raw, found)
         return found
 
     def save(self) -> None:
-        """Keep the registry parsed by this parser, if it parsed one."""
+        """Store the registry parsed by this parser, if it parsed one, in the run's cache."""
         if self._fresh is not None:
-            keep(self.root, *self._fresh)
+            keep(self.cache, *self._fresh)
             self._fresh = None
 
 
-def lookup(root: Path, name: str, raw: bytes) -> Registry | None:
+def lookup(cache: Cache, name: str, raw: bytes) -> Registry | None:
     """The registry kept for these bytes of `name`, or None (a miss)."""
-    data = load_cache_json(root, root / CACHE_FILE)
-    if not (isinstance(data, dict) and data.get("version") == VERSION):
-        return None
-    if data.get("key") != _key(name, raw):
+    data = cache.load(ENTRY, _key(name, raw))
+    if not isinstance(data, dict):
         return None
     try:
         return _from_json(name, data)
@@ -115,12 +92,10 @@ def _from_json(name: str, data: dict[str, Any]) -> Registry | None:
     )
 
 
-def keep(root: Path, name: str, raw: bytes, registry: Registry) -> None:
-    """Keep `registry` (parsed from `raw`) for the next run, when what it holds survives JSON
-    unchanged and the cache folder stays inside the root; a failed write is only slower."""
+def keep(cache: Cache, name: str, raw: bytes, registry: Registry) -> None:
+    """Store `registry` (parsed from `raw`) for the next run, when what it holds survives JSON
+    unchanged."""
     payload = {
-        "version": VERSION,
-        "key": _key(name, raw),
         "raw": registry.raw,
         "lines": registry.lines,
         "yaml_error": registry.yaml_error,
@@ -135,7 +110,4 @@ def keep(root: Path, name: str, raw: bytes, registry: Registry) -> None:
         return
     if not registry.found or _from_json(name, json.loads(text)) != registry:
         return
-    with contextlib.suppress(OSError):
-        if (root / ".aeon-evals").is_symlink() or not cache_allowed(root):
-            return
-        atomic_write(root / CACHE_FILE, text, sync=False)
+    cache.store(ENTRY, _key(name, raw), payload)

@@ -19,29 +19,24 @@ from the files). Nothing in it is needed for correctness: delete it any time.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import math
 import re
-import sys
 import zlib
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date
 from itertools import accumulate
-from pathlib import Path
 from typing import Any, TypeAlias, overload
 
-from aeon_evals.articles.cache import _TAG as CACHEDIR_TAG
-from aeon_evals.cache.files import read_cache as read_cache_file
-from aeon_evals.fs.write import atomic_write, atomic_write_parts
+from aeon_evals.cache.folder import Cache, Entry
 from aeon_evals.metrics.file import AGE, BYTES, QUALITY, WORDS, Sample
 from aeon_evals.model import Status
 
 CACHE_NAME = "history.bin"
-VERSION = 3  # 2: each source's ctime and content digest; 3: the digest is SHA-256's
+# 4: statuses and kinds stored by name in the header; no per-article cache stamp
+ENTRY = Entry("history", 4)
 MAGIC = b"AEHIST01"
 STATUSES: tuple[Status, ...] = tuple(Status)
 _CODE = {s: i for i, s in enumerate(STATUSES)}
@@ -72,22 +67,6 @@ def _array(code: str, data: Any) -> Any:
 
 # A source: (path relative to the root, "run" | "article", day ordinal, inode, size, mtime_ns).
 Source = tuple[str, str, int, int, int, int, int]  # rel, kind, day, inode, size, mtime, ctime
-
-
-def fingerprint() -> str:
-    """The code and platform the cache's bytes depend on: the parsers of what it caches, this
-    module, the byte order and the array item sizes."""
-    here = Path(__file__).parents[1]
-    digest = hashlib.sha256(f"v{VERSION} {sys.byteorder}".encode())
-    for code in "bhiqd":
-        digest.update(f"{code}{array(code).itemsize}".encode())
-    for name in (
-        *("metrics/columns.py", "metrics/file.py", "metrics/history.py"),
-        *("articles/parse.py", "model/__init__.py"),
-    ):
-        with contextlib.suppress(OSError):
-            digest.update((here / name).read_bytes())
-    return digest.hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------------------------
@@ -941,8 +920,20 @@ def _encode(cols: SkillColumns, parts: list[Bytes], size: list[int]) -> list[Any
 
 
 class _Reader:
-    def __init__(self, blob: memoryview) -> None:
+    def __init__(
+        self, blob: memoryview, status_map: bytes | None = None, kind_map: bytes | None = None
+    ) -> None:
         self.blob = blob
+        self.status_map, self.kind_map = status_map, kind_map  # _code_map's tables, or None
+
+    def codes(self, where: Any, n: int, table: bytes | None) -> Any:
+        """An int8 column, its codes translated by `table` (written by code of another order)."""
+        view = self.arr("b", where, n)
+        if table is None:
+            return view
+        out = array("b")
+        out.frombytes(view.tobytes().translate(table))
+        return out
 
     def raw(self, where: Any) -> memoryview:
         at, length = where
@@ -1010,10 +1001,10 @@ class _Reader:
         n, days, status, words, size, age, quality, out, sha, cause, numeric, kinds, src = spec
         if not isinstance(n, int) or n < 0:
             raise CacheError("length")
-        codes = self.arr("b", status, n)
+        codes = self.codes(status, n, self.status_map)
         if codes.tobytes().translate(None, _STATUS_BYTES):  # a byte that is no code
             raise CacheError("status code")
-        kind_codes = self.arr("b", kinds, n)
+        kind_codes = self.codes(kinds, n, self.kind_map)
         if kind_codes.tobytes().translate(None, _KIND_BYTES):
             raise CacheError("kind code")
         cols = SkillColumns(
@@ -1048,18 +1039,13 @@ class Cached:
         sources: list[Source],
         warnings: list[str | None],
         columns: dict[str, SkillColumns],
-        derived: list[int] | None = None,
         digests: list[str | None] | None = None,
-        derived_digest: str | None = None,
         encoded: tuple[list[Any], memoryview, int] | None = None,
     ) -> None:
         self.sources, self.warnings, self.columns = sources, warnings, columns
-        # the stamp of the per-article cache (metrics.json) the articles' samples came from
-        self.derived = derived
-        # each source's content digest (None: unreadable then), and metrics.json's: a file whose
-        # stamp moved (a fresh checkout, a restored cache) but whose bytes did not is the same
+        # each source's content digest (None: unreadable then): a file whose stamp moved (a
+        # fresh checkout, a restored cache) but whose bytes did not is the same
         self.digests: list[str | None] = digests if digests is not None else [None] * len(sources)
-        self.derived_digest = derived_digest
         # the columns as the file read held them (skills' specs, bytes, CRC-32): a history whose
         # only change is its stamps is written again without encoding a column
         self.encoded = encoded
@@ -1075,33 +1061,22 @@ class Cached:
             self.sources[:count],
             self.warnings[:count],
             columns,
-            self.derived,
             self.digests[:count],
-            self.derived_digest,
         )
 
-    def restamped(self, sources: list[Source], derived: list[int] | None) -> Cached:
-        """The same history with the sources' (and metrics.json's) stamps of tonight."""
-        return Cached(
-            sources,
-            self.warnings,
-            self.columns,
-            derived,
-            self.digests,
-            self.derived_digest,
-            self.encoded,
-        )
+    def restamped(self, sources: list[Source]) -> Cached:
+        """The same history with the sources' stamps of tonight."""
+        return Cached(sources, self.warnings, self.columns, self.digests, self.encoded)
 
 
-def read_cache(path: Path, code: str, *, root: Path | None = None) -> Cached | None:
-    """The cache at `path` (a regular file inside `root`, by default the instance whose
-    `.aeon-evals/cache` holds it: see fsio.read_cache), or None when there is none or it cannot
-    be used (damaged, nested too deep, of other code)."""
-    data = read_cache_file(root or path.parent.parent.parent, path)
+def read_cache(cache: Cache) -> Cached | None:
+    """The history `cache` holds, or None when there is none or it cannot be used (damaged,
+    nested too deep, of other code or format)."""
+    data = cache.read(CACHE_NAME)
     if data is None:
         return None
     try:
-        return _decode(data, code)
+        return _decode(data, ENTRY.key())
     except (
         CacheError,
         ValueError,
@@ -1121,10 +1096,13 @@ def _decode(data: bytes, code: str) -> Cached:
     length = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
     start = len(MAGIC) + 8
     header = json.loads(data[start : start + length])
-    if not isinstance(header, dict) or header.get("version") != VERSION:
+    if not isinstance(header, dict) or header.get("version") != ENTRY.version:
         raise CacheError("version")
     if header.get("code") != code:
         raise CacheError("another code")
+    # statuses and kinds by name: codes of another order are translated, an unknown name is a miss
+    status_map = _code_map(header.get("statuses"), [s.value for s in STATUSES])
+    kind_map = _code_map(header.get("kinds"), list(KINDS))
     sources: list[Source] = []
     warnings: list[str | None] = []
     digests: list[str | None] = []
@@ -1140,32 +1118,40 @@ def _decode(data: bytes, code: str) -> Cached:
         sources.append((rel, kind, day, ino, size, mtime, ctime))
         warnings.append(warning)
         digests.append(digest)
-    derived_digest = header.get("derived_digest")
-    if derived_digest is not None and not isinstance(derived_digest, str):
-        raise CacheError("derived")
-    derived = header.get("derived")
-    if derived is not None and not (
-        isinstance(derived, list) and all(isinstance(v, int) for v in derived)
-    ):
-        raise CacheError("derived")
     blob = memoryview(data)[start + length :]
     if header.get("crc32") != zlib.crc32(blob):
         raise CacheError("damaged")  # a flipped bit in a value is found here, not by the checks
-    reader = _Reader(blob)
+    reader = _Reader(blob, status_map, kind_map)
     columns: dict[str, SkillColumns] = {}
     specs = header["skills"]
     for skill, spec in specs:
         if not isinstance(skill, str):
             raise CacheError("skill")
         columns[skill] = reader.columns(spec)
+    if status_map is not None or kind_map is not None:  # other codes: encoded again when written
+        return Cached(sources, warnings, columns, digests)
     encoded = (specs, blob, header["crc32"])
-    return Cached(sources, warnings, columns, derived, digests, derived_digest, encoded)
+    return Cached(sources, warnings, columns, digests, encoded)
 
 
-def write_cache(path: Path, cached: Cached, code: str) -> None:
-    """Write the cache (atomically, not synced: a file cut short by a crash is a miss); a failure
-    is never an error (the cache is optional). The columns' bytes `cached` was read with are
-    written as they were (`Cached.encoded`)."""
+def _code_map(names: Any, current: list[str]) -> bytes | None:
+    """A `bytes.translate` table from the codes of a file whose enum names are `names` to this
+    code's (`current`); None when they are the same; CacheError when a name is unknown."""
+    if names == current:
+        return None
+    if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+        raise CacheError("codes")
+    if any(n not in current for n in names) or len(names) > 127:
+        raise CacheError("codes")
+    table = bytearray(range(256))
+    for old, name in enumerate(names):
+        table[old] = current.index(name)
+    return bytes(table)
+
+
+def write_cache(cache: Cache, cached: Cached) -> None:
+    """Store the history in `cache` (written at the end of the run). The columns' bytes `cached`
+    was read with are written as they were (`Cached.encoded`)."""
     parts: list[Bytes] = []
     if cached.encoded is not None:
         skills, blob, crc = cached.encoded
@@ -1178,8 +1164,10 @@ def write_cache(path: Path, cached: Cached, code: str) -> None:
             crc = zlib.crc32(part, crc)
     header = json.dumps(
         {
-            "version": VERSION,
-            "code": code,
+            "version": ENTRY.version,
+            "code": ENTRY.key(),
+            "statuses": [s.value for s in STATUSES],
+            "kinds": list(KINDS),
             "sources": [
                 [*source, warning, digest]
                 for source, warning, digest in zip(
@@ -1187,18 +1175,8 @@ def write_cache(path: Path, cached: Cached, code: str) -> None:
                 )
             ],
             "skills": skills,
-            "derived": cached.derived,
-            "derived_digest": cached.derived_digest,
             "crc32": crc,
         },
         separators=(",", ":"),
     ).encode()
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", CACHEDIR_TAG)):
-            if not (path.parent / name).exists():  # the folder is git-ignored and tagged
-                atomic_write(path.parent / name, text)
-        # the parts one after another: a year of a large fleet is tens of MB, not joined first
-        atomic_write_parts(
-            path, [MAGIC, len(header).to_bytes(8, "little"), header, *parts], sync=False
-        )
+    cache.put(CACHE_NAME, b"".join([MAGIC, len(header).to_bytes(8, "little"), header, *parts]))

@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import hashlib
 import itertools
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,11 +22,9 @@ from operator import is_not, ne
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from aeon_evals.articles.cache import CACHE_DIR
-from aeon_evals.cache.files import CACHE_CAP, cache_allowed, load_cache_json
+from aeon_evals.cache.folder import Cache, Entry
 from aeon_evals.errors import EvalsError
 from aeon_evals.fs.confine import open_regular, rel_path
-from aeon_evals.fs.write import atomic_write
 from aeon_evals.metrics import columns as metrics_cache
 from aeon_evals.metrics.columns import SampleMap, SkillColumns, Source
 from aeon_evals.metrics.file import (
@@ -75,9 +72,8 @@ __all__ = [
     "write_run",
 ]
 
-CACHE_NAME = "metrics.json"
-DERIVED_REL = f"{CACHE_DIR.as_posix()}/{CACHE_NAME}"  # the per-article cache, from the root
-CACHE_VERSION = 1
+# 2: keyed by the package fingerprint (a parser change rebuilds what the articles said)
+ENTRY = Entry("metrics", 2)
 
 # The built-in metrics (names in metrics_file); every numeric check adds one named by its label.
 BUILTIN = (WORDS, BYTES, AGE, QUALITY, SCORE)
@@ -419,18 +415,16 @@ def _from_row(row: list[Any], day: date, source: str) -> tuple[str, Sample]:
 
 class MetricsCache:
     """What the articles say per skill (the backfill) by article path, valid while the file's
-    inode, size and mtime are unchanged. One JSON file in the cache folder; safe to delete."""
+    inode, size and mtime are unchanged: the cache entry `metrics`."""
 
-    def __init__(self, root: Path, *, writable: bool) -> None:
-        self.path = root / CACHE_DIR / CACHE_NAME
-        self.writable = writable and cache_allowed(root)
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
         self.entries: dict[str, Any] = {}
         self.used: set[str] = set()
         self.dirty = False
-        data = load_cache_json(root, self.path)
-        if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
-            files = data.get("files")
-            self.entries = files if isinstance(files, dict) else {}
+        data = cache.load(ENTRY, ENTRY.key())
+        if isinstance(data, dict):
+            self.entries = data
 
     def get(self, rel: str, stamp: list[int]) -> list[list[Any]] | None:
         """The rows cached for `rel` when read with this stamp."""
@@ -447,20 +441,13 @@ class MetricsCache:
         self.dirty = True
 
     def save(self) -> None:
-        """Write the cache when it changed (entries of files gone are dropped); never an error."""
+        """Store the entry when it changed (entries of files gone are dropped)."""
         gone = set(self.entries) - self.used
-        if not self.writable or not (self.dirty or gone):
+        if not (self.dirty or gone):
             return
         for rel in gone:
             del self.entries[rel]
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(
-                self.path,
-                json.dumps(
-                    {"version": CACHE_VERSION, "files": self.entries}, separators=(",", ":")
-                ),
-            )
+        self.cache.store(ENTRY, ENTRY.key(), self.entries)
 
 
 def _stamp(path: Path) -> tuple[int, int, int, int] | None:
@@ -497,28 +484,18 @@ def _digest(root: Path, rel: str, cap: int | None = None) -> str | None:
     return digest.hexdigest()[:32]
 
 
-def _derived_digest(root: Path) -> str | None:
-    """The per-article cache's digest (metrics.json: up to the cache cap, not a source's)."""
-    return _digest(root, DERIVED_REL, CACHE_CAP)
-
-
 def _digest_of(raw: bytes) -> str:
     # SHA-256 (first 128 bits): with the CPU's SHA instructions 2.5x blake2b's speed here
     return hashlib.sha256(raw).hexdigest()[:32]
 
 
 def _same_files(
-    root: Path, cached: metrics_cache.Cached, sources: Sequence[Source], derived: Any
-) -> metrics_cache.Cached | None:
+    root: Path, cached: metrics_cache.Cached, sources: Sequence[Source]
+) -> metrics_cache.Cached:
     """`cached` with the stamps of tonight's files where only their stamps moved and their bytes
     are the ones it was built from (a fresh checkout, a restored cache, a copy: new inodes and
-    times, same content); None when its per-article cache (metrics.json) changed. Sources that
-    differ in content are left as they were, for the caller's comparison to find."""
-    if cached.derived != derived:
-        if cached.derived is None or derived is None or cached.derived[1] != derived[1]:
-            return None
-        if cached.derived_digest is None or cached.derived_digest != _derived_digest(root):
-            return None
+    times, same content). Sources that differ in content are left as they were, for the
+    caller's comparison to find."""
     fixed = list(cached.sources)
     for at, (new, old) in enumerate(zip(sources, cached.sources, strict=False)):
         if new == old:
@@ -529,7 +506,7 @@ def _same_files(
         if known is None or known != _digest(root, new[0]):
             break
         fixed[at] = new
-    return cached.restamped(fixed, derived)
+    return cached.restamped(fixed)
 
 
 def _metric_files(
@@ -581,14 +558,14 @@ def load_history(
     read_article: Any,
     health: Mapping[str, Sequence[tuple[date, float]]],
     before: date | None = None,
-    writable: bool = True,
+    cache: Cache,
     names: Sequence[str] | None = None,
 ) -> History:
     """Every skill's samples from the metrics files under `dirs` and, for days without one, from
     the `articles` ((day, path), read with `read_article(path) -> ParsedArticle`); only runs
     dated before `before` when given; `names`: the sorted names in the first of `dirs`, when
     the caller listed it already. `health`: skill-health `history[]` by skill. A file that
-    cannot be read is a warning, never an error; the caches are written when `writable`.
+    cannot be read is a warning, never an error; what is learned is stored in `cache`.
 
     Incremental: `.aeon-evals/cache/history.bin` holds the history of the sources (by path,
     inode, size, mtime, ctime, and a digest of the bytes for when only the stamp moved: a fresh
@@ -609,17 +586,10 @@ def load_history(
             continue
         sources.append((rel_path(path, root), kind, day.toordinal(), *stamp))
         paths.append(path)
-    code = metrics_cache.fingerprint()
-    cache_path = root / CACHE_DIR / metrics_cache.CACHE_NAME
-    cached = metrics_cache.read_cache(cache_path, code, root=root)
-    # what the articles said came from metrics.json: when that changed, so may have the history
-    derived_path = root / CACHE_DIR / CACHE_NAME
-    derived = _stamp(derived_path)
+    cached = metrics_cache.read_cache(cache)
     if cached is not None:
-        restamped = _same_files(root, cached, sources, list(derived) if derived else None)
-        dirty = restamped is not None and (
-            restamped.sources != cached.sources or restamped.derived != cached.derived
-        )
+        restamped = _same_files(root, cached, sources)
+        dirty = restamped.sources != cached.sources
         cached = restamped
     else:
         dirty = False
@@ -635,7 +605,7 @@ def load_history(
     digests = list(base.digests)
     if start < len(sources) or dirty:
         # the per-article cache (metrics.json) saves the markdown parse when all is read again
-        article_cache = MetricsCache(root, writable=writable) if start == 0 else None
+        article_cache = MetricsCache(cache) if start == 0 else None
         added: dict[str, list[Sample]] = {}
         indices: dict[str, list[int]] = {}
         for at in range(start, len(sources)):
@@ -650,32 +620,20 @@ def load_history(
                 indices.setdefault(skill, []).append(at)
         if article_cache is not None:
             article_cache.save()
-            derived = _stamp(derived_path)
-        # metrics.json is hashed again only when it moved (a rebuild rewrites it); a night that
-        # appends one file keeps the digest the cache holds
-        derived_digest = base.derived_digest
-        if derived is None:
-            derived_digest = None
-        elif list(derived) != base.derived or derived_digest is None:
-            derived_digest = _derived_digest(root)
         for skill, new in added.items():
             more = SkillColumns.of(new, indices[skill])
             columns[skill] = columns[skill].plus(more) if skill in columns else more
-        if writable and cache_allowed(root):
-            metrics_cache.write_cache(
-                cache_path,
-                metrics_cache.Cached(
-                    [s for s, _ in found],
-                    [w for _, w in found],
-                    columns,
-                    list(derived) if derived else None,
-                    digests,
-                    derived_digest,
-                    # no sample added: the columns' bytes as read (a re-stamp, a bad new file)
-                    base.encoded if not added else None,
-                ),
-                code,
-            )
+        metrics_cache.write_cache(
+            cache,
+            metrics_cache.Cached(
+                [s for s, _ in found],
+                [w for _, w in found],
+                columns,
+                digests,
+                # no sample added: the columns' bytes as read (a re-stamp, a bad new file)
+                base.encoded if not added else None,
+            ),
+        )
     scores = {
         skill: [(d, v) for d, v in series if before is None or d < before]
         for skill, series in health.items()
@@ -833,10 +791,10 @@ def history_for_run(
     health: Mapping[str, Health],
     *,
     before: date | None,
-    writable: bool,
 ) -> History:
     """The history a run (or the dashboard) reads: the metrics files and the articles in the
-    store's folders, skill-health `history[]` of the skills in `health`."""
+    store's folders, skill-health `history[]` of the skills in `health`; through the store's
+    cache."""
     return load_history(
         root,
         dirs=store.dirs,
@@ -844,6 +802,6 @@ def history_for_run(
         read_article=store.read,
         health={skill: h.history for skill, h in health.items()},
         before=before,
-        writable=writable,
+        cache=store.cache.cache,
         names=store.names(),
     )

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from aeon_evals.checks import skill as checks
+from aeon_evals.contracts.audit import AuditReport
 from aeon_evals.contracts.scope import Scope
 from aeon_evals.errors import ConfigError
 from aeon_evals.load import state as state_stage
@@ -134,6 +135,16 @@ FORK_MIN_CHECKS = 200
 
 
 @dataclass(frozen=True)
+class Audited:
+    """The coverage audit as the checks' child gives it back: the report (None when the audit
+    could not run), its Sources word, and what it had to say."""
+
+    report: AuditReport | None
+    source: str
+    warnings: list[str]
+
+
+@dataclass(frozen=True)
 class Checked:
     """What check_all gives, and what the checks learnt of the outputs: their warnings, and
     whether the instance is a shallow clone."""
@@ -142,7 +153,7 @@ class Checked:
     state: StateSources
     warnings: list[str]
     shallow: bool
-    alongside: object = None  # what start_checks' `alongside` gave
+    audited: Audited | None = None  # start_checks' `audit`, when given
 
 
 def start_checks(
@@ -153,21 +164,21 @@ def start_checks(
     opts: RunOptions,
     scope: list[str],
     outputs: Outputs,
-    alongside: Callable[[], object] | None = None,
+    audit: Callable[[], Audited] | None = None,
 ) -> Forked[Checked]:
     """check_all, on the second core when there are at least FORK_MIN_CHECKS skills: the run
     reads its metric history and audits the catalog meanwhile (nothing there depends on the
     checks). The checks only read, so a child that fails is replaced by checking here.
-    `alongside`: more work that only reads, done after the checks by the same process (the
-    second core has time to spare while this one reads the history); its value comes back in
-    `Checked.alongside`."""
+    `audit`: the coverage audit, which only reads too, done after the checks by the same process
+    (the second core has time to spare while this one reads the history); it comes back in
+    `Checked.audited`."""
 
     def work() -> Checked:
         warnings: list[str] = []
         results, checked = check_all(
             manifest, inferred, registry, state, opts, scope, outputs, warnings
         )
-        extra = alongside() if alongside is not None else None
+        extra = audit() if audit is not None else None
         return Checked(results, checked, warnings, outputs.shallow, extra)
 
     return Forked(work, fork=len(scope) + len(inferred.inferred) >= FORK_MIN_CHECKS)

@@ -9,12 +9,11 @@ from __future__ import annotations
 import dataclasses
 from datetime import date
 from pathlib import Path
-from typing import cast
 
 from aeon_evals.articles.store import ArticleStore
+from aeon_evals.cache.folder import Cache
 from aeon_evals.catalog.summary import CatalogSummary, catalog_summary
 from aeon_evals.contracts import scope as scope_stage
-from aeon_evals.contracts.audit import AuditReport
 from aeon_evals.contracts.scope import Scope
 from aeon_evals.errors import ArticleNotOurs, ConfigError, EvalsError, NothingEvaluated
 from aeon_evals.fs.confine import read_confined
@@ -41,7 +40,13 @@ from aeon_evals.report import render
 from aeon_evals.report.facts import add_specs, coverage_audit, scoped_queue, spec_problems
 from aeon_evals.report.facts import sources as article_sources
 from aeon_evals.run.data import RunOptions, RunOutcome
-from aeon_evals.run.evaluate import contracts_mode, load_manifest, load_warnings, start_checks
+from aeon_evals.run.evaluate import (
+    Audited,
+    contracts_mode,
+    load_manifest,
+    load_warnings,
+    start_checks,
+)
 from aeon_evals.run.issue_stage import issues_of_the_day, keep_issues
 from aeon_evals.run.publish import ARTICLE_BYTES_PER_ROW, probe_writable, publish
 from aeon_evals.text import patterns
@@ -68,9 +73,10 @@ def _run(opts: RunOptions) -> RunOutcome:
     """The stages in order; each takes data and returns data, the writes are at the end."""
     root = opts.root
     layout = _layout(opts)
-    crons = cron_cache.load(root)  # each schedule's fields as last expanded: no croniter
+    cache = Cache(root, writable=not opts.dry_run)  # saved once, at the end of a run that writes
+    cron_cache.load(cache)  # each schedule's fields as last expanded: no croniter
     manifest = load_manifest(opts)
-    parse = registry_cache.CachedParser(root)  # aeon.yml as last parsed, when unchanged
+    parse = registry_cache.CachedParser(cache)  # aeon.yml as last parsed, when unchanged
     registry = load_registry(root, layout.config, parse=parse)
     switch = _switchover(root, layout, registry)
     if manifest is None:
@@ -85,7 +91,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     # every inferred contract, as a full run has them: a --skill run's Coverage line and
     # Sources describe the instance, only its evaluation is scoped
     whole = scope_stage.inferred_scope(
-        root, mode, registry, manifest.skills, outputs, opts.now, write_cache=not opts.dry_run
+        root, mode, registry, manifest.skills, outputs, opts.now, cache=cache
     )
     inferred = whole if opts.skill is None else scope_stage.narrowed(whole, opts.skill)
     scope = _in_scope(opts, manifest, inferred)
@@ -94,8 +100,8 @@ def _run(opts: RunOptions) -> RunOutcome:
     store = ArticleStore(
         root,
         names=outputs.names(layout.articles),
-        writable=not opts.dry_run,
         dirs=layout.article_dirs,
+        cache=cache,
     )
     prior, prior_warnings = store.prior(opts.today)
     state = dataclasses.replace(
@@ -109,33 +115,34 @@ def _run(opts: RunOptions) -> RunOutcome:
     guarded: list[str] = []
     _guard_article(opts, article, store, len(scope) + len(inferred.inferred), guarded)
 
-    def audit_coverage() -> tuple[AuditReport | None, str, list[str]]:
+    def audit_coverage() -> Audited:
         # the SKILL.md contracts the run read already (none with contracts off: audit reads them)
         said: list[str] = []
         contracts = inferred.contracts if mode is not ContractsMode.OFF else None
         found, source = coverage_audit(root, set(manifest.skills), registry, contracts, said)
-        return found, source, said
+        return Audited(found, source, said)
 
     # The checks, then the coverage audit (on the second core with many skills), while this
     # process reads the metric history and audits the catalog: none depends on another (the
     # checks change only cron-state's facts, not skill-health's). Warnings keep the order of a
     # run in one process.
     checking = start_checks(
-        manifest, inferred, registry, state, opts, scope, outputs, alongside=audit_coverage
+        manifest, inferred, registry, state, opts, scope, outputs, audit=audit_coverage
     )
     catalog_warnings: list[str] = []
     try:
         # each metric's history: a sustained step becomes a drift:<metric> cause (docs/metrics.md)
-        history = metrics.history_for_run(
-            root, store, state.health, before=opts.today, writable=not opts.dry_run
-        )
-        catalog = _catalog(root, writable=not opts.dry_run, warnings=catalog_warnings)
+        history = metrics.history_for_run(root, store, state.health, before=opts.today)
+        catalog = _catalog(root, cache, warnings=catalog_warnings)
         checked = checking.result()
     except BaseException:
         checking.abandon()
         raise
-    found, audit_source, later = cast(
-        "tuple[AuditReport | None, str, list[str]]", checked.alongside
+    assert checked.audited is not None  # start_checks was given the audit
+    found, audit_source, later = (
+        checked.audited.report,
+        checked.audited.source,
+        checked.audited.warnings,
     )
     later += catalog_warnings
     results, state = checked.results, checked.state
@@ -232,6 +239,9 @@ def _run(opts: RunOptions) -> RunOutcome:
         metrics=history,
         dry_run=opts.dry_run,
     )
+    # a cache that is not this instance's own: said on the console and in --json, not in the
+    # article (whose words a cache must never change)
+    outcome.warnings[:0] = cache.warnings
     if opts.dry_run:
         outcome.article_written = outcome.log_written = outcome.site_written = skipped("--dry-run")
         outcome.notified = skipped("--dry-run", verb="sent")
@@ -239,8 +249,9 @@ def _run(opts: RunOptions) -> RunOutcome:
             outcome.card_written = skipped("--dry-run")
         return outcome
     parse.save()
-    cron_cache.save(root, crons)
+    cron_cache.save(cache)
     publish(opts, outcome, store)
+    cache.save()
     return outcome
 
 
@@ -353,11 +364,11 @@ def _not_ours(root: Path, rel: str, store: ArticleStore) -> str | None:
     return "it exists and was not written by aeon-evals (the LLM-run skill-evals wrote it)"
 
 
-def _catalog(root: Path, *, writable: bool, warnings: list[str]) -> CatalogSummary | None:
+def _catalog(root: Path, cache: Cache, *, warnings: list[str]) -> CatalogSummary | None:
     """`aeon-evals lint`'s checks for the article and the dashboard; a failure never stops the
     run (it becomes a warning and the article has no Catalog line)."""
     try:
-        return catalog_summary(root, writable=writable)
+        return catalog_summary(root, cache)
     except Exception as exc:  # the catalog is a side view: the evaluation must go on
         warnings.append(f"catalog checks skipped: {type(exc).__name__}: {exc}")
         return None

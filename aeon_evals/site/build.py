@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import errno
 import hashlib
 import os
@@ -22,20 +23,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jinja2 import (
+    BaseLoader,
+    ChoiceLoader,
     Environment,
-    FileSystemBytecodeCache,
     FileSystemLoader,
     StrictUndefined,
     TemplateError,
+    TemplateNotFound,
     TemplateSyntaxError,
     select_autoescape,
 )
+from jinja2.loaders import split_template_path
+from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
 from aeon_evals.articles.store import ArticleStore, StoredArticle
-from aeon_evals.cache.files import read_cache
-from aeon_evals.errors import ConfigError, WriteFailed
-from aeon_evals.fs.confine import check_writable, rel_path
+from aeon_evals.errors import ConfigError, EvalsError, WriteFailed
+from aeon_evals.fs.confine import check_writable, read_plain, rel_path
 from aeon_evals.fs.write import write_error, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.metrics.history import History
@@ -52,7 +56,7 @@ from aeon_evals.site.views import (
 )
 
 if TYPE_CHECKING:
-    from jinja2.bccache import Bucket
+    from collections.abc import Callable
 
     from aeon_evals.catalog.summary import CatalogSummary
 
@@ -111,28 +115,61 @@ def template_search_path(root: Path, template_dirs: Sequence[Path] | None = None
     return [root / OVERRIDE_DIR, *(template_dirs or ()), templates_dir()]
 
 
-class _BytecodeCache(FileSystemBytecodeCache):
-    """Jinja's bytecode cache in `folder`, each file read through fsio.read_cache: a FIFO, a
-    device or a symlink there is a miss (compiled again and replaced), never a blocked run."""
+class InstanceTemplates(BaseLoader):
+    """The instance's template overrides (`.aeon-evals/templates/`), which whoever can push to
+    the repository can plant: only a regular file reached without any symlink is read (a link to
+    `.git/config` or `/proc/self/environ` would publish a secret in the site); anything else is
+    left out with a warning, and the next folder's template is used."""
 
-    def __init__(self, folder: Path) -> None:
-        super().__init__(str(folder))
-        self.folder = folder
+    def __init__(self, root: Path, warnings: list[str]) -> None:
+        self.root = root
+        self.folder = root / OVERRIDE_DIR
+        self.warnings = warnings
 
-    def load_bytecode(self, bucket: Bucket) -> None:
-        """Fill `bucket` from its file when that is a regular file (else it stays empty)."""
-        name = os.path.basename(self._get_cache_filename(bucket))
-        data = read_cache(self.folder, self.folder / name)
-        if data is not None:
-            bucket.bytecode_from_string(data)  # a wrong header or bad data leaves it empty
+    def get_source(
+        self, environment: Environment, template: str
+    ) -> tuple[str, str | None, Callable[[], bool] | None]:
+        rel = "/".join([OVERRIDE_DIR.as_posix(), *split_template_path(template)])
+        try:
+            raw = read_plain(self.root, rel)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            raise TemplateNotFound(template) from None
+        except (OSError, EvalsError) as exc:
+            why = exc.line() if isinstance(exc, EvalsError) else f"{rel}: {exc.strerror or exc}"
+            warning = f"{why}; the packaged template is used"
+            if warning not in self.warnings:
+                self.warnings.append(warning)
+            raise TemplateNotFound(template) from None
+        try:
+            source = raw.decode("utf-8")
+        except UnicodeError:
+            raise ConfigError("is not UTF-8 text", path=rel) from None
+        return source, str(self.root / rel), None
+
+    def list_templates(self) -> list[str]:
+        try:
+            with os.scandir(self.folder) as entries:
+                return sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
+        except OSError:
+            return []
 
 
-def make_env(search_path: Sequence[Path], bytecode: Path | None = None) -> Environment:
+def make_env(
+    search_path: Sequence[Path], *, root: Path | None = None, warnings: list[str] | None = None
+) -> Environment:
     """A Jinja2 environment that escapes everything in .html/.svg templates and fails on typos.
-    `bytecode`: a folder that keeps the compiled templates between runs (keyed by their source)."""
-    return Environment(
-        loader=FileSystemLoader([str(p) for p in search_path]),
-        bytecode_cache=_BytecodeCache(bytecode) if bytecode is not None else None,
+    With `root`, the instance's overrides (the first folder of `search_path`) are read by
+    InstanceTemplates and, when there are any, every template is rendered in Jinja's sandbox:
+    an override may not reach Python (`cycler.__init__.__globals__`)."""
+    folders = list(search_path)
+    loader: BaseLoader = FileSystemLoader([str(p) for p in folders])
+    sandboxed = False
+    if root is not None and folders and folders[0] == root / OVERRIDE_DIR:
+        own = InstanceTemplates(root, warnings if warnings is not None else [])
+        loader = ChoiceLoader([own, FileSystemLoader([str(p) for p in folders[1:]])])
+        sandboxed = bool(own.list_templates())
+    return (SandboxedEnvironment if sandboxed else Environment)(
+        loader=loader,
         # Only the inline CSS/JS assets are unescaped; any other name is escaped by default.
         autoescape=select_autoescape(
             enabled_extensions=("html", "htm", "svg", "xml"),
@@ -193,6 +230,14 @@ def _failing_template(exc: BaseException, env: Environment | None) -> tuple[str 
 
 def _search_path(env: Environment) -> list[str]:
     loader = env.loader
+    if isinstance(loader, ChoiceLoader):
+        folders: list[str] = []
+        for one in loader.loaders:
+            if isinstance(one, InstanceTemplates):
+                folders.append(str(one.folder))
+            elif isinstance(one, FileSystemLoader):
+                folders += list(one.searchpath)
+        return folders
     return list(loader.searchpath) if isinstance(loader, FileSystemLoader) else []
 
 
@@ -277,10 +322,13 @@ def build_site(
     """
     own_store = store is None
     store = store or ArticleStore(root)
-    env = make_env(template_search_path(root, template_dirs), store.folder("templates"))
+    refused: list[str] = []
+    env = make_env(template_search_path(root, template_dirs), root=root, warnings=refused)
     assets = _assets(env)
     try:
         outcome = _build(root, out, now, env, assets, store, catalog, history)
+        if refused:
+            outcome = dataclasses.replace(outcome, warnings=(*refused, *outcome.warnings))
     except BaseException:  # SIGTERM, Ctrl-C, an error: the bodies' child stops at once
         store.stop()
         raise

@@ -5,8 +5,9 @@ and `.json` for every skill in the newest run and `site/badges/fleet.svg`/`.json
 written only when its bytes changed, and pages and badges of skills no longer known removed.
 What each file held when written is remembered (a digest with the file's size and mtime, in the
 site's page-state file), so an unchanged file is recognised without reading it back. With many
-skills the pages are rendered and written by a forked child while the parent builds the rest of
-the dashboard (`start_skill_site`).
+skills half of the pages are rendered alongside (parallel.Forked) while this process renders the
+other half and builds the rest of the dashboard; this process writes every page
+(`start_skill_site`).
 """
 
 from __future__ import annotations
@@ -14,13 +15,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import json
-import mmap
 import os
-import signal
 import stat
-import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -35,14 +32,12 @@ from aeon_evals.load.manifest import read_manifest_data
 from aeon_evals.load.state import load_state
 from aeon_evals.metrics.history import History, history_for_run
 from aeon_evals.model import Status
-from aeon_evals.parallel import leave_if_orphaned
+from aeon_evals.parallel import FORK, Forked, checkpoint
 from aeon_evals.site.badges import fleet_badge, skill_badge
-from aeon_evals.site.skill_pages import PageMemo, SkillPage, skill_page
+from aeon_evals.site.skill_pages import PageMemo, skill_page
 from aeon_evals.site.views import Assets, page_name
 
-FORK = hasattr(os, "fork")
-# Fewer skills than this are rendered in-process: a fork costs more than a few pages, and a small
-# instance's writes stay in one process (the crash tests count them).
+# Fewer skills than this are rendered in-process: a fork costs more than a few pages.
 FORK_MIN_SKILLS = 100
 
 
@@ -199,29 +194,18 @@ class SkillSiteJob:
         return [rel for _, rel in self.pages()] + badges + ["badges/fleet.svg", "badges/fleet.json"]
 
 
-class _Share:
-    """The pages and badges one process renders and writes, and what became of each."""
+class _Renderer:
+    """Renders pages and badges of one job (in this process or a forked child: it writes
+    nothing)."""
 
-    def __init__(self, job: SkillSiteJob, parent: int | None = None) -> None:
+    def __init__(self, job: SkillSiteJob) -> None:
         self.job = job
-        self.parent = parent  # in a forked child: the pid of the process that forked it
-        self.writer = PageWriter(job.out, job.before)
-        self.done: dict[str, bool] = {}  # page or badge: written (else unchanged)
         self._specs = _specs(job.root)
         self._runs = {day: f"../runs/skill-evals-{day.isoformat()}.html" for day in job.run_days}
         self._memo = PageMemo.for_build(job.issues)
 
-    def html(self, page: SkillPage) -> bytes:
-        """The page's HTML rendered by Jinja, as UTF-8 ending in a newline (as fsio.encoded)."""
-        return encoded(self.job.render("skill.html", page))
-
-    def emit(self, rel: str, text: str | bytes) -> None:
-        if self.parent is not None:
-            leave_if_orphaned(self.parent)
-        self.done[rel] = self.writer.write(rel, text)
-
-    def page(self, skill: str, rel: str) -> None:
-        """Render and write `skill`'s page at `rel`."""
+    def page(self, skill: str) -> bytes:
+        """`skill`'s page, rendered by Jinja, as UTF-8 ending in a newline (as fsio.encoded)."""
         job = self.job
         page = skill_page(
             skill,
@@ -235,47 +219,28 @@ class _Share:
             skill_md=os.path.isfile(f"{job.root}/skills/{skill}/SKILL.md"),
             memo=self._memo,
         )
-        self.emit(rel, self.html(page))
+        return encoded(job.render("skill.html", page))
 
-    def badge(self, skill: str, status: Status | None) -> None:
-        """Write `skill`'s badge and its endpoint JSON."""
+    def pages(self, pages: Sequence[tuple[str, str]]) -> list[tuple[str, bytes]]:
+        """(rel, bytes) of each (skill, rel) of `pages`."""
+        out = []
+        for skill, rel in pages:
+            checkpoint()
+            out.append((rel, self.page(skill)))
+        return out
+
+
+def _files(job: SkillSiteJob, pages: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+    """Every file of the skill site in writing order: the pages given, then each badge and its
+    endpoint JSON, then the fleet's."""
+    yield from pages
+    for skill, status in job.badged():
         badge = skill_badge(skill, status)
-        self.emit(f"badges/{skill}.svg", badge.svg())
-        self.emit(f"badges/{skill}.json", badge.endpoint())
-
-    def share(
-        self,
-        work: _Work,
-        order: Iterable[int] | None = None,
-        claims: Claims | None = None,
-    ) -> None:
-        """Write the pages and badges of `work` (all of them, or those at `order`'s positions
-        in that order), each unless the other process has taken it (`claims`)."""
-        pages, badged = work
-        for i in range(len(pages) + len(badged)) if order is None else order:
-            if claims is not None and not claims.take(i):
-                continue
-            if i < len(pages):
-                self.page(*pages[i])
-            else:
-                self.badge(*badged[i - len(pages)])
-
-    def fleet(self) -> None:
-        """The fleet's badge."""
-        job = self.job
-        fleet = fleet_badge(job.newest if job.counted is None else job.counted)
-        self.emit("badges/fleet.svg", fleet.svg())
-        self.emit("badges/fleet.json", fleet.endpoint())
-
-
-# The pages (skill, rel) then the badges (skill, status) two processes share: the child takes
-# them from the first, the parent from the last, so the parent writes badges while the child
-# renders pages and neither waits for the other at the end.
-_Work = tuple[list[tuple[str, str]], list[tuple[str, Status | None]]]
-
-
-def _work(job: SkillSiteJob) -> _Work:
-    return job.pages(), job.badged()
+        yield f"badges/{skill}.svg", encoded(badge.svg())
+        yield f"badges/{skill}.json", encoded(badge.endpoint())
+    fleet = fleet_badge(job.newest if job.counted is None else job.counted)
+    yield "badges/fleet.svg", encoded(fleet.svg())
+    yield "badges/fleet.json", encoded(fleet.endpoint())
 
 
 def _finish(job: SkillSiteJob, done: Mapping[str, bool], stamps: Mapping[str, str]) -> SkillSite:
@@ -304,154 +269,65 @@ def _finish(job: SkillSiteJob, done: Mapping[str, bool], stamps: Mapping[str, st
     )
 
 
+def _write(job: SkillSiteJob, files: Iterable[tuple[str, bytes]]) -> SkillSite:
+    writer = PageWriter(job.out, job.before)
+    done = {rel: writer.write(rel, raw) for rel, raw in files}
+    return _finish(job, done, writer.stamps)
+
+
 def write_skill_site(job: SkillSiteJob) -> SkillSite:
     """Render and write every skill page (`site/skills/<skill>.html`, from `job.history`) and
     badge, in this process. `job.render(template, page)` renders a template; `job.run_days`:
     the days that have a run page; `job.counted`: the status of each row the newest article
     counts toward its verdict (the fleet badge; None: no article, the newest run of the history
     is counted); `job.before`: the stamps of the last build (PageWriter)."""
-    share = _Share(job)
-    share.share(_work(job))
-    share.fleet()
-    return _finish(job, share.done, share.writer.stamps)
-
-
-# --------------------------------------------------------------------------------------------
-# On two cores.
-
-
-class Claims:
-    """Which of n pages and badges a process has taken, in memory shared across a fork: the
-    child takes them from the first, the parent (once its own work is done) from the last, so
-    the two meet wherever the work splits evenly. Where they meet both may take one: both write
-    the same bytes, each through its own temp file, and the last rename wins."""
-
-    def __init__(self, n: int) -> None:
-        self._flags = mmap.mmap(-1, max(n, 1))  # anonymous and shared: seen by a forked child
-
-    def take(self, i: int) -> bool:
-        """Take page `i` unless it was taken; True when taken now."""
-        if self._flags[i]:
-            return False
-        self._flags[i] = 1
-        return True
-
-    def close(self) -> None:
-        self._flags.close()
+    return _write(job, _files(job, _Renderer(job).pages(job.pages())))
 
 
 class Pending:
-    """A skill site being written by a forked child (`pid`, its share coming through `pipe`)
-    and by this process once it asks for the result; or, without a child, not yet started."""
+    """A skill site being rendered: the first half of its pages alongside (`child`), the rest
+    by this process when it asks for the result, which writes them all."""
 
-    def __init__(
-        self,
-        job: SkillSiteJob,
-        pid: int | None = None,
-        pipe: int | None = None,
-        claims: Claims | None = None,
-    ) -> None:
+    def __init__(self, job: SkillSiteJob, child: Forked[list[tuple[str, bytes]]] | None) -> None:
         self.job = job
-        self._pid = pid
-        self._pipe = pipe
-        self._claims = claims
+        self._child = child
 
     def abandon(self) -> None:
-        """Wait for the child, if any, and drop its result (the build failed meanwhile)."""
-        if self._pid is not None and self._pipe is not None:
-            os.close(self._pipe)
-            with contextlib.suppress(ProcessLookupError):  # it stops after its current page
-                os.kill(self._pid, signal.SIGTERM)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self._pid, 0)
-        self._pid = self._pipe = None
-        if self._claims is not None:
-            self._claims.close()
-            self._claims = None
+        """Stop the child, if any (the build failed meanwhile)."""
+        if self._child is not None:
+            self._child.abandon()
+            self._child = None
 
     def result(self) -> SkillSite:
-        """The skill site. With a child: this process takes the pages the child has not taken
-        yet, from the last, then merges the child's share once it has finished. When the child
-        failed, the whole site is written here: an error it met is raised here, with its type."""
-        if self._pid is None or self._pipe is None or self._claims is None:
+        """Render this process's share, take the child's (rendered here if it failed), write
+        every page and badge."""
+        if self._child is None:
             return write_skill_site(self.job)
-        mine = _Share(self.job)
-        work = _work(self.job)
+        pages = self.job.pages()
         try:
-            mine.share(work, reversed(range(len(work[0]) + len(work[1]))), self._claims)
-            mine.fleet()
+            mine = _Renderer(self.job).pages(pages[len(pages) // 2 :])
+            theirs = self._child.result()
         except BaseException:
             self.abandon()
             raise
-        with os.fdopen(self._pipe, "rb") as fh:
-            raw = fh.read()
-        _, status = os.waitpid(self._pid, 0)
-        self._pid = self._pipe = None
-        self._claims.close()
-        self._claims = None
-        data: dict[str, Any] = {}
-        with contextlib.suppress(ValueError):
-            data = json.loads(raw)
-        code = os.waitstatus_to_exitcode(status)
-        if code == 0 and "done" in data:
-            return _finish(
-                self.job,
-                {**data["done"], **mine.done},
-                {**data["stamps"], **mine.writer.stamps},
-            )
-        # The child failed: do it all here (an error it met is met again and raised with its
-        # type; a file it wrote is now unchanged and kept). If that succeeds, say what it met.
-        site = write_skill_site(self.job)
-        why = data.get("error") or (f"exit code {code}" if code >= 0 else f"signal {-code}")
-        note = f"site: skill pages written again in-process: the child writing them failed ({why})"
-        return SkillSite(site.written, site.unchanged, site.removed, site.stamps, (note,))
+        self._child = None
+        return _write(self.job, _files(self.job, [*theirs, *mine]))
 
 
 def start_skill_site(job: SkillSiteJob) -> Pending:
-    """Start writing `job`'s pages and badges in a forked child when the platform can fork and
-    there are at least FORK_MIN_SKILLS pages; this process takes its share of the pages when it
-    asks for `Pending.result`, which it must do before it finishes. Without a child, `result`
-    writes them all in-process."""
-    work = _work(job)
-    if not FORK or len(work[0]) < FORK_MIN_SKILLS:
-        return Pending(job)
-    claims = Claims(len(work[0]) + len(work[1]))
-    read, write = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    parent = os.getpid()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read)
-        os.close(write)
-        claims.close()
-        return Pending(job)
-    if pid == 0:  # the child: write, report, leave without running the parent's exit handlers
-        code = 1
-        try:
-            # SIGTERM (from `abandon`) unwinds like Ctrl-C: a page being written is removed
-            signal.signal(signal.SIGTERM, signal.default_int_handler)
-            os.close(read)
-            try:
-                share = _Share(job, parent)
-                share.share(work, None, claims)
-                data: dict[str, object] = {"done": share.done, "stamps": share.writer.stamps}
-                code = 0
-            except Exception as exc:  # reported to the parent, which does the work again
-                data = {"error": f"{type(exc).__name__}: {exc}"}
-            with os.fdopen(write, "wb") as fh:
-                fh.write(json.dumps(data).encode("utf-8"))
-        finally:
-            os._exit(code)
-    os.close(write)
-    return Pending(job, pid, read, claims)
+    """Start rendering the first half of `job`'s pages alongside when the platform can fork and
+    there are at least FORK_MIN_SKILLS pages; `Pending.result` renders the rest and writes."""
+    pages = job.pages()
+    if not FORK or len(pages) < FORK_MIN_SKILLS:
+        return Pending(job, None)
+    first = pages[: len(pages) // 2]
+    return Pending(job, Forked(lambda: _Renderer(job).pages(first), fork=True))
 
 
 def site_history(root: Path, store: ArticleStore) -> History:
     """The metrics history of the instance with every run (`aeon-evals site`, a --skill run):
     the files, the articles before them and the skill-health scores of the skills in them."""
-    bare = history_for_run(root, store, {}, before=None, writable=store.cache.writable)
+    bare = history_for_run(root, store, {}, before=None)
     state = load_state(root, sorted(bare.samples))
     return History(
         bare.samples,
