@@ -616,23 +616,24 @@ def prime_site(root: Path) -> float:
     # ... and the SKILL.md contracts it inferred, kept in .aeon-evals/cache/ like the articles
     prime = (
         "import sys; from pathlib import Path; "
+        "from aeon_evals.cache.folder import Cache; "
         "from aeon_evals.contracts.instance import load_contracts; "
-        "root = Path(sys.argv[1]); "
-        "load_contracts(root, [p.name for p in (root / 'skills').iterdir() if p.is_dir()])"
+        "root = Path(sys.argv[1]); cache = Cache(root); "
+        "load_contracts(root, [p.name for p in (root / 'skills').iterdir() if p.is_dir()], cache); "
+        "cache.save()"
     )
     subprocess.run([sys.executable, "-c", prime, str(root)], check=True)
     # ... and the metric history of the past runs, which yesterday's run left in the same cache
     # (.aeon-evals/cache/metrics.json): a nightly job keeps that folder between runs.
     history = (
         "import sys; from datetime import date; from pathlib import Path; "
-        "from aeon_evals.metrics import history as metrics; "
+        "from aeon_evals.metrics.read import history_for_run; "
         "from aeon_evals.load.layout import detect; from aeon_evals.load.outputs import Outputs; "
         "from aeon_evals.articles.store import ArticleStore; "
         "root = Path(sys.argv[1]); layout = detect(root); "
         "store = ArticleStore(root, names=Outputs(root).names(layout.articles), writable=True, "
         "dirs=layout.article_dirs); "
-        "metrics.history_for_run(root, store, {}, before=date.fromisoformat(sys.argv[2]), "
-        "writable=True)"
+        "history_for_run(root, store, {}, before=date.fromisoformat(sys.argv[2])); store.save()"
     )
     done = subprocess.run(
         [sys.executable, "-c", history, str(root), TODAY.isoformat()],

@@ -18,6 +18,7 @@ from pathlib import Path
 from caches import saved
 
 from aeon_evals.cache.folder import CACHE_DIR, Cache, Entry
+from aeon_evals.metrics import binary as history_bin
 from aeon_evals.metrics import columns
 from aeon_evals.metrics.file import Sample, render_tsv
 from aeon_evals.model import Status
@@ -30,7 +31,7 @@ PROBE = """
 import json, sys
 from pathlib import Path
 from aeon_evals.articles.store import ArticleStore
-from aeon_evals.metrics.history import history_for_run
+from aeon_evals.metrics.read import history_for_run
 root = Path(sys.argv[1])
 store = ArticleStore(root)
 history = history_for_run(root, store, {}, before=None)
@@ -92,8 +93,8 @@ def test_statuses_written_in_another_order_are_read_by_name(tmp_path: Path) -> N
     file written by code with another enum, under the same key) reads each sample's own."""
     root = tmp_path
     _metrics_runs(root)
-    saved(lambda cache: columns.write_cache(cache, _cached(root)), root)
-    path = root / CACHE_DIR / columns.CACHE_NAME
+    saved(lambda cache: history_bin.write_cache(cache, _cached(root)), root)
+    path = root / CACHE_DIR / history_bin.CACHE_NAME
     raw = path.read_bytes()
     length = int.from_bytes(raw[8:16], "little")
     header = json.loads(raw[16 : 16 + length])
@@ -110,22 +111,22 @@ def test_statuses_written_in_another_order_are_read_by_name(tmp_path: Path) -> N
     header["crc32"] = zlib.crc32(bytes(blob))
     head = json.dumps(header, separators=(",", ":")).encode()
     path.write_bytes(raw[:8] + len(head).to_bytes(8, "little") + head + bytes(blob))
-    found = columns.read_cache(Cache(root))
+    found = history_bin.read_cache(Cache(root))
     assert found is not None
     assert found.columns["a"].statuses() == [Status.PASS, Status.FAIL]
     header["statuses"] = [*order[:-1], "NO_SUCH_STATUS"]  # a name this code does not know
     head = json.dumps(header, separators=(",", ":")).encode()
     path.write_bytes(raw[:8] + len(head).to_bytes(8, "little") + head + bytes(blob))
-    assert columns.read_cache(Cache(root)) is None
+    assert history_bin.read_cache(Cache(root)) is None
 
 
-def _cached(root: Path) -> columns.Cached:
+def _cached(root: Path) -> history_bin.Cached:
     from aeon_evals.articles.store import ArticleStore
-    from aeon_evals.metrics.history import history_for_run
+    from aeon_evals.metrics.read import history_for_run
 
     store = ArticleStore(root)  # never saved: what it stored is read back from memory
     history_for_run(root, store, {}, before=None)
-    found = columns.read_cache(store.cache.cache)
+    found = history_bin.read_cache(store.cache.cache)
     assert found is not None
     return found
 

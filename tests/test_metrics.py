@@ -15,6 +15,7 @@ from realdata import REPO, realdata
 from aeon_evals.articles.parse import read_article
 from aeon_evals.cache.folder import Cache
 from aeon_evals.metrics import history as metrics
+from aeon_evals.metrics import read as metrics_read
 from aeon_evals.metrics.history import Sample, parse_tsv, render_tsv
 from aeon_evals.model import Status
 from aeon_evals.site.badges import fleet_badge
@@ -82,7 +83,7 @@ def test_a_metrics_file_of_another_version_is_a_warning_naming_it(tmp_path: Path
     root = tmp_path
     (root / "articles").mkdir()
     (root / "articles/skill-evals-metrics-2026-06-14.tsv").write_text("# aeon-evals metrics v9\n")
-    history = metrics.load_history(
+    history = metrics_read.load_history(
         root,
         dirs=["articles"],
         articles=[],
@@ -119,7 +120,7 @@ def test_an_unreadable_metrics_file_is_one_plain_warning_naming_it(
     """Bug: a binary file or a bad cell was warned with Python's own error text."""
     (tmp_path / "articles").mkdir()
     (tmp_path / "articles/skill-evals-metrics-2026-06-14.tsv").write_bytes(content)
-    history = metrics.load_history(
+    history = metrics_read.load_history(
         tmp_path,
         dirs=["articles"],
         articles=[],

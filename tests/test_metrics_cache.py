@@ -18,14 +18,17 @@ from realdata import realdata
 
 from aeon_evals.articles.parse import read_article
 from aeon_evals.cache.folder import Cache
-from aeon_evals.metrics import columns as metrics_cache
+from aeon_evals.metrics import binary as history_bin
+from aeon_evals.metrics import columns
 from aeon_evals.metrics import history as metrics
+from aeon_evals.metrics import read as metrics_read
+from aeon_evals.metrics import samples as samples_mod
 from aeon_evals.metrics.history import History, Sample, render_tsv
 from aeon_evals.model import ParsedArticle, Status, drift
 
 Cli = Callable[..., tuple[int, str, str]]
 FIRST = date(2026, 1, 5)
-CACHE = Path(".aeon-evals/cache") / metrics_cache.CACHE_NAME
+CACHE = Path(".aeon-evals/cache") / history_bin.CACHE_NAME
 SKILLS = ("alpha", "beta", "gamma", "delta")
 
 
@@ -74,7 +77,7 @@ def _articles(root: Path) -> list[tuple[date, Path]]:
 
 def _load(root: Path, *, before: date | None = None, writable: bool = True) -> History:
     return saved(
-        lambda cache: metrics.load_history(
+        lambda cache: metrics_read.load_history(
             root,
             dirs=["articles"],
             articles=_articles(root),
@@ -178,7 +181,7 @@ def test_only_new_sources_are_read_and_a_moved_stamp_over_the_same_bytes_is_trus
 
     def load() -> History:
         return saved(
-            lambda cache: metrics.load_history(
+            lambda cache: metrics_read.load_history(
                 root,
                 dirs=["articles"],
                 articles=_articles(root),
@@ -239,7 +242,7 @@ def test_a_restored_cache_is_trusted_when_its_article_cache_is_bigger_than_a_sou
             return read_article(path, root=root)
 
         return saved(
-            lambda cache: metrics.load_history(
+            lambda cache: metrics_read.load_history(
                 root,
                 dirs=["articles"],
                 articles=_articles(root),
@@ -256,7 +259,7 @@ def test_a_restored_cache_is_trusted_when_its_article_cache_is_bigger_than_a_sou
     biggest_source = max(p.stat().st_size for p in (root / "articles").iterdir())
     assert derived.stat().st_size > biggest_source + 1
     # a source may hold no more than this; the per-article cache holds more
-    monkeypatch.setattr(metrics, "FILE_CAP", biggest_source + 1)
+    monkeypatch.setattr(metrics_read, "FILE_CAP", biggest_source + 1)
     for file in sorted([*(root / "articles").iterdir(), *cache_dir.iterdir()]):
         if file.is_file():
             copy = file.with_name(file.name + ".new")
@@ -294,7 +297,7 @@ def test_a_damaged_or_foreign_cache_is_ignored_and_rewritten(
     cache = root / CACHE
     cache.write_bytes(damage(cache.read_bytes()))
     _same(_load(root), want)
-    assert metrics_cache.read_cache(Cache(root)) is not None
+    assert history_bin.read_cache(Cache(root)) is not None
 
 
 def test_read_only_loads_write_no_history_cache(tmp_path: Path) -> None:
@@ -414,7 +417,7 @@ def test_a_history_of_one_columns_kind_then_another_is_kept_exactly() -> None:
         Sample(day + timedelta(3), Status.PASS, age_days=0.5, quality=3.0, sha256="cd" * 32),
     ]
     for a, b in ((first, second), (second, first), ([], second), (second[1:2], first)):
-        joined = metrics_cache.SkillColumns.of(a).plus(metrics_cache.SkillColumns.of(b))
+        joined = samples_mod.SkillColumns.of(a).plus(samples_mod.SkillColumns.of(b))
         assert joined.samples() == [*a, *b]
         assert [joined.sample(i) for i in range(len(joined))] == [*a, *b]
         assert joined.head(1).samples() == [*a, *b][:1]
@@ -450,13 +453,13 @@ def test_a_skills_samples_read_one_by_one_are_the_ones_built_all_at_once(tmp_pat
 def _chunked(samples: list[Sample], rng: random.Random) -> History:
     """`samples` as columns joined chunk by chunk (`plus`), as a history read run by run is:
     the joined string tables can hold an output or a SHA-256 twice."""
-    cols = metrics_cache.EMPTY
+    cols = samples_mod.EMPTY
     at = 0
     while at < len(samples):
         step = rng.randrange(1, 8)
-        cols = cols.plus(metrics_cache.SkillColumns.of(samples[at : at + step]))
+        cols = cols.plus(samples_mod.SkillColumns.of(samples[at : at + step]))
         at += step
-    return History(metrics_cache.SampleMap({"s": cols}))
+    return History(samples_mod.SampleMap({"s": cols}))
 
 
 def _dedup_cases() -> list[list[Sample]]:
@@ -557,7 +560,7 @@ def test_a_run_recorded_into_the_history_joins_each_skill_when_read_as_the_sampl
             skills = [*rng.sample(SKILLS, 2), "new-skill"]
             added = {skill: _sample(rng, day, skill) for skill in skills}
             want = _recorded(base, day, added)
-            assert isinstance(base.samples, metrics_cache.SampleMap)
+            assert isinstance(base.samples, samples_mod.SampleMap)
             recorded = History(base.samples.with_samples(added), base.scores, base.warnings)
             assert list(recorded.samples) == list(want)  # the skills in the order first seen
             assert {k: list(v) for k, v in recorded.samples.items()} == want
@@ -586,14 +589,14 @@ def test_a_restamped_cache_is_written_from_the_bytes_it_was_read_from(tmp_path: 
     for i in range(5):
         _metrics_file(root, FIRST + timedelta(days=60 + i), rng)
     _load(root)
-    before = metrics_cache.read_cache(Cache(root))
+    before = history_bin.read_cache(Cache(root))
     assert before is not None and before.encoded is not None
     for file in sorted((root / "articles").iterdir()):
         copy = file.with_name(file.name + ".new")
         shutil.copyfile(file, copy)
         os.replace(copy, file)
     _same(_load(root), _cold(root))
-    after = metrics_cache.read_cache(Cache(root))
+    after = history_bin.read_cache(Cache(root))
     assert after is not None and after.encoded is not None
     assert after.sources != before.sources  # re-stamped …
     assert bytes(after.encoded[1]) == bytes(before.encoded[1])  # … over the same columns
@@ -623,7 +626,7 @@ def test_the_folder_listed_by_the_run_finds_the_metrics_files_a_listing_of_its_o
         (root / "articles" / name).write_text("x\n")
     names = sorted(os.listdir(root / "articles"))
     load = functools.partial(
-        metrics.load_history,
+        metrics_read.load_history,
         root,
         dirs=["articles"],
         read_article=lambda p: read_article(p, root=root),
@@ -663,14 +666,14 @@ def test_the_column_of_one_value_is_the_column_of_a_list_of_it(
 ) -> None:
     """NumColumn.one and StrColumn.one (a run's sample joined to a skill's columns) pick the
     kind and bytes `of` picks for a list of one."""
-    a, b = metrics_cache.NumColumn.of([value], numeric), metrics_cache.NumColumn.one(value, numeric)
+    a, b = columns.NumColumn.of([value], numeric), columns.NumColumn.one(value, numeric)
     assert a.kind == b.kind
     assert repr(list(a.data)) == repr(list(b.data))
 
 
 @pytest.mark.parametrize("text", [None, "", "a", "é", "\udcff", "ab" * 32, "AB" * 32, "x" * 64])
 def test_the_string_column_of_one_is_the_column_of_a_list_of_it(text: str | None) -> None:
-    a, b = metrics_cache.StrColumn.of([text]), metrics_cache.StrColumn.one(text)
+    a, b = columns.StrColumn.of([text]), columns.StrColumn.one(text)
     assert (bytes(a.text), list(a.ends), list(a.index), a.hex32) == (
         bytes(b.text),
         list(b.ends),
@@ -710,15 +713,13 @@ def test_a_string_table_said_to_hold_each_string_once_does() -> None:
     rng = random.Random(66)
     pool = ["a", "ab", "b", "ba", "", "é", "ab" * 32, "cd" * 32, "x/2026-06-01.md", "2026-06"]
     for _ in range(400):
-        col = metrics_cache.StrColumn.of([])
+        col = columns.StrColumn.of([])
         for _ in range(rng.randrange(1, 6)):
             chunk = [rng.choice([None, *pool]) for _ in range(rng.randrange(0, 6))]
             if rng.random() < 0.5:
                 chunk = [rng.choice([None, *pool[6:8]]) for _ in chunk]  # SHA-256s only
             more = (
-                metrics_cache.StrColumn.one(chunk[0])
-                if len(chunk) == 1
-                else metrics_cache.StrColumn.of(chunk)
+                columns.StrColumn.one(chunk[0]) if len(chunk) == 1 else columns.StrColumn.of(chunk)
             )
             col = col.plus(more)
             if rng.random() < 0.2:
@@ -742,9 +743,9 @@ def test_a_file_is_digested_as_its_bytes_and_not_over_the_cap(
     (tmp_path / "a.tsv").write_bytes(data)
     (tmp_path / "empty.tsv").write_bytes(b"")
     (tmp_path / "dir").mkdir()
-    assert metrics._digest(tmp_path, "a.tsv") == metrics._digest_of(data)
-    assert metrics._digest(tmp_path, "empty.tsv") == metrics._digest_of(b"")
-    assert metrics._digest(tmp_path, "gone.tsv") is None
-    assert metrics._digest(tmp_path, "dir") is None
-    monkeypatch.setattr(metrics, "FILE_CAP", len(data) - 1)
-    assert metrics._digest(tmp_path, "a.tsv") is None
+    assert metrics_read._digest(tmp_path, "a.tsv") == metrics_read._digest_of(data)
+    assert metrics_read._digest(tmp_path, "empty.tsv") == metrics_read._digest_of(b"")
+    assert metrics_read._digest(tmp_path, "gone.tsv") is None
+    assert metrics_read._digest(tmp_path, "dir") is None
+    monkeypatch.setattr(metrics_read, "FILE_CAP", len(data) - 1)
+    assert metrics_read._digest(tmp_path, "a.tsv") is None

@@ -26,6 +26,7 @@ from aeon_evals.load.registry import LLM_SKILL, Registry, load_registry
 from aeon_evals.load.state import load_state
 from aeon_evals.load.switchover import llm_skill
 from aeon_evals.metrics import history as metrics
+from aeon_evals.metrics.read import history_for_run
 from aeon_evals.model import (
     ArticleRow,
     ContractsMode,
@@ -132,7 +133,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     catalog_warnings: list[str] = []
     try:
         # each metric's history: a sustained step becomes a drift:<metric> cause (docs/metrics.md)
-        history = metrics.history_for_run(root, store, state.health, before=opts.today)
+        history = history_for_run(root, store, state.health, before=opts.today)
         catalog = _catalog(root, cache, warnings=catalog_warnings)
         checked = checking.result()
     except BaseException:

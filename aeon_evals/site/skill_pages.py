@@ -18,8 +18,8 @@ from markupsafe import Markup
 from markupsafe import escape as escape_markup
 
 from aeon_evals.issues import IssueFile
-from aeon_evals.metrics.columns import SkillColumns
 from aeon_evals.metrics.history import History
+from aeon_evals.metrics.samples import SkillColumns
 from aeon_evals.model import FAILING, Status
 from aeon_evals.site.charts import Chart
 from aeon_evals.site.skill_charts import (

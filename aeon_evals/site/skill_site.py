@@ -30,7 +30,8 @@ from aeon_evals.fs.write import encoded, signals_held
 from aeon_evals.issues import IssueFile
 from aeon_evals.load.manifest import read_manifest_data
 from aeon_evals.load.state import load_state
-from aeon_evals.metrics.history import History, history_for_run
+from aeon_evals.metrics.history import History
+from aeon_evals.metrics.read import history_for_run
 from aeon_evals.model import Status
 from aeon_evals.parallel import FORK, Forked, checkpoint
 from aeon_evals.site.badges import fleet_badge, skill_badge
