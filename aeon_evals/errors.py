@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import errno
 
 TYPE_CHECKING = False  # not from typing, which `aeon-evals --version` does without
 if TYPE_CHECKING:
@@ -62,6 +63,29 @@ def exit_codes_help(width: int = 96) -> str:
         lines.append(f"  {code.value:<3} {text[0]}")
         lines += [f"      {more}" for more in text[1:]]
     return "\n".join(lines) + "\n"
+
+
+_REASONS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EFBIG: "file too large (a file size limit)",
+}
+
+
+def os_reason(exc: BaseException) -> str:
+    """The reason of an OS error as a line states it (`permission denied`): never Python's
+    `[Errno 1] Operation not permitted: '/abs/path' -> None`, whose absolute paths are the
+    machine's, not the instance's."""
+    if isinstance(exc, OSError):
+        known = _REASONS.get(exc.errno or 0)
+        if known is not None:
+            return known
+        if exc.strerror:
+            return exc.strerror[:1].lower() + exc.strerror[1:]
+    return type(exc).__name__ if not str(exc) else str(exc).splitlines()[0][:200]
 
 
 class EvalsError(Exception):

@@ -34,7 +34,7 @@ from aeon_evals.fs.confine import rel_path
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status, flags_count
 
 # 7: one entry on the cache API (its key in every file); bodies keyed like the rest
-ENTRY = Entry("articles", 7)
+ENTRY = Entry("articles", 8)
 _STATUS = {s.value: s for s in Status}  # a dict lookup, not an Enum call, for 100,000s of rows
 
 
@@ -98,6 +98,7 @@ def summary_to_json(article: ParsedArticle) -> dict[str, Any]:
         "diff_summary": article.diff_summary,
         "source": article.source,
         "own": article.own,
+        "unread": list(article.unread),
     }
 
 
@@ -132,6 +133,7 @@ def article_from_json(
         diff_summary=str(summary["diff_summary"]),
         source=str(summary["source"]),
         own=bool(summary["own"]),
+        unread=tuple(str(u) for u in summary["unread"]),
     )
     return with_detail(article, detail) if detail is not None else article
 

@@ -17,24 +17,17 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from aeon_evals.articles.cells import parse_status, parse_words, unescape_cell
 from aeon_evals.errors import EvalsError
 from aeon_evals.fs.confine import read_confined, rel_path
-from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle, Status
+from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle
 from aeon_evals.text.mdtable import escape_cell
+from aeon_evals.text.numbers import bounded_float, digits_int, iso_day, shown_cell
 
 ARTICLE_RE = re.compile(r"^skill-evals-(\d{4}-\d{2}-\d{2})\.md$")
-_STATUS_RE = re.compile(r"\b(NO_OUTPUT|QUALITY_DEGRADED|FAIL|STALE|WARN|ERROR|NOT_RUN|PASS)\b")
-# Old articles sometimes put a diff label where the status belongs.
-_LABEL_AS_STATUS = {
-    "NEW_QUALITY_DEGRADED": Status.QUALITY_DEGRADED,
-    "NEW_FAIL": Status.FAIL,
-    "STILL_FAIL": Status.FAIL,
-    "FIXED": Status.PASS,
-    "NEW_PASS": Status.PASS,
-}
 _ISSUE_RE = re.compile(r"\bISS-\d{3,}\b")
 _DATE_RE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
 
 # Only block structure and raw cell text are needed: skipping the inline pass halves the cost.
 # Raw HTML is off, as in BODY_MD, so both see the same blocks and the dashboard can take an
@@ -183,48 +176,6 @@ def cell_as_parsed(text: str) -> str:
     return unescape_cell(escape_cell(text).replace("\\|", "|").strip())
 
 
-def unescape_cell(text: str) -> str:
-    """CommonMark backslash escapes (markdown-it has already turned `\\|` into `|`)."""
-    if "\\" not in text:
-        return text
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in _PUNCT:
-            out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def parse_status(cell: str) -> Status | None:
-    """The status a cell states, tolerating `PASS→STALE`, `FAIL (missing_pattern)`, `NEW_FAIL`."""
-    cell = cell.strip()
-    if "→" in cell:
-        cell = cell.rsplit("→", 1)[1]
-    match = _STATUS_RE.search(cell)
-    if match:
-        return Status(match.group(1))
-    for label, status in _LABEL_AS_STATUS.items():
-        if label in cell:
-            return status
-    return None
-
-
-def parse_words(cell: str) -> int | None:
-    """`~3,300`, `>7,000`, `18,115+`, `~13k+`, `15,513 (log)` → an integer; `—`, `large` → None."""
-    match = re.search(r"(\d[\d,]*(?:\.\d+)?)\s*([kK])?", cell)
-    if not match:
-        return None
-    value = float(match.group(1).replace(",", ""))
-    if match.group(2):
-        value *= 1000
-    return int(value)
-
-
 @dataclass
 class _Table:
     header: list[str]
@@ -294,8 +245,9 @@ def _cell(row: list[str], index: int | None) -> str:
     return row[index] if index is not None and index < len(row) else ""
 
 
-def _result_rows(full: _Table) -> dict[str, ArticleRow]:
-    """The rows of a Full Results (or Inferred contracts) table, by skill."""
+def _result_rows(full: _Table, unread: list[str]) -> dict[str, ArticleRow]:
+    """The rows of a Full Results (or Inferred contracts) table, by skill; a Words cell whose
+    number is too large to be one is added to `unread`."""
     col = {
         "skill": full.column("skill"),
         "status": full.column("status"),
@@ -314,13 +266,16 @@ def _result_rows(full: _Table) -> dict[str, ArticleRow]:
             continue
         output = _cell(raw, col["output"]).strip().strip("`")
         flags = _cell(raw, col["flags"]).strip()
+        words = parse_words(cell := _cell(raw, col["words"]))
+        if words is None and any(c.isdigit() for c in cell):
+            unread.append(f"{skill}'s Words {shown_cell(cell)}")
         rows[skill] = ArticleRow(
             skill=skill,
             status=status,
             diff=_cell(raw, col["diff"]).strip(),
             root_cause=_cell(raw, col["cause"]).strip() or "—",
             quality=_cell(raw, col["quality"]).strip() or "unknown",
-            words=parse_words(_cell(raw, col["words"])),
+            words=words,
             last_output=None if output in ("", "—", "-") else output,
             flags=tuple(f.strip() for f in flags.split(";") if f.strip() and flags != "—"),
         )
@@ -352,14 +307,16 @@ def parse_article(
     if full_rows is not None:
         full = _Table(full.header, full_rows)
 
-    rows = _result_rows(full)
+    unread: list[str] = []  # cells holding a number too large to be one
+    rows = _result_rows(full, unread)
     inferred = _first_table(tables, "inferred contracts")
     inferred_rows: dict[str, ArticleRow] = {}
     if inferred is not None and inferred.column("skill") is not None:
         inferred_rows = _result_rows(
             _Table(inferred.header, inferred_full_rows)
             if inferred_full_rows is not None
-            else inferred
+            else inferred,
+            unread,
         )
     flags_col = full.column("notes", "flags")
 
@@ -372,10 +329,14 @@ def parse_article(
         elif line.startswith("**Coverage:**"):
             ratio = re.search(r"(\d+)\s*/\s*(\d+)", line)
             if ratio:
-                coverage = Coverage(int(ratio.group(1)), int(ratio.group(2)))
+                covered, enabled = digits_int(ratio.group(1)), digits_int(ratio.group(2))
+                if covered is None or enabled is None:
+                    unread.append(f"Coverage {shown_cell(ratio.group(0))}")
+                else:
+                    coverage = Coverage(covered, enabled)
             pct_match = re.search(r"\((\d+(?:\.\d+)?)\s*%\)", line)
             if pct_match:
-                pct = float(pct_match.group(1))
+                pct = bounded_float(pct_match.group(1))
             elif coverage is not None:
                 pct = coverage.pct
         elif line.startswith("**Diff:**"):
@@ -402,7 +363,7 @@ def parse_article(
             if issue:
                 issues[skill] = issue.group(0)
             since = _DATE_RE.search(_cell(raw, f_col)) if prefix == "still failing" else None
-            since_day = date.fromisoformat(since.group(1)) if since else day
+            since_day = (iso_day(since.group(1)) if since else None) or day
             failing_since[skill] = FailingSince(since_day, issue.group(0) if issue else None)
     was: dict[str, str] = {}
     recovered = _first_table(tables, "recovered")
@@ -427,6 +388,7 @@ def parse_article(
         inferred_rows=inferred_rows,
         causes=causes,
         was=was,
+        unread=tuple(unread),
     )
 
 

@@ -35,8 +35,8 @@ from aeon_evals.articles.parse import (
 )
 from aeon_evals.cache.fingerprint import fingerprint
 from aeon_evals.cache.folder import Cache
-from aeon_evals.errors import EvalsError, PathOutsideRoot
-from aeon_evals.fs.confine import InsideFolders
+from aeon_evals.errors import EvalsError, PathOutsideRoot, os_reason
+from aeon_evals.fs.confine import InsideFolders, rel_path
 from aeon_evals.model import ParsedArticle
 from aeon_evals.parallel import FORK, Forked, checkpoint
 
@@ -48,8 +48,10 @@ MAX_SHARES = 4
 _UNREADABLE = (EvalsError, OSError, UnicodeError)  # ArticleParseError, PathOutsideRoot …
 
 
-def _failure(exc: Exception, path: Path) -> str:
-    return exc.line() if isinstance(exc, EvalsError) else f"{path}: {exc}"
+def _failure(exc: Exception, path: Path, root: Path) -> str:
+    if isinstance(exc, EvalsError):
+        return exc.line()
+    return f"{rel_path(path, root)}: cannot be read ({os_reason(exc)})"
 
 
 @dataclass
@@ -191,9 +193,16 @@ class ArticleStore:
         warnings: list[str] = []
         for _day, path in self.newest_before(today):
             try:
-                return self.read(path), warnings
+                found = self.read(path)
             except _UNREADABLE as exc:
-                warnings.append(f"{_failure(exc, path)}; falling back to the next older article")
+                warnings.append(
+                    f"{_failure(exc, path, self.root)}; falling back to the next older article"
+                )
+                continue
+            if found.unread:
+                more = f" (and {len(found.unread) - 1} more)" if len(found.unread) > 1 else ""
+                warnings.append(f"{found.path}: {found.unread[0]}{more} read as not a number")
+            return found, warnings
         if not warnings:
             from_git = _prior_from_git(self.root, today, self.dirs)
             if from_git is not None:
@@ -302,7 +311,7 @@ class ArticleStore:
                     raw, path, root=self.root, md=None if in_child else BODY_MD
                 )
             except (ArticleParseError, UnicodeError) as exc:
-                warnings.append(f"{_failure(exc, path)}; skipped")
+                warnings.append(f"{_failure(exc, path, self.root)}; skipped")
                 continue
             self.cache.put(sha, parsed)
             self._by_sha[sha] = parsed

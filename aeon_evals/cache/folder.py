@@ -31,7 +31,12 @@ from aeon_evals.fs.confine import MB, read_confined
 from aeon_evals.fs.write import atomic_write
 
 CACHE_DIR = Path(".aeon-evals") / "cache"
-CACHE_CAP = 512 * MB  # one file of the cache (history.bin of a year of runs: ~10 MB)
+# One file of the cache (history.bin of a year of runs: ~13 MB; metrics.json of 1,000 skills
+# and 200 runs: a few MB), and all that one run reads from it: a planted cache of six 300 MB
+# files made a run take 47 s and 1.8 GB. Past either, a file is a miss (time, not results).
+CACHE_CAP = 64 * MB
+READ_BUDGET = 192 * MB
+_HEAD = 1024  # the bytes of an entry's file before its data: the entry's name, version and key
 MAX_FILES = 200_000  # a cache folder holding more than this is not ours (a run makes ~2 per run)
 # What versions before the cache API left in the folder: a folder per code fingerprint (the
 # article cache, Jinja's bytecode) and the validated-evals.json cache. Removed when a run saves.
@@ -70,6 +75,7 @@ class Cache:
         self.warnings: list[str] = []
         self._trusted: bool | None = None
         self._staged: dict[str, bytes | None] = {}  # path under the folder → bytes (None: removed)
+        self._budget = READ_BUDGET  # bytes this run may still read from the folder
 
     # -- trust
 
@@ -94,12 +100,21 @@ class Cache:
         most `cap` bytes."""
         if rel in self._staged:
             return self._staged[rel]
-        if not self.trusted:
+        if not self.trusted or self._budget <= 0:
             return None
         try:
-            return read_confined(self.root, f"{CACHE_DIR.as_posix()}/{rel}", cap=cap)
+            data = read_confined(
+                self.root, f"{CACHE_DIR.as_posix()}/{rel}", cap=min(cap, self._budget)
+            )
         except (OSError, EvalsError, MemoryError, ValueError):  # refused, too large: a miss
             return None
+        self._budget -= len(data)
+        if self._budget <= 0:
+            self.warnings.append(
+                f"{CACHE_DIR.as_posix()}: more than {READ_BUDGET // MB} MB read from it this "
+                "run; the rest is not read (a miss costs time, never a result)"
+            )
+        return data
 
     def read_json(self, rel: str, *, cap: int = CACHE_CAP) -> Any:
         """The JSON value of the cache file `rel`, or None when missing, refused or undecodable."""
@@ -114,7 +129,15 @@ class Cache:
     def load(self, entry: Entry, key: str, rel: str | None = None) -> Any:
         """The value stored for `entry` under `key` (`store`), or None: a missing or damaged
         file, or one stored by other code, in another format or from other inputs."""
-        found = self.read_json(rel or f"{entry.name}.json")
+        raw = self.read(rel or f"{entry.name}.json")
+        # `store` writes the key before the data: a file of other code, inputs or format (or
+        # a planted one) is a miss before its JSON, which may be hundreds of MB, is parsed
+        if raw is None or f'"{key}"'.encode() not in raw[:_HEAD]:
+            return None
+        try:
+            found = json.loads(raw)
+        except (ValueError, RecursionError, MemoryError):
+            return None
         if (
             isinstance(found, dict)
             and found.get("entry") == entry.name

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from aeon_evals.contracts.body import HEADING, SHELL, Body, Fence, Unusable, scan
@@ -13,10 +13,10 @@ from aeon_evals.contracts.data import Contract, ContractOutput, Evidence, quoted
 from aeon_evals.contracts.parts import (
     ALWAYS_FORBIDDEN,
     ITEMISH,
+    WordFloors,
     forbidden_patterns,
     log_section,
     template_headings,
-    word_floor,
 )
 from aeon_evals.contracts.paths import (
     CODE_SPAN,
@@ -200,6 +200,26 @@ def _rank(draft: _Draft) -> int:
     return 0
 
 
+def _branch_spans(doc: Body) -> Callable[[str | None, int], tuple[int, int]]:
+    """The span of body lines a word floor of an output under branch `condition` may come from
+    (the first and one past the last line of that branch's prose and of every fence; (0,
+    lo + 1) when there is none), each branch's worked out once for the whole body."""
+    fences: list[int] = []
+    spans: dict[str | None, list[int]] = {}
+    for k, (no, _) in enumerate(doc.lines):
+        if no in doc.fence_at:
+            fences.append(k)
+        found = spans.setdefault(doc.branch_at.get(no), [k, k])
+        found[1] = k
+    fence = (fences[0], fences[-1]) if fences else None
+
+    def span(condition: str | None, lo: int) -> tuple[int, int]:
+        ends = [*(spans.get(condition) or ()), *(fence or ())]
+        return (min(ends), max(ends) + 1) if ends else (0, lo + 1)
+
+    return span
+
+
 def infer_contract(doc: SkillDoc) -> Contract:
     """The output contract `doc`'s body states. Pure; never raises for any text.
 
@@ -251,6 +271,8 @@ def infer_contract(doc: SkillDoc) -> Contract:
         else "\n".join(scanned.texts)
     )
     always = tuple((p, None) for p in ALWAYS_FORBIDDEN)
+    floors = WordFloors(scanned)
+    span = _branch_spans(scanned)
     outputs: list[ContractOutput] = []
     for draft, conds in kept:
         first = draft.writes[0]
@@ -281,19 +303,11 @@ def infer_contract(doc: SkillDoc) -> Contract:
                         evidence.append((f"heading:{heading}", Evidence(no, heading)))
         min_words = 0
         if section is None:
-            lo = scanned.index(first.line)
-            branch_lines = (
-                [0, len(scanned.lines) - 1]  # no branch heading: the whole body
-                if first.condition is None and not scanned.branch_at and scanned.lines
-                else [
-                    k
-                    for k, (no, _) in enumerate(scanned.lines)
-                    if no in scanned.fence_at or scanned.branch_at.get(no) == first.condition
-                ]
-            )
-            hi = max(branch_lines, default=lo) + 1
-            start = min(branch_lines, default=0)
-            floor = word_floor(scanned, start, hi)
+            if first.condition is None and not scanned.branch_at and scanned.lines:
+                start, hi = 0, len(scanned.lines)  # no branch heading: the whole body
+            else:
+                start, hi = span(first.condition, scanned.index(first.line))
+            floor = floors.first(start, hi)
             if floor is not None:
                 min_words = floor[0]
                 evidence.append(("min_words", floor[1]))

@@ -4,10 +4,12 @@ real output must not keep."""
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from aeon_evals.contracts.body import HEADING, Body, Fence
 from aeon_evals.contracts.data import Evidence, quoted
+from aeon_evals.text.numbers import digits_int
 from aeon_evals.text.patterns import PatternError, compile_pattern
 
 _PH_IN_HEADING = re.compile(r"\$\{[^}]*\}|\$[A-Z_]{2,}\w*|\{[^}]*\}|<[^>]*>|\[[^\]]*\]|YYYY|\bN\b")
@@ -111,22 +113,44 @@ _PART = re.compile(
 )
 
 
+class WordFloors:
+    """Every whole-output word floor stated in a body's prose, found in one pass: the first in
+    any span of lines is then a bisect (a SKILL.md naming 16,000 outputs asks 16,000 times, and
+    joining the span's text for each was quadratic)."""
+
+    def __init__(self, doc: Body) -> None:
+        self.at: list[int] = []  # body indexes of the lines that state one, in order
+        self.found: list[tuple[int, Evidence]] = []
+        for k, (no, text) in enumerate(doc.lines):
+            if no in doc.fence_at or "word" not in text.lower():
+                continue
+            floor = _line_floor(no, text)
+            if floor is not None:
+                self.at.append(k)
+                self.found.append(floor)
+
+    def first(self, lo: int, hi: int) -> tuple[int, Evidence] | None:
+        """The first floor stated between body lines lo and hi."""
+        i = bisect.bisect_left(self.at, lo)
+        return self.found[i] if i < len(self.at) and self.at[i] < hi else None
+
+
+def _line_floor(no: int, text: str) -> tuple[int, Evidence] | None:
+    """The whole-output word floor one prose line states, if any."""
+    for m in _WORD_BOUND.finditer(text):
+        value = next(g for g in (m.group(1), m.group(2), m.group(4)) if g)
+        sentence = text[max(0, m.start() - 120) : m.end() + 60]
+        if _PART.search(sentence) or not _WHOLE.search(sentence):
+            continue
+        words = digits_int(value)
+        if words is not None and 0 < words < 20000:
+            return words, Evidence(no, quoted(m.group(0)))
+    return None
+
+
 def word_floor(doc: Body, lo: int, hi: int) -> tuple[int, Evidence] | None:
     """The first whole-output word floor stated in prose between body lines lo and hi."""
-    if "word" not in "\n".join(doc.texts[lo:hi]).lower():
-        return None  # one look at the whole span instead of one a line
-    for no, text in doc.lines[lo:hi]:
-        if no in doc.fence_at or "word" not in text.lower():
-            continue
-        for m in _WORD_BOUND.finditer(text):
-            value = next(g for g in (m.group(1), m.group(2), m.group(4)) if g)
-            sentence = text[max(0, m.start() - 120) : m.end() + 60]
-            if _PART.search(sentence) or not _WHOLE.search(sentence):
-                continue
-            words = int(value.replace(",", ""))
-            if 0 < words < 20000:
-                return words, Evidence(no, quoted(m.group(0)))
-    return None
+    return WordFloors(doc).first(lo, hi)
 
 
 _DOLLAR_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -4,7 +4,6 @@ exclusive creation, append; one clean line for a failed write."""
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import os
 import signal
@@ -13,7 +12,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from aeon_evals.errors import ReadRefused
+from aeon_evals.errors import ReadRefused, os_reason
 
 # Test hook: when set to a path, every completed write appends that file's name there, and when
 # AEON_EVALS_CRASH_AFTER=N is set the process is killed after the N-th write. This lets the
@@ -255,18 +254,18 @@ def sync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_error(exc: OSError, path: Path | str, *, root: Path | None = None) -> str:
-    """One line for a failed write: the file, the operation, the reason (`disk full` …)."""
+def write_error(exc: OSError, path: Path | str | None = None, *, root: Path | None = None) -> str:
+    """One line for a failed write: the file (relative to `root` when given; the error's own
+    file name when `path` is None), the operation, the reason (`disk full` …)."""
+    return f"{shown_path(exc, path, root=root)}: cannot write: {os_reason(exc)}"
+
+
+def shown_path(exc: OSError, path: Path | str | None = None, *, root: Path | None = None) -> str:
+    """The file an OS error is about, as a line shows it: relative to `root` when inside it."""
+    if path is None:
+        path = exc.filename if isinstance(exc.filename, str) else "?"
     shown = str(path)
     if root is not None:
-        with contextlib.suppress(ValueError):
-            shown = Path(path).relative_to(root).as_posix()
-    reason = {
-        errno.ENOSPC: "no space left on the device",
-        errno.EDQUOT: "disk quota exceeded",
-        errno.EROFS: "read-only file system",
-        errno.EACCES: "permission denied",
-        errno.EPERM: "operation not permitted",
-        errno.EFBIG: "file too large (a file size limit)",
-    }.get(exc.errno or 0, exc.strerror or type(exc).__name__)
-    return f"{shown}: cannot write: {reason}"
+        with contextlib.suppress(ValueError, OSError):
+            shown = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+    return shown

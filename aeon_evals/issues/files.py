@@ -12,6 +12,7 @@ from typing import Any
 from aeon_evals.fs.confine import inside, rel_path
 from aeon_evals.issues import frontmatter as fm
 from aeon_evals.model import DiffLabel, Status
+from aeon_evals.text.numbers import shown_cell
 
 ISSUES_DIR = "memory/issues"
 DETECTOR = "skill-evals"
@@ -19,7 +20,8 @@ MAX_FILE_BYTES = 1024 * 1024  # an issue file is a few KiB; a bigger one is not 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 
 _NAME_RE = re.compile(r"ISS-(\d+)\.md")  # fullmatch: only these names are issue files
-ID_RE = re.compile(r"ISS-(\d+)")
+# An id of more than 30 digits is no issue's (int() of 5,000 digits raises ValueError).
+ID_RE = re.compile(r"ISS-(\d{1,30})(?!\d)")
 _TITLE_MAX = 120
 
 _CATEGORIES = {
@@ -194,7 +196,7 @@ def _parse(path: Path, number: int, name: str, raw: bytes) -> Loaded | str:
     own = path.name[: -len(".md")]
     if said and _number(said) != number:
         warnings.append(
-            f"{name}: frontmatter id {said!r} disagrees with the file name; read as {own}"
+            f"{name}: frontmatter id {shown_cell(said)} disagrees with the file name; read as {own}"
         )
         said = ""
     return Loaded(

@@ -38,7 +38,7 @@ def by_id(refs: Iterable[IssueRef]) -> list[IssueRef]:
 
     def key(ref: IssueRef) -> tuple[int, str]:
         digits = ref.id.rpartition("-")[2]
-        return (int(digits) if digits.isdigit() else -1, ref.id)
+        return (int(digits) if digits.isdigit() and len(digits) <= 30 else -1, ref.id)
 
     return sorted(refs, key=key)
 

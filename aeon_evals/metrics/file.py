@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import NamedTuple
@@ -17,6 +17,8 @@ from aeon_evals.errors import EvalsError
 from aeon_evals.fs.confine import read_confined
 from aeon_evals.fs.write import atomic_write
 from aeon_evals.model import ParsedArticle, SkillResult, Status
+from aeon_evals.text import jsonio
+from aeon_evals.text.numbers import bounded_float, bounded_int, finite, shown_cell
 
 # The built-in metrics; every numeric check adds one named by its label.
 WORDS, BYTES, AGE, QUALITY, SCORE = "words", "bytes", "age_days", "quality", "score"
@@ -36,7 +38,7 @@ COLUMNS = (
     "cause",
     "numeric",
 )
-FILE_CAP = 64 << 20
+FILE_CAP = 16 << 20  # 20,000 lines (MAX_ROWS) of a few hundred bytes; a 1,000-skill run: ~0.3 MB
 STATUS_BY_NAME = {s.value: s for s in Status}
 
 
@@ -100,7 +102,7 @@ _UNESCAPE = {"t": "\t", "n": "\n", "r": "\r"}
 
 
 def _num(value: float | None) -> str:
-    if value is None:
+    if value is None or value - value:  # infinite or NaN: not a number, written as none
         return ""
     return str(int(value)) if value == int(value) and abs(value) < 1e15 else repr(value)
 
@@ -145,13 +147,18 @@ def render_tsv(samples: Iterable[tuple[str, Sample]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _float(cell: str) -> float | None:
-    return float(cell) if cell else None
-
-
-def parse_tsv(text: str, *, day: date, path: str) -> dict[str, Sample]:
-    """The samples of one metrics file by skill; MetricsError for another version or a bad line."""
-    lines = text.splitlines()
+def parse_tsv(
+    text: str, *, day: date, path: str, notes: list[str] | None = None
+) -> dict[str, Sample]:
+    """The samples of one metrics file by skill; MetricsError for another version or a bad line.
+    A number too large to be one (infinite, NaN, more than 30 digits, nested thousands of
+    levels) is read as not a number and the lines past MAX_ROWS are not read: one line in
+    `notes` says so."""
+    # "\n" only: a cell may hold any other line break (U+2028 in a file name), never escaped
+    lines = text.split("\n", _MAX_LINES)  # the rest of a planted 2,000,000-line file: one string
+    rest = lines.pop() if len(lines) > _MAX_LINES else ""
+    if "\r" in text:
+        lines = [line.removesuffix("\r") for line in lines]
     if not lines or not lines[0].startswith("# aeon-evals metrics v"):
         raise MetricsError("not an aeon-evals metrics file (no version line)", path=path)
     if lines[0].strip() != FIRST_LINE:
@@ -168,9 +175,15 @@ def parse_tsv(text: str, *, day: date, path: str) -> dict[str, Sample]:
     status_of = STATUS_BY_NAME.get
     make = Sample
     width = len(COLUMNS)
+    odd = _OddCells()
+    rows = 0
     for number, line in enumerate(lines[2:], start=3):
         if not line or line.isspace():
             continue
+        rows += 1
+        if rows > MAX_ROWS:
+            rest = "\n".join([*lines[number - 1 :], rest] if rest else lines[number - 1 :])
+            break
         cells = line.split("\t")
         if len(cells) < width:
             raise MetricsError(f"line {number}: {len(cells)} cells, expected {width}", path=path)
@@ -180,12 +193,16 @@ def parse_tsv(text: str, *, day: date, path: str) -> dict[str, Sample]:
         try:
             found = numerics.get(numeric) if numeric else ()
             if found is None:
-                found = numerics[numeric] = _numeric(numeric)
-            out[skill] = make(
+                found = numerics[numeric] = _numeric(numeric, odd.at(number, "numeric"))
+            sample = make(
                 day,
                 status_of(status),
-                int(words) if words else None,
-                int(size) if size else None,
+                (int(words) if len(words) <= _INT_CHARS else odd.whole(number, "words", words))
+                if words
+                else None,
+                (int(size) if len(size) <= _INT_CHARS else odd.whole(number, "bytes", size))
+                if size
+                else None,
                 float(age) if age else None,
                 float(quality) if quality else None,
                 output or None,
@@ -195,7 +212,70 @@ def parse_tsv(text: str, *, day: date, path: str) -> dict[str, Sample]:
             )
         except (ValueError, TypeError):
             raise MetricsError(f"line {number}: {_bad_cell(cells[:width])}", path=path) from None
+        age_v, quality_v = sample.age_days, sample.quality
+        if (age_v is not None and age_v - age_v) or (
+            quality_v is not None and quality_v - quality_v
+        ):
+            sample = odd.floats(number, sample, age, quality)  # inf - inf, nan - nan: not 0
+        out[skill] = sample
+    if rest.strip():
+        odd.dropped_rows = rest.count("\n") + (not rest.endswith("\n"))
+    if notes is not None and (odd.count or odd.dropped_rows):
+        notes.append(odd.line(path))
     return out
+
+
+# An integer cell longer than this is read with its bound (text.numbers); a count never needs it.
+_INT_CHARS = 18
+# A metrics file holds one line per skill of one run: a fleet is dozens of skills, the largest
+# benchmarked thousands. A file of more lines was not written by a run (docs/bad-input.md).
+MAX_ROWS = 20_000
+_MAX_LINES = 2 * MAX_ROWS + 2  # split off: blank lines are skipped, not counted
+
+
+class _OddCells:
+    """The cells of one metrics file read as not a number, for its one warning."""
+
+    def __init__(self) -> None:
+        self.first = ""
+        self.count = 0
+        self.dropped_rows = 0
+
+    def note(self, number: int, column: str, cell: str) -> None:
+        self.count += 1
+        if not self.first:
+            self.first = f"line {number}: {column}: {shown_cell(cell)}"
+
+    def at(self, number: int, column: str) -> Callable[[str], None]:
+        return lambda cell: self.note(number, column, cell)
+
+    def whole(self, number: int, column: str, cell: str) -> int | None:
+        value = bounded_int(cell)  # ValueError for a cell that is no integer at all
+        if value is None:
+            self.note(number, column, cell)
+        return value
+
+    def floats(self, number: int, sample: Sample, age: str, quality: str) -> Sample:
+        age_v, quality_v = sample.age_days, sample.quality
+        if age_v is not None and age_v - age_v:
+            self.note(number, "age_days", age)
+            age_v = None
+        if quality_v is not None and quality_v - quality_v:
+            self.note(number, "quality", quality)
+            quality_v = None
+        return sample._replace(age_days=age_v, quality=quality_v)
+
+    def line(self, path: str) -> str:
+        parts = []
+        if self.count:
+            more = f" (and {self.count - 1} more)" if self.count > 1 else ""
+            parts.append(f"{self.first}{more} read as not a number")
+        if self.dropped_rows:
+            parts.append(
+                f"more than {MAX_ROWS:,} skill lines (the limit): {self.dropped_rows:,} "
+                "lines after them ignored"
+            )
+        return f"{path}: " + "; ".join(parts)
 
 
 def _bad_cell(cells: list[str]) -> str:
@@ -208,7 +288,7 @@ def _bad_cell(cells: list[str]) -> str:
             if column == "numeric":
                 _numeric(got)
             elif column in ("words", "bytes"):
-                int(got)
+                bounded_int(got)
             else:
                 float(got)
         except (ValueError, TypeError):
@@ -218,11 +298,29 @@ def _bad_cell(cells: list[str]) -> str:
     return "a cell that is not what its column holds"
 
 
-def _numeric(text: str) -> tuple[tuple[str, float], ...]:
-    data = json.loads(text)
+def _numeric(text: str, odd: Callable[[str], None] | None = None) -> tuple[tuple[str, float], ...]:
+    """The numeric checks' values of a `numeric` cell; a value too large to be a number is left
+    out, and a cell nested too deeply read as none (each told to `odd`). ValueError when the
+    cell is not an object of numbers."""
+    try:
+        data = jsonio.loads(text).data
+    except jsonio.JSONTooDeep:
+        if odd is not None:
+            odd(text)
+        return ()
     if not isinstance(data, dict):
         raise ValueError("numeric: not an object")
-    return tuple(sorted((str(k), float(v)) for k, v in data.items()))
+    found = []
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("numeric: not a number")
+        number = finite(value)
+        if number is None:
+            if odd is not None:
+                odd(text)
+            continue
+        found.append((str(key), number))
+    return tuple(sorted(found))
 
 
 def samples_of_article(article: ParsedArticle) -> dict[str, Sample]:
@@ -232,7 +330,7 @@ def samples_of_article(article: ParsedArticle) -> dict[str, Sample]:
         quality = None
         if row.quality.startswith("avg="):
             with contextlib.suppress(ValueError):
-                quality = float(row.quality[4:])
+                quality = bounded_float(row.quality[4:])
         out[skill] = Sample(
             day=article.day,
             status=row.status,
@@ -297,13 +395,15 @@ def read_raw(root: Path, rel: str) -> bytes:
         raise MetricsError(exc.message, path=exc.path or rel) from None
 
 
-def parse_file(raw: bytes, rel: str, *, day: date) -> dict[str, Sample]:
+def parse_file(
+    raw: bytes, rel: str, *, day: date, notes: list[str] | None = None
+) -> dict[str, Sample]:
     """The samples of a metrics file's bytes (`rel` names it in errors); MetricsError when they
-    are not UTF-8 or do not parse."""
+    are not UTF-8 or do not parse. `notes`: as parse_tsv's."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MetricsError(
             f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})", path=rel
         ) from None
-    return parse_tsv(text, day=day, path=rel)
+    return parse_tsv(text, day=day, path=rel, notes=notes)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aeon_evals.cache.folder import Cache, Entry
-from aeon_evals.errors import EvalsError
+from aeon_evals.errors import EvalsError, os_reason
 from aeon_evals.fs.confine import open_regular, rel_path
 from aeon_evals.metrics import binary as history_bin
 from aeon_evals.metrics.columns import Source
@@ -323,23 +323,24 @@ def _read_source(
         with contextlib.suppress(TypeError, ValueError, IndexError):
             return [_from_row(r, day, kind) for r in rows], None, None
     digest = None
+    notes: list[str] = []  # numbers read as not a number, lines past the cap
     try:
         if kind == "run":
             raw = read_raw(root, rel)
             digest = _digest_of(raw)
-            samples = parse_file(raw, rel, day=day)
+            samples = parse_file(raw, rel, day=day, notes=notes)
         else:
             samples = samples_of_article(read_article(path))
     except FileNotFoundError:  # removed since it was listed
         return [], None, None
     except (EvalsError, OSError, UnicodeError) as exc:
         if kind == "run":  # an unreadable article is the article store's to report
-            warning = exc.line() if isinstance(exc, EvalsError) else f"{rel}: {exc}"
+            warning = exc.line() if isinstance(exc, EvalsError) else f"{rel}: {os_reason(exc)}"
             return [], warning, digest
         return [], None, None
     if kind == "article" and cache is not None:
         cache.put(rel, stamp, [_row(skill, s) for skill, s in samples.items()])
-    return list(samples.items()), None, digest
+    return list(samples.items()), notes[0] if notes else None, digest
 
 
 def history_for_run(

@@ -134,3 +134,5 @@ class ParsedArticle:
     # skill -> the Root cause cell of the Regressions or Still Failing table (cause and detail)
     causes: dict[str, str] = field(default_factory=dict)
     was: dict[str, str] = field(default_factory=dict)  # skill -> the Recovered table's Was cell
+    # cells holding a number too large to be one, read as none (`cost-report's Words '999…'`)
+    unread: tuple[str, ...] = ()

@@ -28,6 +28,7 @@ from aeon_evals.errors import EvalsError
 from aeon_evals.fs.write import _after_write as after_write
 from aeon_evals.fs.write import encoded, signals_held
 from aeon_evals.issues import IssueFile
+from aeon_evals.load.known import known_skills
 from aeon_evals.load.manifest import read_manifest_data
 from aeon_evals.load.state import load_state
 from aeon_evals.metrics.history import History
@@ -40,6 +41,9 @@ from aeon_evals.site.views import Assets, page_name
 
 # Fewer skills than this are rendered in-process: a fork costs more than a few pages.
 FORK_MIN_SKILLS = 100
+# Skills of the history the instance no longer knows lose their page quietly (a skill removed
+# from aeon.yml and skills/); this many are no fleet's past but a planted file: said once.
+WARN_UNKNOWN = 1000
 
 
 @dataclass(frozen=True)
@@ -174,9 +178,24 @@ class SkillSiteJob:
     counted: Mapping[str, Status | None] | None = None
     before: Mapping[str, str] = field(default_factory=dict)
 
+    @functools.cached_property
+    def known(self) -> frozenset[str]:
+        """The skills the instance knows (load.known) and those of its newest run: only they get
+        a page and a badge, however many skills an older, planted metrics file names."""
+        return known_skills(self.root) | frozenset(self.newest)
+
+    @functools.cached_property
+    def unknown(self) -> int:
+        """How many skills of the history the instance does not know (no page for them)."""
+        known = self.known
+        return sum(1 for skill in self.history.samples if skill not in known)
+
     def pages(self) -> list[tuple[str, str]]:
-        """(skill, page) of every skill with a page, by skill."""
-        named = ((skill, page_name(skill)) for skill in sorted(self.history.samples))
+        """(skill, page) of every known skill with a history, by skill."""
+        known = self.known
+        named = (
+            (skill, page_name(skill)) for skill in sorted(self.history.samples) if skill in known
+        )
         return [(skill, rel) for skill, rel in named if rel is not None]
 
     @functools.cached_property
@@ -185,9 +204,13 @@ class SkillSiteJob:
         return newest_run(self.history)[1]
 
     def badged(self) -> list[tuple[str, Status | None]]:
-        """(skill, status) of each skill of the newest run that gets a badge, by skill."""
-        statuses = self.newest
-        return [(s, status) for s, status in sorted(statuses.items()) if page_name(s) is not None]
+        """(skill, status) of each known skill of the newest run that gets a badge, by skill."""
+        known = self.known
+        return [
+            (s, status)
+            for s, status in sorted(self.newest.items())
+            if s in known and page_name(s) is not None
+        ]
 
     def files(self) -> list[str]:
         """Every page and badge, in the order they are written."""
@@ -262,11 +285,20 @@ def _finish(job: SkillSiteJob, done: Mapping[str, bool], stamps: Mapping[str, st
                 with contextlib.suppress(OSError):
                     (base / name).unlink()
                     removed.append(rel)
+    unknown = job.unknown
     return SkillSite(
         tuple(rel for rel in files if done.get(rel)),
         tuple(rel for rel in files if done.get(rel) is False),
         tuple(removed),
         {rel: stamps[rel] for rel in files if rel in stamps},
+        (
+            f"site: {unknown:,} skill{'s' * (unknown != 1)} of the metrics history "
+            f"{'are' if unknown != 1 else 'is'} not this instance's (not in aeon.yml, skills/, "
+            "evals.json, memory/cron-state.json or the newest run): no page for "
+            f"{'them' if unknown != 1 else 'it'}",
+        )
+        if unknown >= WARN_UNKNOWN
+        else (),
     )
 
 
