@@ -317,3 +317,18 @@ def test_the_bounded_number_readers_never_raise_but_value_error(text: str) -> No
     words = parse_words(text)
     assert words is None or 0 <= words < 10**34
     assert finite(text) is None
+
+
+def test_an_output_holding_a_400_digit_number_fails_its_numeric_check_not_exit_70(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """Regression: an output whose numeric check found `$` and 400 nines read it as infinity
+    and showed it with int(), OverflowError, exit 70."""
+    root = _demo(tmp_path, cli)
+    (root / "articles/cost-report-2026-12-02.md").write_text(
+        "# Cost\n\nTotal spend $" + "9" * 400 + " today.\n", encoding="utf-8"
+    )
+    code, out, err = cli("run", "--root", str(root), "--now", NEXT, "--no-notify", "--json")
+    assert code == 0, err
+    row = next(s for s in json.loads(out)["skills"] if s["skill"] == "cost-report")
+    assert "numeric_oob:dollar amount" in {c["code"] for c in row["root_causes"]}

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 
 from aeon_evals.model import Cause, Spec, Status
+from aeon_evals.text.numbers import bounded_float, shown_cell
 from aeon_evals.text.patterns import compile_pattern
 from aeon_evals.text.sections import Want, heading_key, headings, starts_section
 
@@ -26,8 +27,8 @@ def _parse_number(text: str) -> float | None:
     found = _NUMBER.search(text)
     if not found:
         return None
-    try:
-        return float(found.group(0).replace(",", ""))
+    try:  # a number too large to be one (400 digits: infinity) is not a number either
+        return bounded_float(found.group(0).replace(",", ""))
     except ValueError:
         return None
 
@@ -122,7 +123,7 @@ def check_content(
                 Cause(
                     Status.FAIL,
                     f"numeric_oob:{check.label}",
-                    f"{check.label}: {text!r} is not a number",
+                    f"{check.label}: {shown_cell(text, 80)} is not a number",
                 )
             )
         elif not low <= value <= high:
