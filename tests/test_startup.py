@@ -83,6 +83,8 @@ def test_checking_commands_import_no_rendering(argv: tuple[str, ...]) -> None:
 # (acceptance pass: they cost validate about 40 ms of start-up).
 VALIDATE_MODULES = {
     "aeon_evals",
+    "aeon_evals.checks",  # owners: a spec's glob over another skill's outputs (issue 35.6)
+    "aeon_evals.checks.owners",
     "aeon_evals.cli",
     "aeon_evals.commands",
     "aeon_evals.commands.validate_cmd",
@@ -102,6 +104,7 @@ VALIDATE_MODULES = {
     "aeon_evals.report",
     "aeon_evals.report.patches",
     "aeon_evals.text",
+    "aeon_evals.text.controls",  # skill names shown escaped (issue 35.7)
     "aeon_evals.text.jsonio",
     "aeon_evals.text.jsonpos",
     "aeon_evals.text.patterns",

@@ -37,6 +37,7 @@ class Rule(enum.StrEnum):
     NO_FOLDER = "no-folder"
     NOT_IN_CONFIG = "not-in-config"
     NO_OUTPUT = "no-output"
+    OUTPUT_OVERLAP = "output-overlap"
     COLLISION = "collision"
     TRIGGER_INVALID = "trigger-invalid"
     TRIGGER_FAILED = "trigger-failed"
@@ -88,6 +89,8 @@ class Catalog:
     registry: Registry
     triggers: tuple[TriggerSource, ...] = ()
     problems: tuple[Finding, ...] = ()  # files that could not be read (trigger.json, evals.json)
+    # (skill, output_pattern, its line) of each evals.json spec: a skill's declared output
+    specs: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True)

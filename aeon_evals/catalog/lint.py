@@ -25,7 +25,13 @@ from aeon_evals.catalog.findings import (
 )
 from aeon_evals.catalog.read import TRIGGER_FILE, load_catalog
 from aeon_evals.catalog.routing import Collision, Model, SkillText
-from aeon_evals.catalog.rules import config_findings, contract_finding, structure_findings
+from aeon_evals.catalog.rules import (
+    config_findings,
+    contract_finding,
+    contract_of,
+    overlap_findings,
+    structure_findings,
+)
 from aeon_evals.load.skillmd import Form, SkillDoc, skill_md_path
 
 __all__ = [
@@ -139,11 +145,14 @@ def check_catalog(cat: Catalog, scope: Iterable[str] | None = None) -> CatalogRe
     docs = {d.skill: d for d in cat.docs}
     in_scope = [d for d in cat.docs if wanted is None or d.skill in wanted]
     found = list(cat.problems)
+    # every contract, in scope or not: an output overlaps another skill's (issue 35.6)
+    contracts = {d.skill: c for d in cat.docs if (c := contract_of(d)) is not None}
     for doc in in_scope:
         found += structure_findings(doc)
-        contract = contract_finding(doc)
+        contract = contract_finding(doc, contracts.get(doc.skill))
         if contract is not None:
             found.append(contract)
+    found += overlap_findings(contracts, cat.specs, docs, cat.registry, wanted)
     found += config_findings(docs, cat.folders, cat.registry, wanted)
     model = catalog.build_model(skill_text(d) for d in routable(cat.docs))
     among = None if wanted is None else [s for s in model.skills if s in wanted]

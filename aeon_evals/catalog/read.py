@@ -15,6 +15,7 @@ from aeon_evals.load.layout import TRIGGER_FILE as TRIGGER_FILE
 from aeon_evals.load.manifest import EVALS_PATH, decode_json
 from aeon_evals.load.registry import load_registry
 from aeon_evals.load.skillmd import SKILLS_DIR, read_skill_doc
+from aeon_evals.text import jsonpos
 
 TRIGGER_LIMIT = 1 << 20
 
@@ -57,7 +58,10 @@ def _read_json(root: Path, rel: str) -> tuple[object, str] | Finding | None:
     return data, raw.decode("utf-8-sig", errors="replace")
 
 
-def _evals_triggers(root: Path) -> tuple[list[TriggerSource], list[Finding]]:
+def _evals_triggers(
+    root: Path, specs: list[tuple[str, str, int]]
+) -> tuple[list[TriggerSource], list[Finding]]:
+    """evals.json's trigger cases; each spec's output pattern and its line go to `specs`."""
     read = _read_json(root, EVALS_PATH)
     if read is None:
         return [], []
@@ -70,7 +74,12 @@ def _evals_triggers(root: Path) -> tuple[list[TriggerSource], list[Finding]]:
     if not isinstance(skills, dict):
         return [], []
     sources = []
+    lines: dict[str, int] | None = None  # every member's line, found in one pass when needed
     for skill, spec in sorted(skills.items()):
+        pattern = spec.get("output_pattern") if isinstance(spec, dict) else None
+        if isinstance(pattern, str) and pattern:
+            lines = jsonpos.member_lines(text) if lines is None else lines
+            specs.append((skill, pattern, lines.get(f"skills.{skill}.output_pattern", 1)))
         if isinstance(spec, dict) and "trigger" in spec:
             start = key_line(text, "trigger", key_line(text, skill))
             sources.append(
@@ -89,7 +98,8 @@ def load_catalog(root: Path) -> Catalog:
     """
     folders = _skill_folders(root)
     docs = [d for d in (read_skill_doc(root, f) for f in folders) if d is not None]
-    triggers, problems = _evals_triggers(root)
+    specs: list[tuple[str, str, int]] = []
+    triggers, problems = _evals_triggers(root, specs)
     for doc in docs:
         rel = f"{SKILLS_DIR}/{doc.skill}/{TRIGGER_FILE}"
         read = _read_json(root, rel)
@@ -104,4 +114,5 @@ def load_catalog(root: Path) -> Catalog:
         registry=load_registry(root),
         triggers=tuple(triggers),
         problems=tuple(problems),
+        specs=tuple(specs),
     )

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from aeon_evals.catalog.findings import Finding, Rule, Severity, show
 from aeon_evals.load.manifest import EVALS_PATH, SKILL_NAME_MAX
 from aeon_evals.load.registry import Registry
 from aeon_evals.load.skillmd import SKILL_MD, SKILLS_DIR, Form, SkillDoc, skill_md_path
+from aeon_evals.text.controls import show_name
+
+if TYPE_CHECKING:
+    from aeon_evals.contracts.data import Contract
 
 LINE_BUDGET = 500
 NAME_MAX = SKILL_NAME_MAX  # the Agent Skills limit
@@ -171,15 +176,20 @@ def structure_findings(doc: SkillDoc) -> list[Finding]:
     return found
 
 
-def contract_finding(doc: SkillDoc) -> Finding | None:
+def contract_of(doc: SkillDoc) -> Contract | None:
+    """The output contract `doc` states (None for an unreadable or unscorable SKILL.md)."""
     from aeon_evals.contracts.instance import (
         infer_contract,  # the SKILL.md contract inference (#13)
     )
 
     if doc.error is not None or not doc.scorable:
         return None
-    contract = infer_contract(doc)
-    if contract.outputs:
+    return infer_contract(doc)
+
+
+def contract_finding(doc: SkillDoc, contract: Contract | None = None) -> Finding | None:
+    contract = contract or contract_of(doc)
+    if contract is None or contract.outputs:
         return None
     reason = contract.reason or "the SKILL.md names no output it writes"
     return Finding(
@@ -191,6 +201,59 @@ def contract_finding(doc: SkillDoc) -> Finding | None:
         "writes (`Save to …`, `Append to …`)",
         doc.skill,
     )
+
+
+def overlap_findings(
+    contracts: Mapping[str, Contract],
+    specs: Iterable[tuple[str, str, int]],
+    docs: Mapping[str, SkillDoc],
+    registry: Registry,
+    scope: frozenset[str] | None,
+) -> list[Finding]:
+    """An output whose glob also matches another skill's more specific one (an evals.json spec,
+    or the SKILL.md contract of an enabled skill without one, as a run declares them): the run
+    leaves those files out of its checks (issue 35.6). Located at the spec's or the write
+    instruction's line; two evals.json specs are `validate`'s to report."""
+    from aeon_evals.checks.owners import Claims, overlaps
+
+    where = {skill: (EVALS_PATH, line) for skill, _, line in specs}
+    declared: dict[str, tuple[str, ...]] = {skill: (pattern,) for skill, pattern, _ in specs}
+    for skill, contract in contracts.items():
+        reg = registry.skills.get(skill)
+        if skill not in declared and (reg is None or reg.enabled) and contract.outputs:
+            declared[skill] = tuple(o.spec.output_pattern for o in contract.outputs)
+            where[skill] = (docs[skill].path, docs[skill].body_line)
+    found: list[Finding] = []
+    for mine, theirs in overlaps(Claims(declared)):
+        if (scope is not None and mine.skill not in scope) or (
+            where[mine.skill][0] == where[theirs.skill][0] == EVALS_PATH
+        ):
+            continue
+        file, line = where[mine.skill]
+        if file != EVALS_PATH:
+            line = next(
+                (
+                    ev.line
+                    for o in contracts[mine.skill].outputs
+                    if o.spec.output_pattern == mine.pattern
+                    for element, ev in o.evidence
+                    if element == "output"
+                ),
+                line,
+            )
+        found.append(
+            Finding(
+                file,
+                line,
+                Severity.WARNING,
+                Rule.OUTPUT_OVERLAP,
+                f"{show_name(mine.skill)} writes {mine.pattern}, which also matches the outputs "
+                f"of {show_name(theirs.skill)} ({theirs.pattern}): a run leaves those files out "
+                f"of {show_name(mine.skill)}'s checks",
+                mine.skill,
+            )
+        )
+    return found
 
 
 def config_findings(

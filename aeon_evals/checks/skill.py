@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from aeon_evals.checks.content import check_content, order_causes
+from aeon_evals.checks.due import run_due
 from aeon_evals.checks.latest import by_date, content_of, holds_entry, newest_entry, pick_log
+from aeon_evals.checks.owners import Claim, Claims, taken_note
 from aeon_evals.clock import parse_stamp
 from aeon_evals.errors import PathOutsideRoot
 from aeon_evals.load import cadence
@@ -31,9 +33,6 @@ STALE_AFTER = 2  # expected cadences without a new output before a skill is STAL
 STALE_FAIL_AFTER = 3.0  # … and before STALE counts as failing (per spec: `stale_fail_after`)
 FAILED_RUNS_FAIL = 2  # a STALE skill whose cron-state shows this many failed runs in a row fails
 GRACE = timedelta(hours=2)  # `--grace`: a run scheduled this recently may still be writing
-# A dispatch with no result after this long is a run that died, not one in progress (GitHub
-# Actions cancels a job after 6 hours).
-IN_PROGRESS_LIMIT = timedelta(hours=6)
 
 
 @dataclass(frozen=True)
@@ -53,6 +52,9 @@ class Context:
     # this tool's previous article exists and did not judge the skill (not in it, or not run
     # yet there): only then can a never-dispatched skill be one enabled since its last slot
     new_since_prior: bool = False
+    # every skill's declared output patterns: files another skill's more specific pattern
+    # matches are that skill's, left out of this one's checks (checks/owners.py)
+    claims: Claims | None = None
 
 
 # --- one skill ------------------------------------------------------------------------------
@@ -159,40 +161,6 @@ def _on_demand_run(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Co
     return _Run(dispatched, output, since)
 
 
-def run_due(
-    schedule: str | None, cron: CronState | None, now: datetime, grace: timedelta
-) -> tuple[datetime, str] | None:
-    """When the skill's run is in progress (cron-state shows a dispatch after its last result,
-    within IN_PROGRESS_LIMIT) or just due (its last scheduled fire is within `grace`): the moment
-    to judge it at instead (just before that run started) and the row's note. Else None."""
-    if cron is not None and (dispatched := parse_stamp(cron.last_dispatch)) is not None:
-        results = [t for t in (parse_stamp(cron.last_success), parse_stamp(cron.last_failed)) if t]
-        if (
-            dispatched <= now
-            and now - dispatched <= IN_PROGRESS_LIMIT
-            and all(dispatched > t for t in results)
-        ):
-            # a scheduled run is dispatched a little after its fire: judge as before the fire
-            fired = cadence.previous_fire(schedule, dispatched) if schedule else None
-            return min(dispatched, fired or dispatched) - timedelta(seconds=1), (
-                f"run due/in progress: dispatched {dispatched:%Y-%m-%d %H:%M} UTC with no result "
-                "in cron-state yet; the previous output is judged"
-            )
-    if schedule and grace > timedelta(0):
-        fired = cadence.previous_fire(schedule, now)
-        if fired is not None and now - fired <= grace:
-            return fired - timedelta(seconds=1), (
-                f"run due/in progress: scheduled {fired:%Y-%m-%d %H:%M} UTC, within the "
-                f"{_hours(grace)} grace; the previous output is judged"
-            )
-    return None
-
-
-def _hours(value: timedelta) -> str:
-    minutes = value.total_seconds() / 60
-    return f"{minutes / 60:g} h" if minutes >= 60 else f"{minutes:g} min"
-
-
 def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     """Run checks a–g for one skill (reads through the shared, caching `outputs`).
 
@@ -238,17 +206,24 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
             muted=muted,
         )
 
+    # every match in date order (memoised by pattern: what is left out below keeps the order)
+    files = by_date(match.files, outputs, spec.output_pattern)
+    # files another skill declares with a more specific pattern are that skill's, not this one's
+    taken: tuple[tuple[Claim, int], ...] = ()
+    if ctx.claims is not None:
+        files, taken = ctx.claims.own(spec.skill, spec.output_pattern, files)
+        if taken and files:
+            notes.append(taken_note(taken))
     # a file dated after the run (a clock gone wrong, a typo) is not the newest
-    files = match.files
     run_day = ctx.now.date()
-    future = [f for f in files if (d := name_date(f)) is not None and d > run_day]
+    future = sorted(f for f in files if (d := name_date(f)) is not None and d > run_day)
     if future:
-        files = tuple(f for f in files if f not in future)
+        gone = set(future)
+        files = tuple(f for f in files if f not in gone)
         what = future[-1] if len(future) == 1 else f"{len(future)} files, the newest {future[-1]}"
         notes.append(f"ignored {what}: dated after the run ({ctx.now:%Y-%m-%d})")
         for rel in future:
             outputs.warn(f"{rel}: dated after the run ({ctx.now:%Y-%m-%d}); ignored")
-    files = by_date(files, outputs, spec.output_pattern)
     run: _Run | None = None
     if on_demand(spec, ctx):
         run = _on_demand_run(spec, files, outputs, ctx)
@@ -268,6 +243,8 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     if not files:
         detail = f"no file matches {spec.output_pattern}"
         skipped = [*match.skipped, *(f"{f} is dated after the run" for f in future[-3:])]
+        if taken:
+            skipped.append(taken_note(taken))
         if skipped:
             detail += " (" + "; ".join(skipped) + ")"
         cron = ctx.cron
@@ -319,8 +296,11 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     cadence_days, cadence_how = cadence.expected_cadence_days(
         ctx.registration.schedule if ctx.registration else None, spec.expected_cadence_days
     )
-    if body.size == 0:
-        found.append(Cause(Status.FAIL, "empty_file", f"{rel} is empty (0 bytes)"))
+    # a file of white space only (a single newline) is as empty as one of 0 bytes
+    blank = body.size == 0 or (body.data is not None and not body.data.strip())
+    if blank:
+        what = "0 bytes" if body.size == 0 else f"only white space, {body.size:,} bytes"
+        found.append(Cause(Status.FAIL, "empty_file", f"{rel} is empty ({what})"))
     elif body.binary:
         found.append(
             Cause(Status.FAIL, "binary_file", f"{rel} holds binary data (NUL bytes), not text")
@@ -329,7 +309,7 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         found.append(_stale(spec, ctx, rel, age, cadence_days, cadence_how))
 
     # c–f. content
-    if body.size and not body.binary:
+    if not blank and not body.binary:
         blocks = content_of(spec, body, outputs)
         try:
             content_causes, words, seen = check_content(spec, blocks, values)
@@ -491,14 +471,19 @@ def _days(value: float) -> str:
     return f"{value * 24:g} hours"
 
 
-def newest_output_age(spec: Spec, outputs: Outputs, now: datetime) -> float | None:
+def newest_output_age(
+    spec: Spec, outputs: Outputs, now: datetime, claims: Claims | None = None
+) -> float | None:
     """Age in days of the newest file `spec` would check (for a shared-log section, the newest of
-    the last 14 logs that holds it), None when there is none: how a contract with several
-    outputs picks the one the skill wrote last."""
+    the last 14 logs that holds it; never another skill's file, given `claims`), None when there
+    is none: how a contract with several outputs picks the one the skill wrote last."""
     try:
-        files = by_date(outputs.matches(spec.output_pattern).files, outputs, spec.output_pattern)
+        files = outputs.matches(spec.output_pattern).files
     except (PathOutsideRoot, OSError, ValueError):
         return None
+    if claims is not None:
+        files = claims.own(spec.skill, spec.output_pattern, files)[0]
+    files = by_date(files, outputs, spec.output_pattern)
     if spec.section:
         for rel in reversed(files[-14:]):
             try:

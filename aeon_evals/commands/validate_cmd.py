@@ -217,6 +217,26 @@ def _orphan_findings(root: Path, manifest: Manifest, registry: Registry) -> list
     ]
 
 
+def _overlap_findings(manifest: Manifest) -> list[Problem]:
+    """A spec whose glob also matches another skill's more specific output pattern: those files
+    are the other skill's and are left out of this one's checks (issue 35.6)."""
+    from aeon_evals.checks.owners import Claims, overlaps
+    from aeon_evals.text.controls import show_name
+
+    claims = Claims({skill: (spec.output_pattern,) for skill, spec in manifest.specs.items()})
+    return [
+        Problem(
+            EVALS_PATH,
+            f"skills.{mine.skill}.output_pattern",
+            f"{mine.pattern!r} also matches the outputs of {show_name(theirs.skill)} "
+            f"({theirs.pattern!r}); a run leaves those files out of {show_name(mine.skill)}'s "
+            "checks",
+            Severity.WARNING,
+        )
+        for mine, theirs in overlaps(claims)
+    ]
+
+
 def _with_lines(root: Path, found: list[Problem]) -> list[Problem]:
     """evals.json findings located at the line of the member they name."""
     try:
@@ -245,6 +265,7 @@ def validate(root: Path, config: str | None = None) -> list[Problem]:
     found += _llm_skill_findings(root, config, registry)
     if manifest is not None:
         found += _with_lines(root, _orphan_findings(root, manifest, registry))
+        found += _with_lines(root, _overlap_findings(manifest))
     return _in_file_order([f.located() for f in found])
 
 

@@ -4,17 +4,18 @@ output contract its own SKILL.md states (`contracts.load_contracts`)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from aeon_evals.cache.folder import Cache
+from aeon_evals.checks.owners import Claims
 from aeon_evals.checks.skill import newest_output_age
 from aeon_evals.contracts.instance import Contract, ContractOutput, load_contracts
 from aeon_evals.load.outputs import Outputs
 from aeon_evals.load.registry import LLM_SKILL, Registry
-from aeon_evals.model import ContractsMode
+from aeon_evals.model import ContractsMode, Spec
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,9 @@ class Scope:
     without: tuple[tuple[str, str], ...] = ()  # (skill, why it has no usable contract)
     unscored: tuple[str, ...] = ()  # `scorable: false` in their SKILL.md
     contracts: dict[str, Contract] = field(default_factory=dict)  # every contract read, for audit
+    # every skill's declared output patterns (evals.json's and the contracts'): what the checks
+    # leave out of a skill's glob as another skill's files (checks/owners.py)
+    claims: Claims = field(default_factory=Claims)
 
     def line(self) -> str:
         """What the Coverage line adds: `+83 inferred; 2 without a contract`."""
@@ -50,14 +54,16 @@ class Scope:
         return "; ".join(parts)
 
 
-def choose_output(contract: Contract, outputs: Outputs, now: datetime) -> ContractOutput:
-    """The output to evaluate: the one whose newest existing file is newest (the branch the skill
-    ran last), else the first the SKILL.md names."""
+def choose_output(
+    contract: Contract, outputs: Outputs, now: datetime, claims: Claims | None = None
+) -> ContractOutput:
+    """The output to evaluate: the one whose newest existing file (its own, given `claims`) is
+    newest (the branch the skill ran last), else the first the SKILL.md names."""
     if len(contract.outputs) == 1:
         return contract.outputs[0]
     best: tuple[float, ContractOutput] | None = None
     for candidate in contract.outputs:
-        age = newest_output_age(candidate.spec, outputs, now)
+        age = newest_output_age(candidate.spec, outputs, now, claims)
         if age is not None and (best is None or age < best[0]):
             best = (age, candidate)
     return best[1] if best is not None else contract.outputs[0]
@@ -73,12 +79,14 @@ def inferred_scope(
     *,
     only: str | None = None,
     cache: Cache,
+    specs: Mapping[str, Spec] | None = None,
 ) -> Scope:
     """Every enabled skill without an evals.json entry (only `only`, when given), on its SKILL.md
     contract; the ones with none, or not scorable, listed with the reason. Reads the SKILL.md
     files (through the contracts cache) and looks at outputs to choose among several."""
+    declared = {skill: (spec.output_pattern,) for skill, spec in (specs or {}).items()}
     if mode is ContractsMode.OFF:
-        return Scope(mode, {})
+        return Scope(mode, {}, claims=Claims(declared))
     # skill-evals' own output is the article this tool writes: grading it would grade ourselves
     # (and a same-day rerun would read the first run's article as the skill's output)
     skip = {*covered, LLM_SKILL}
@@ -88,6 +96,7 @@ def inferred_scope(
         if reg.enabled and name not in skip and only in (None, name)
     )
     contracts = load_contracts(root, skills, cache)
+    claims = declared_outputs(declared, contracts)
     inferred: dict[str, Inferred] = {}
     without: list[tuple[str, str]] = []
     unscored: list[str] = []
@@ -100,8 +109,20 @@ def inferred_scope(
         elif not contract.usable:
             without.append((skill, contract.reason or "no usable contract"))
         else:
-            inferred[skill] = Inferred(contract, choose_output(contract, outputs, now))
-    return Scope(mode, inferred, tuple(without), tuple(unscored), contracts)
+            inferred[skill] = Inferred(contract, choose_output(contract, outputs, now, claims))
+    return Scope(mode, inferred, tuple(without), tuple(unscored), contracts, claims)
+
+
+def declared_outputs(
+    declared: Mapping[str, tuple[str, ...]], contracts: Mapping[str, Contract]
+) -> Claims:
+    """Every skill's declared output patterns: its evals.json spec's (`declared`), else those
+    its SKILL.md contract names."""
+    found = dict(declared)
+    for skill, contract in contracts.items():
+        if skill not in found:
+            found[skill] = tuple(o.spec.output_pattern for o in contract.outputs)
+    return Claims(found)
 
 
 def narrowed(scope: Scope, skill: str) -> Scope:

@@ -17,6 +17,7 @@ from aeon_evals.errors import EvalsError
 from aeon_evals.fs.confine import read_confined
 from aeon_evals.model import CronState, SkillResult
 from aeon_evals.text import jsonio
+from aeon_evals.text.numbers import shown_repr
 
 CRON_STATE = "memory/cron-state.json"
 SKILL_HEALTH = "memory/skill-health"
@@ -88,7 +89,7 @@ def parse_health(skill: str, data: object) -> tuple[Health | None, str | None]:
     if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
         return (
             None,
-            f"{SKILL_HEALTH}/{skill}.json: avg_score: expected a number, got {score!r}; "
+            f"{SKILL_HEALTH}/{skill}.json: avg_score: expected a number, got {shown_repr(score)}; "
             "quality unknown",
         )
     flags = data.get("flags")

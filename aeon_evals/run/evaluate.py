@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from aeon_evals.checks import skill as checks
+from aeon_evals.checks.owners import Claims
 from aeon_evals.contracts.audit import AuditReport
 from aeon_evals.contracts.scope import Scope
 from aeon_evals.errors import ConfigError
@@ -44,6 +45,7 @@ def _context(
     state: StateSources,
     opts: RunOptions,
     spec_source: str | None = None,
+    claims: Claims | None = None,
 ) -> checks.Context:
     """What one skill's checks know besides its spec: its schedule, state and the run's clock
     (and where an inferred spec came from)."""
@@ -58,6 +60,7 @@ def _context(
         cron_known=bool(state.cron),
         listed_on=state.listed.get(skill),
         new_since_prior=state.prior_found and skill not in state.judged,
+        claims=claims,
     )
 
 
@@ -68,11 +71,12 @@ def evaluate_all(
     opts: RunOptions,
     scope: list[str],
     outputs: Outputs,
+    claims: Claims | None = None,
 ) -> list[SkillResult]:
     """Checks for every skill in scope; a broken spec gives an ERROR row, never a crash."""
     results: list[SkillResult] = []
     for skill in scope:
-        ctx = _context(skill, registry, state, opts)
+        ctx = _context(skill, registry, state, opts, claims=claims)
         if skill in manifest.spec_errors:
             results.append(checks.error_result(skill, manifest.spec_errors[skill], ctx))
         else:
@@ -86,7 +90,7 @@ def evaluate_inferred(
     """Checks for every skill evaluated on its SKILL.md contract; the row names the spec's line."""
     results: list[SkillResult] = []
     for skill, inferred in sorted(scope.inferred.items()):
-        ctx = _context(skill, registry, state, opts, inferred.source)
+        ctx = _context(skill, registry, state, opts, inferred.source, scope.claims)
         results.append(checks.evaluate(inferred.output.spec, outputs, ctx))
     return results
 
@@ -118,13 +122,14 @@ def check_all(
     the checks used: when cron-state is behind the outputs its facts are dropped and the skills
     checked again, since they would be stale rather than the outputs wrong. The outputs'
     warnings go to `warnings`."""
-    results = evaluate_all(manifest, registry, state, opts, scope, outputs)
+    claims = inferred.claims
+    results = evaluate_all(manifest, registry, state, opts, scope, outputs, claims)
     warnings += outputs.warnings
     results += evaluate_inferred(inferred, registry, state, opts, outputs)
     fresh = state_stage.freshness(state, results, opts.now)
     if fresh.stale:
         state = state_stage.without_cron(state, fresh.status())
-        results = evaluate_all(manifest, registry, state, opts, scope, outputs)
+        results = evaluate_all(manifest, registry, state, opts, scope, outputs, claims)
         results += evaluate_inferred(inferred, registry, state, opts, outputs)
     return results, state
 

@@ -92,7 +92,7 @@ def _run(opts: RunOptions) -> RunOutcome:
     # every inferred contract, as a full run has them: a --skill run's Coverage line and
     # Sources describe the instance, only its evaluation is scoped
     whole = scope_stage.inferred_scope(
-        root, mode, registry, manifest.skills, outputs, opts.now, cache=cache
+        root, mode, registry, manifest.skills, outputs, opts.now, cache=cache, specs=manifest.specs
     )
     inferred = whole if opts.skill is None else scope_stage.narrowed(whole, opts.skill)
     scope = _in_scope(opts, manifest, inferred)

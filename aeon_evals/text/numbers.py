@@ -79,6 +79,12 @@ def shown_cell(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+def shown_repr(value: object, limit: int = 60) -> str:
+    """`repr(value)` as a warning quotes it: at most `limit` characters, then `…`."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def parse_words(cell: str) -> int | None:
     """`~3,300`, `>7,000`, `18,115+`, `~13k+`, `15,513 (log)` → an integer; `—`, `large`, and a
     number too large to be a count (more than 30 digits) → None."""
