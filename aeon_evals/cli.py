@@ -79,7 +79,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except EvalsError as exc:
-        print(f"aeon-evals: {exc.line()}", file=sys.stderr)
+        from aeon_evals.text.controls import one_line  # names in it are data (`--skill $'x\ny'`)
+
+        print(f"aeon-evals: {one_line(exc.line())}", file=sys.stderr)
         return int(exc.exit_code)
     except BrokenPipeError:  # `aeon-evals audit | head`: the reader left; not our failure
         import os
@@ -90,11 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.errno not in _ENVIRONMENT:
             return _internal()
         # The machine, not the tool: a full disk, a read-only folder, a permission.
-        from aeon_evals.fs.write import write_error
+        from aeon_evals.errors import os_reason
+        from aeon_evals.text.controls import one_line
 
-        shown = exc.filename if exc.filename is not None else "a file"
-        reason = write_error(exc, "").split(": cannot write: ")[-1]
-        print(f"aeon-evals: {shown}: {reason} ({exc.strerror})", file=sys.stderr)
+        shown = os.fsdecode(exc.filename) if exc.filename is not None else "a file"
+        print(f"aeon-evals: {one_line(shown)}: {os_reason(exc)}", file=sys.stderr)
         return ExitCode.ERROR
     except KeyboardInterrupt:
         print("aeon-evals: interrupted", file=sys.stderr)

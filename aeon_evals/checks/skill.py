@@ -26,6 +26,7 @@ from aeon_evals.model import (
     Status,
 )
 from aeon_evals.model.problems import Problem
+from aeon_evals.text.controls import has_breaks, one_line
 from aeon_evals.text.patterns import PatternError
 
 QUALITY_FAIL = 2.5
@@ -92,8 +93,13 @@ def _finish(
     numbers: tuple[tuple[str, float], ...] = (),
     score: float | None = None,
 ) -> SkillResult:
-    """The result row; `score` is skill-health's average, shown as `avg=3.4`."""
+    """The result row; `score` is skill-health's average, shown as `avg=3.4`. Names in the
+    causes and notes (a file named with a newline and a workflow command) are shown escaped."""
     reg = ctx.registration
+    if any(has_breaks(c.code + c.detail) for c in causes):
+        causes = tuple(Cause(c.status, one_line(c.code), one_line(c.detail)) for c in causes)
+    if any(has_breaks(n) for n in notes):
+        notes = tuple(one_line(n) for n in notes)
     return SkillResult(
         skill=skill,
         status=status,

@@ -11,6 +11,7 @@ from aeon_evals.report.diff import Row
 from aeon_evals.report.render import cause_text, coverage_line, no_actions
 from aeon_evals.run.data import RunOutcome
 from aeon_evals.text import mdtable
+from aeon_evals.text.controls import one_line
 from aeon_evals.text.mdtable import escape_cell
 
 # GitHub refuses a step summary over 1 MiB; stay far below so other steps keep room too.
@@ -39,7 +40,7 @@ def _md_cell(text: str) -> str:
     text = text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
     # The summary is rendered as HTML by GitHub: keep skill data from opening tags. A tab (in a
     # skill name, a cause) is shown as `\t`, as the article shows it (controls.show_name).
-    text = escape_cell(text).replace("\t", "\\t")
+    text = escape_cell(one_line(text, tabs=True))  # a name's newline shown as `\n`
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

@@ -24,6 +24,7 @@ from aeon_evals.load.manifest import EVALS_PATH
 from aeon_evals.model import ContractsMode
 from aeon_evals.model.problems import warning_line
 from aeon_evals.run.data import RunOptions, RunOutcome
+from aeon_evals.text.controls import one_line
 
 NO_NOTIFIER = (
     "no notifier: no executable ./notify at the instance root, so this run can alert no one "
@@ -351,14 +352,16 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         from aeon_evals.report import render
 
         print(render.render_article(outcome.article), file=human)
+    # Every line on one line, controls escaped: a name from the instance (a file named
+    # `x\n::error::pwned`) never prints a raw workflow command or a forged `verdict:` line.
     for message in outcome.messages:
-        print(message, file=human)
+        print(one_line(message), file=human)
     for notice in outcome.notices:
-        print(warning_line(notice), file=sys.stderr)
+        print(one_line(warning_line(notice)), file=sys.stderr)
     for warning in outcome.warnings:
-        print(warning_line(warning), file=sys.stderr)
+        print(one_line(warning_line(warning)), file=sys.stderr)
     for line in outcome.ledger():
-        print(line, file=human)
+        print(one_line(line), file=human)
     if args.junit is not None:
         try:
             atomic_write(args.junit, ci.junit_xml(outcome))
@@ -367,7 +370,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         print(f"junit: {args.junit}", file=human)
     reason = ci.fail_reason(outcome, fail_on)
     if reason is not None and code == ExitCode.FAILED:
-        print(f"--fail-on {fail_on.value}: {reason} → exit 1", file=sys.stderr)
+        print(one_line(f"--fail-on {fail_on.value}: {reason} → exit 1"), file=sys.stderr)
     _github_outputs(env, outcome, opts, fail_on, int(code), stream=human, dry_run=args.dry_run)
     return int(code)
 

@@ -35,6 +35,11 @@ def has_controls(text: str) -> bool:
     return _CONTROLS.search(text) is not None
 
 
+def has_breaks(text: str) -> bool:
+    """True when `one_line` would change `text` (a line break or a control character)."""
+    return _CONTROLS.search(text) is not None or _LINE_BREAKS.search(text) is not None
+
+
 def show_name(name: str) -> str:
     """A name (a skill's folder, an aeon.yml key) as printed: on one line, every control
     character shown escaped, a tab as `\\t` too (in a name it is never layout, and raw it
