@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from aeon_evals.cli import main
+from aeon_evals.metrics.file import COLUMNS
 
 EVALS = "skills/skill-evals/evals.json"
 DOC = Path(__file__).resolve().parents[1] / "docs" / "bad-input.md"
@@ -250,6 +251,30 @@ class Case:
     xfail: str | None = None
     argv: tuple[str, ...] = ()  # options after the usual ones; `{root}` is the instance root
     cleanup: Callable[[Path], None] | None = None  # undone after the run (chattr +i)
+
+
+METRICS = "articles/skill-evals-metrics-2026-05-24.tsv"
+PRIOR = (
+    "# Skill Evals — 2026-05-24\n\n**Verdict:** SKILL_EVALS_OK\n\n## Full Results\n\n"
+    "| Skill | Status | Diff | Root cause | Quality | Words | Last output | Notes |\n"
+    "|---|---|---|---|---|---|---|---|\n"
+    "| cost-report | PASS | STABLE | — | avg=4.2 | {words} | articles/cost-report-2026-05-18.md "
+    "| — |\n"
+)
+ISSUE = (
+    "---\nid: {id}\ntitle: cost-report: word_count\nstatus: open\nseverity: high\n"
+    "category: quality-regression\ndetected_by: skill-evals\n"
+    'detected_at: "2026-05-24T06:00:00Z"\naffected_skills: [cost-report]\n---\n\nBody.\n'
+)
+
+
+def metrics_line(numeric: str, *, words: str = "120", extra: int = 0) -> Callable[[Path], None]:
+    """A past run's metrics file: cost-report's line with these cells, then `extra` made-up
+    skills."""
+    cells = ["cost-report", "PASS", words, "700", "6", "4.2", "articles/x.md", "", "", numeric]
+    lines = ["# aeon-evals metrics v1", "\t".join(COLUMNS), "\t".join(cells)]
+    lines += [f"made-up-{i:06d}\tPASS\t1\t2\t\t\t\t\t\t" for i in range(extra)]
+    return write(METRICS, "\n".join(lines) + "\n")
 
 
 def W(line: int) -> str:
@@ -914,8 +939,8 @@ CASES = [
             symlink("reports/rootfs", "../../elsewhere", None),
             write("../elsewhere/etc/hosts", "127.0.0.1 localhost Total cost $5\n"),
         ),
-        "warning: reports/rootfs/etc/hosts is reached through the symlink reports/rootfs -> "
-        "../../elsewhere, leading outside the root; not read",
+        "warning: reports/rootfs is a symlink leading outside the root (-> ../../elsewhere); "
+        "not searched",
         0,
     ),
     Case(
@@ -1017,6 +1042,84 @@ CASES = [
         "/no-such-folder does not exist",
         2,
         argv=("--junit", "{root}/no-such-folder/x.xml"),
+    ),
+    # issue 35: every number bounded, work bounded by the instance, names are data
+    Case(
+        "metrics-numeric-overflow",
+        'a past metrics file\'s numeric cell `{"n": 1<309 zeros>}`',
+        metrics_line('{"n": 1' + "0" * 309 + "}"),
+        f"warning: {METRICS}: line 3: numeric: '{{\"n\": 1{'0' * 33}…' read as not a number",
+        0,
+    ),
+    Case(
+        "metrics-numeric-deep",
+        "a past metrics file's numeric cell `[` × 5,000",
+        metrics_line("[" * 5000),
+        f"warning: {METRICS}: line 3: numeric: '{'[' * 40}…' read as not a number",
+        0,
+    ),
+    Case(
+        "metrics-words-5000-digits",
+        "a past metrics file's words cell of 5,000 digits",
+        metrics_line("", words="9" * 5000),
+        f"warning: {METRICS}: line 3: words: '{'9' * 40}…' read as not a number",
+        0,
+    ),
+    Case(
+        "metrics-too-many-lines",
+        "a past metrics file of 20,100 made-up skills",
+        metrics_line("", extra=20_099),
+        f"warning: {METRICS}: more than 20,000 skill lines (the limit): 100 lines after them "
+        "ignored",
+        0,
+    ),
+    Case(
+        "metrics-over-16mb",
+        "a past metrics file of 17 MB",
+        both(metrics_line(""), sparse(METRICS, 17 << 20)),
+        f"warning: {METRICS}: is 17.0 MB, over the 16.0 MB limit; not read",
+        0,
+    ),
+    Case(
+        "article-words-309-nines",
+        "the previous article's Words cell of 309 nines",
+        write("articles/skill-evals-2026-05-24.md", PRIOR.format(words="9" * 309)),
+        "warning: articles/skill-evals-2026-05-24.md: cost-report's Words "
+        f"'{'9' * 40}…' read as not a number",
+        0,
+    ),
+    Case(
+        "issue-id-5000-digits",
+        "an ISS file whose frontmatter id has 5,000 digits",
+        write("memory/issues/ISS-001.md", ISSUE.format(id="ISS-" + "9" * 5000)),
+        f"warning: memory/issues/ISS-001.md: frontmatter id 'ISS-{'9' * 36}…' disagrees with "
+        "the file name; read as ISS-001",
+        0,
+    ),
+    Case(
+        "output-whitespace-only",
+        "the newest output is a single newline",
+        write("articles/cost-report-2026-05-31.md", "\n"),
+        '"detail": "articles/cost-report-2026-05-31.md is empty (only white space, 1 byte)"',
+        0,
+        stream="out",
+        argv=("--json",),
+    ),
+    Case(
+        "output-name-injection",
+        "an output named `cost-report-x⏎::error title=INJECTED::pwned⏎-9999-12-31.md`",
+        write("articles/cost-report-x\n::error title=INJECTED::pwned\n-9999-12-31.md", "x\n"),
+        "warning: articles/cost-report-x\\n::error title=INJECTED::pwned\\n-9999-12-31.md: "
+        "dated after the run (2026-05-31); ignored",
+        0,
+    ),
+    Case(
+        "skill-option-newline",
+        "`--skill $'x⏎::error::y'`",
+        lambda root: None,
+        "aeon-evals: skill-evals: x\\n::error::y has no spec",
+        5,
+        argv=("--skill", "x\n::error::y"),
     ),
 ]
 

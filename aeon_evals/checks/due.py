@@ -1,13 +1,17 @@
-"""When a skill's run is due or in progress: its last scheduled fire within the grace, or a
-dispatch in cron-state with no result yet. Such a skill is judged as it stood just before."""
+"""When a skill's run is due or in progress (its last scheduled fire within the grace, or a
+dispatch in cron-state with no result yet: it is judged as it stood just before), and whether an
+on-demand skill ran at all."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from aeon_evals.checks.latest import newest_entry
 from aeon_evals.clock import parse_stamp
 from aeon_evals.load import cadence
-from aeon_evals.model import CronState
+from aeon_evals.load.outputs import Outputs
+from aeon_evals.model import CronState, Registration, Spec
 
 # A dispatch with no result after this long is a run that died, not one in progress (GitHub
 # Actions cancels a job after 6 hours).
@@ -46,3 +50,60 @@ def run_due(
 def _hours(value: timedelta) -> str:
     minutes = value.total_seconds() / 60
     return f"{minutes / 60:g} h" if minutes >= 60 else f"{minutes:g} min"
+
+
+ON_DEMAND = frozenset({"workflow_dispatch", "reactive"})
+
+
+def on_demand(spec: Spec, registration: Registration | None) -> bool:
+    """A skill that runs only when dispatched (`workflow_dispatch`, `reactive`) and whose spec sets
+    no `expected_cadence` (an operator who sets one expects a run that often)."""
+    schedule = registration.schedule if registration else None
+    return (
+        schedule is not None
+        and schedule.strip() in ON_DEMAND
+        and spec.expected_cadence_days is None
+    )
+
+
+@dataclass(frozen=True)
+class OnDemandRun:
+    """What shows that an on-demand skill ran inside the lookback."""
+
+    dispatched: datetime | None  # the newest dispatch, success or failure cron-state records
+    output: str | None  # the newest output dated inside the lookback (a log holding its entry)
+    since: datetime
+
+
+def on_demand_run(
+    spec: Spec,
+    files: tuple[str, ...],
+    outputs: Outputs,
+    cron: CronState | None,
+    now: datetime,
+    cadences: float,
+) -> OnDemandRun:
+    """An on-demand skill's evidence of a run within `cadences` times its cadence (14 days
+    unless set)."""
+    days, _ = cadence.expected_cadence_days(None, None)
+    since = now - timedelta(days=cadences * days)
+    stamps = [
+        t
+        for t in (
+            parse_stamp(cron.last_dispatch if cron else None),
+            parse_stamp(cron.last_success if cron else None),
+            parse_stamp(cron.last_failed if cron else None),
+        )
+        if t is not None and t >= since
+    ]
+    dispatched = max(stamps, default=None)
+    output: str | None = None
+    if spec.output_pattern.startswith("memory/logs/"):
+        output = newest_entry(spec, files, outputs, since.date())
+    else:
+        for rel in reversed(files):
+            age, source = outputs.age(rel, now)
+            if source in ("filename", "git") and age is not None and age <= cadences * days:
+                output = rel
+                break
+    return OnDemandRun(dispatched, output, since)

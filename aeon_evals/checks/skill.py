@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from aeon_evals.checks.content import check_content, order_causes
-from aeon_evals.checks.due import run_due
+from aeon_evals.checks.due import OnDemandRun, on_demand, on_demand_run, run_due
 from aeon_evals.checks.latest import by_date, content_of, holds_entry, newest_entry, pick_log
 from aeon_evals.checks.owners import Claim, Claims, taken_note
-from aeon_evals.clock import parse_stamp
 from aeon_evals.errors import PathOutsideRoot
 from aeon_evals.load import cadence
 from aeon_evals.load.outputs import OutputError, Outputs, name_date
@@ -117,56 +116,6 @@ def _finish(
     )
 
 
-ON_DEMAND = frozenset({"workflow_dispatch", "reactive"})
-
-
-def on_demand(spec: Spec, ctx: Context) -> bool:
-    """A skill that runs only when dispatched (`workflow_dispatch`, `reactive`) and whose spec sets
-    no `expected_cadence` (an operator who sets one expects a run that often)."""
-    schedule = ctx.registration.schedule if ctx.registration else None
-    return (
-        schedule is not None
-        and schedule.strip() in ON_DEMAND
-        and spec.expected_cadence_days is None
-    )
-
-
-@dataclass(frozen=True)
-class _Run:
-    """What shows that an on-demand skill ran inside the lookback."""
-
-    dispatched: datetime | None  # the newest dispatch, success or failure cron-state records
-    output: str | None  # the newest output dated inside the lookback (a log holding its entry)
-    since: datetime
-
-
-def _on_demand_run(spec: Spec, files: tuple[str, ...], outputs: Outputs, ctx: Context) -> _Run:
-    """An on-demand skill's evidence of a run within twice its cadence (14 days unless set)."""
-    days, _ = cadence.expected_cadence_days(None, None)
-    since = ctx.now - timedelta(days=STALE_AFTER * days)
-    cron = ctx.cron
-    stamps = [
-        t
-        for t in (
-            parse_stamp(cron.last_dispatch if cron else None),
-            parse_stamp(cron.last_success if cron else None),
-            parse_stamp(cron.last_failed if cron else None),
-        )
-        if t is not None and t >= since
-    ]
-    dispatched = max(stamps, default=None)
-    output: str | None = None
-    if spec.output_pattern.startswith("memory/logs/"):
-        output = newest_entry(spec, files, outputs, since.date())
-    else:
-        for rel in reversed(files):
-            age, source = outputs.age(rel, ctx.now)
-            if source in ("filename", "git") and age is not None and age <= STALE_AFTER * days:
-                output = rel
-                break
-    return _Run(dispatched, output, since)
-
-
 def evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     """Run checks a–g for one skill (reads through the shared, caching `outputs`).
 
@@ -230,9 +179,9 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         notes.append(f"ignored {what}: dated after the run ({ctx.now:%Y-%m-%d})")
         for rel in future:
             outputs.warn(f"{rel}: dated after the run ({ctx.now:%Y-%m-%d}); ignored")
-    run: _Run | None = None
-    if on_demand(spec, ctx):
-        run = _on_demand_run(spec, files, outputs, ctx)
+    run: OnDemandRun | None = None
+    if on_demand(spec, ctx.registration):
+        run = on_demand_run(spec, files, outputs, ctx.cron, ctx.now, STALE_AFTER)
         if run.dispatched is None and run.output is None:
             return _not_run(spec, files, run, ctx, muted, notes)
     elif (
@@ -305,7 +254,11 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     # a file of white space only (a single newline) is as empty as one of 0 bytes
     blank = body.size == 0 or (body.data is not None and not body.data.strip())
     if blank:
-        what = "0 bytes" if body.size == 0 else f"only white space, {body.size:,} bytes"
+        what = (
+            "0 bytes"
+            if body.size == 0
+            else f"only white space, {body.size:,} byte{'s' * (body.size != 1)}"
+        )
         found.append(Cause(Status.FAIL, "empty_file", f"{rel} is empty ({what})"))
     elif body.binary:
         found.append(
@@ -383,7 +336,7 @@ def _stale(spec: Spec, ctx: Context, rel: str, age: float, cadence_days: float, 
 def _not_run(
     spec: Spec,
     files: tuple[str, ...],
-    run: _Run,
+    run: OnDemandRun,
     ctx: Context,
     muted: Mute | None,
     notes: list[str],

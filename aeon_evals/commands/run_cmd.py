@@ -362,6 +362,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         print(one_line(warning_line(warning)), file=sys.stderr)
     for line in outcome.ledger():
         print(one_line(line), file=human)
+    if outcome.notify_stderr and sys.stderr.isatty():  # never into a log a workflow uploads
+        print(f"notifier's error output: {outcome.notify_stderr}", file=sys.stderr)
     if args.junit is not None:
         try:
             atomic_write(args.junit, ci.junit_xml(outcome))

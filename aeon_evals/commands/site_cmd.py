@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aeon_evals import clock
 from aeon_evals.commands import summary
-from aeon_evals.errors import ExitCode, WriteFailed
+from aeon_evals.errors import ExitCode, UsageError, WriteFailed
 from aeon_evals.fs.write import write_error
 from aeon_evals.load import layout
 from aeon_evals.model.problems import warning_line
@@ -47,11 +48,34 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         metavar="ISO-8601",
         help="pin the clock, e.g. 2026-08-16T22:00:00Z (default: now, UTC)",
     )
+    p.add_argument(
+        "--lock-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="wait this long for a run writing the instance to finish (default 60), then exit 4",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build the site; print warnings to stderr and one summary line to stdout."""
+    """Build the site under the instance lock (a run's publish step writes the same pages: run
+    alongside a nightly run, the rebuild lost the new run's page); print warnings to stderr and
+    one summary line to stdout."""
+    from aeon_evals.fs.lock import instance_lock
+
+    root = Path(args.root)
+    if not root.is_dir():
+        return _build(args)
+    if not (math.isfinite(args.lock_timeout) and 0 <= args.lock_timeout <= 86400):
+        raise UsageError(
+            f"--lock-timeout {args.lock_timeout:g}: expected a number of seconds from 0 to 86400"
+        )
+    with instance_lock(root, timeout=args.lock_timeout):
+        return _build(args)
+
+
+def _build(args: argparse.Namespace) -> int:
     from aeon_evals.articles.store import ArticleStore
     from aeon_evals.cache.folder import Cache
     from aeon_evals.site import build_site

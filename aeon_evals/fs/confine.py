@@ -83,14 +83,18 @@ def confine(root: Path, relative: str, *, what: str) -> Path:
     return path
 
 
-def check_writable(root: Path, path: Path, *, what: str) -> None:
-    """Refuse to write `path` when it (or a symlinked folder on its way) leads outside the root."""
+def check_writable(root: Path, path: Path, *, what: str = "") -> None:
+    """Refuse to write `path` when it (or a symlinked folder on its way) leads outside the root:
+    PathOutsideRoot naming the file relative to the root (`site/runs/index.html: leads outside
+    the root through the symlink site/runs -> …`). `what` (the article, the site …) is the
+    caller's word for it, which the line does not repeat."""
+    del what
     if not inside(root, path.parent if not path.exists() else path):
         link = _first_link(root, path)
         through = f"the symlink {link}" if link else "a symlink"
         raise PathOutsideRoot(
-            f"{what} {path.relative_to(root).as_posix()} leads outside the root "
-            f"through {through}; not written"
+            f"leads outside the root through {through}; not written",
+            path=path.relative_to(root).as_posix(),
         )
 
 

@@ -260,6 +260,14 @@ def write_error(exc: OSError, path: Path | str | None = None, *, root: Path | No
     return f"{shown_path(exc, path, root=root)}: cannot write: {os_reason(exc)}"
 
 
+def os_error_line(exc: OSError, *, root: Path | None = None) -> str:
+    """One line for an OS error: its file (relative to `root`) and a plain reason, never
+    Python's `[Errno 1] Operation not permitted: '/abs/…/INDEX.md' -> None`."""
+    if exc.filename is None:
+        return os_reason(exc)
+    return f"{shown_path(exc, root=root)}: {os_reason(exc)}"
+
+
 def shown_path(exc: OSError, path: Path | str | None = None, *, root: Path | None = None) -> str:
     """The file an OS error is about, as a line shows it: relative to `root` when inside it."""
     if path is None:

@@ -134,11 +134,8 @@ class Outputs:
         files: list[str] = []
         skipped: list[str] = []
         if _GLOB_CHARS.search(head) or "**" in pattern:
-            candidates = sorted(
-                p.relative_to(self.root).as_posix() for p in self.root.glob(pattern)
-            )
-            entries = [(c, self.root / c) for c in candidates]
-            for rel, path in entries:
+            for rel in sorted(self._glob(pattern, skipped)):
+                path = self.root / rel
                 self._admit(rel, path, path.is_dir(), files, skipped)
         else:
             listing = self._list(head)
@@ -165,6 +162,71 @@ class Outputs:
         result = Match(tuple(files), tuple(skipped))
         self._matches[pattern] = result
         return result
+
+    def _glob(self, pattern: str, skipped: list[str]) -> set[str]:
+        """The paths under the root that match `pattern` (wildcards in its folders, `**`), part
+        by part. A folder reached through a symlink leading outside the root is not searched
+        (one line in `skipped`, one warning): a wildcard through a link to `/` listed the whole
+        /etc tree. A folder met twice through links (a loop) is searched once."""
+        parts = pattern.split("/")
+        found: set[str] = set()
+        seen: set[tuple[str, int]] = set()  # (real folder, part of the pattern) searched
+
+        def folder(rel: str, at: int) -> bool:
+            """Whether `rel` is a folder to search for part `at`: inside the root, not searched
+            for it yet."""
+            path = self.root / rel
+            try:
+                if not path.is_dir():
+                    return False
+                real = os.path.realpath(path)
+            except OSError:
+                return False
+            if not Path(real).is_relative_to(self.root):
+                link = _first_link(self.root, rel)
+                why = (
+                    f"{rel} is reached through the symlink {link[0]} -> {link[1]}, leading "
+                    "outside the root"
+                    if link is not None and link[0] != rel
+                    else f"{rel} is a symlink leading outside the root"
+                    + (f" (-> {link[1]})" if link is not None else "")
+                )
+                if why not in skipped:
+                    skipped.append(why)
+                    self.warn(f"{why}; not searched")
+                return False
+            if (real, at) in seen:
+                return False
+            seen.add((real, at))
+            return True
+
+        def walk(rel: str, at: int) -> None:
+            if at == len(parts):
+                found.add(rel)
+                return
+            part, last = parts[at], at == len(parts) - 1
+            if part == "**":
+                walk(rel, at + 1)  # no folder at all
+                for name in self.names(rel) or ():
+                    child = f"{rel}/{name}" if rel else name
+                    if folder(child, at):
+                        walk(child, at)
+                return
+            if not _GLOB_CHARS.search(part):
+                names = [part] if os.path.lexists(self.root / rel / part) else []
+            else:
+                matcher = name_matcher(part)
+                names = [n for n in self.names(rel) or () if matcher(n)]
+            for name in names:
+                child = f"{rel}/{name}" if rel else name
+                if last:
+                    found.add(child)
+                elif folder(child, at + 1):
+                    walk(child, at + 1)
+
+        if self.root.is_dir():
+            walk("", 0)
+        return found
 
     def _confine(self, pattern: str, head: str) -> None:
         """Refuse patterns that leave the root; a folder's symlinks are resolved once per run."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from aeon_evals.errors import EvalsError
 from aeon_evals.fs.confine import inside, read_confined
 from aeon_evals.fs.write import atomic_write
-from aeon_evals.text.controls import escape_controls
+from aeon_evals.text.controls import escape_controls, one_line
 
 TIMEOUT_SECONDS = 30.0
 # What was sent, per article day: committed with the article and the issues (`git add memory`),
@@ -36,7 +36,11 @@ _CUT = "\n… (cut: {n:,} more bytes; see the article)"
 @dataclass(frozen=True)
 class NotifyResult:
     sent: bool
-    message: str  # for the ledger and the log: "sent via ./notify", "notifier failed (exit 1): …"
+    message: str  # for the ledger and the log: "sent via ./notify", "notifier … failed (exit 1)"
+    # The last line of a failing notifier's stderr (capped, escaped): never in the message, the
+    # log or the job summary, which the workflow uploads, since it may hold the notifier's token
+    # (`curl: … /bot<token>/sendMessage`); shown on a terminal only.
+    stderr: str = ""
 
 
 def find_notifier(root: Path, override: str | None) -> Path | None:
@@ -92,6 +96,7 @@ def send(
     kept for the message."""
     if command is None:
         return NotifyResult(False, "no notifier (no executable ./notify)")
+    shown = _shown(command, cwd)
     try:
         proc = subprocess.Popen(
             [str(command), fit_body(body)],
@@ -103,7 +108,7 @@ def send(
         )
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return NotifyResult(False, f"notifier {command} could not start: {reason}")
+        return NotifyResult(False, f"notifier {shown} could not start: {reason}")
     assert proc.stderr is not None
     err = _wait(proc, proc.stderr.fileno(), time.monotonic() + timeout)
     proc.stderr.close()
@@ -113,14 +118,32 @@ def send(
         proc.wait()
         return NotifyResult(
             False,
-            f"notifier {command} timed out after {timeout:g}s and was killed "
+            f"notifier {shown} timed out after {timeout:g}s and was killed "
             "(whether it delivered is unknown)",
         )
     if proc.returncode != 0:
         tail = err.decode("utf-8", errors="replace").strip().splitlines()[-1:] or [""]
-        detail = f": {escape_controls(tail[0][:200])}" if tail[0] else ""
-        return NotifyResult(False, f"notifier {command} failed (exit {proc.returncode}){detail}")
-    return NotifyResult(True, f"sent via {command}")
+        hidden = (
+            "; its error output is not shown here (it may hold the notifier's secrets): run it "
+            "by hand to see it"
+            if tail[0]
+            else ""
+        )
+        return NotifyResult(
+            False,
+            f"notifier {shown} failed (exit {proc.returncode}){hidden}",
+            one_line(tail[0][:200], tabs=True),
+        )
+    return NotifyResult(True, f"sent via {shown}")
+
+
+def _shown(command: Path, root: Path) -> str:
+    """The notifier as a line names it: `./notify` for the instance's own, else as given."""
+    try:
+        rel = command.resolve().relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return one_line(str(command))
+    return one_line(f"./{rel}")
 
 
 def _wait(proc: subprocess.Popen[bytes], fd: int, deadline: float) -> bytes:

@@ -55,6 +55,7 @@ class RunOutcome:
     log_written: Artifact = field(default_factory=Artifact)
     site_written: Artifact = field(default_factory=Artifact)
     notified: Artifact = NOT_SENT
+    notify_stderr: str = ""  # a failing notifier's last stderr line: for a terminal only
     card_written: Artifact | None = None  # None: the instance has no dashboard feed
     issues: IssueOutcome = field(default_factory=IssueOutcome)
     warnings: list[str] = field(default_factory=list)

@@ -9,6 +9,7 @@ from pathlib import Path
 from aeon_evals.contracts.scope import Scope, broken_line
 from aeon_evals.errors import EvalsError
 from aeon_evals.fs.confine import check_writable
+from aeon_evals.fs.write import os_error_line
 from aeon_evals.issues import (
     DETECTOR,
     IssueFile,
@@ -55,7 +56,7 @@ def keep_issues(
         )
         issues = apply_plan(plan) if apply else plan.outcome
     except (OSError, EvalsError) as exc:
-        reason = exc.message if isinstance(exc, EvalsError) else str(exc)
+        reason = exc.line() if isinstance(exc, EvalsError) else os_error_line(exc, root=root)
         issues = IssueOutcome(warnings=(f"memory/issues: issue keeping skipped: {reason}",))
     known = {i.id: i for i in issues.known}
     return issues, [_linked(r, issues, known) for r in rows]

@@ -15,7 +15,13 @@ from aeon_evals.cache.folder import Cache
 from aeon_evals.catalog.summary import CatalogSummary, catalog_summary
 from aeon_evals.contracts import scope as scope_stage
 from aeon_evals.contracts.scope import Scope
-from aeon_evals.errors import ArticleNotOurs, ConfigError, EvalsError, NothingEvaluated
+from aeon_evals.errors import (
+    ArticleNotOurs,
+    ConfigError,
+    EvalsError,
+    NothingEvaluated,
+    os_reason,
+)
 from aeon_evals.fs.confine import read_confined
 from aeon_evals.fs.lock import instance_lock
 from aeon_evals.load import cron_cache, registry_cache
@@ -358,7 +364,7 @@ def _not_ours(root: Path, rel: str, store: ArticleStore) -> str | None:
     try:
         parsed = store.read(path)
     except (EvalsError, OSError, UnicodeError) as exc:
-        reason = exc.message if isinstance(exc, EvalsError) else str(exc)
+        reason = exc.message if isinstance(exc, EvalsError) else os_reason(exc)
         return f"it exists and is not an aeon-evals article ({reason})"
     if parsed.own:
         return None

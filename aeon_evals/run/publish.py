@@ -14,7 +14,7 @@ from aeon_evals.errors import EvalsError, WriteFailed
 from aeon_evals.fs import daylog
 from aeon_evals.fs.confine import check_writable, read_confined, rel_path
 from aeon_evals.fs.daylog import write_log_section
-from aeon_evals.fs.write import atomic_write, write_error, write_if_changed
+from aeon_evals.fs.write import atomic_write, os_error_line, write_error, write_if_changed
 from aeon_evals.metrics import history as metrics
 from aeon_evals.model.artifacts import Artifact, Fate, failed, skipped
 from aeon_evals.report import render
@@ -169,8 +169,13 @@ def _publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None
             outcome.site_written = failed(exc.line())
             outcome.warnings.append(f"site: {exc.line()}")
         except Exception as exc:  # the dashboard must never cost the operator the article
-            outcome.site_written = failed(f"{type(exc).__name__}: {exc}")
-            outcome.warnings.append(f"site: {exc}")
+            why = (
+                os_error_line(exc, root=root)
+                if isinstance(exc, OSError)
+                else f"{type(exc).__name__}: {exc}"
+            )
+            outcome.site_written = failed(why)
+            outcome.warnings.append(f"site: {why}")
     else:
         outcome.site_written = skipped("--no-site")
     try:
@@ -202,6 +207,7 @@ def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:
         return
     sent = notifier.notify(root, opts.notify_cmd, body, timeout=opts.notify_timeout)
     outcome.notified = notified(sent)
+    outcome.notify_stderr = sent.stderr
     if not sent.sent:
         outcome.warnings.append(f"notify: {sent.message}")
         return

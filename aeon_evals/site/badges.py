@@ -1,6 +1,7 @@
 """Status badges: shields-style SVG and a shields.io endpoint JSON per skill and for the fleet.
 
-`site/badges/<skill>.svg` and `.json`, `site/badges/fleet.svg` and `.json`. The JSON follows the
+`site/badges/<skill>.svg` and `.json` (`_fleet.svg` for a skill named `fleet`: see RESERVED),
+`site/badges/fleet.svg` and `.json`. The JSON follows the
 shields.io endpoint schema (schemaVersion, label, message, color), so
 `https://img.shields.io/endpoint?url=<published site>/badges/fleet.json` renders the same badge.
 """
@@ -84,6 +85,17 @@ class Badge:
             f"{message}</text>"
             f'<text x="{left + right / 2:.1f}" y="14">{message}</text></g></svg>\n'
         )
+
+
+# The site's own badges: a skill of the same name (a skill called `fleet`, or `Fleet` on a file
+# system that ignores case) must not overwrite them.
+RESERVED = frozenset({"fleet"})
+
+
+def badge_stem(skill: str) -> str:
+    """The file name (without .svg/.json) of `skill`'s badge under badges/: its name, or
+    `_<name>` for a reserved one (a skill name never starts with `_`)."""
+    return f"_{skill}" if skill.lower() in RESERVED else skill
 
 
 def _width(text: str) -> int:

@@ -21,6 +21,7 @@ from aeon_evals.issues import IssueFile
 from aeon_evals.metrics.history import History
 from aeon_evals.metrics.samples import SkillColumns
 from aeon_evals.model import FAILING, Status
+from aeon_evals.site.badges import badge_stem
 from aeon_evals.site.charts import Chart
 from aeon_evals.site.skill_charts import (
     ChartMemo,
@@ -384,8 +385,8 @@ def skill_page(
         spec=spec_text,
         spec_source=source,
         spec_href=spec_href,
-        badge_href=f"../badges/{skill}.svg",
-        badge_json=f"../badges/{skill}.json",
+        badge_href=f"../badges/{badge_stem(skill)}.svg",
+        badge_json=f"../badges/{badge_stem(skill)}.json",
         root_href=root_href,
         generated=generated,
     )

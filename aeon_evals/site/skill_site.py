@@ -35,7 +35,7 @@ from aeon_evals.metrics.history import History
 from aeon_evals.metrics.read import history_for_run
 from aeon_evals.model import Status
 from aeon_evals.parallel import FORK, Forked, checkpoint
-from aeon_evals.site.badges import fleet_badge, skill_badge
+from aeon_evals.site.badges import badge_stem, fleet_badge, skill_badge
 from aeon_evals.site.skill_pages import PageMemo, skill_page
 from aeon_evals.site.views import Assets, page_name
 
@@ -214,7 +214,11 @@ class SkillSiteJob:
 
     def files(self) -> list[str]:
         """Every page and badge, in the order they are written."""
-        badges = [f"badges/{skill}.{ext}" for skill, _ in self.badged() for ext in ("svg", "json")]
+        badges = [
+            f"badges/{badge_stem(skill)}.{ext}"
+            for skill, _ in self.badged()
+            for ext in ("svg", "json")
+        ]
         return [rel for _, rel in self.pages()] + badges + ["badges/fleet.svg", "badges/fleet.json"]
 
 
@@ -260,8 +264,8 @@ def _files(job: SkillSiteJob, pages: Iterable[tuple[str, bytes]]) -> Iterator[tu
     yield from pages
     for skill, status in job.badged():
         badge = skill_badge(skill, status)
-        yield f"badges/{skill}.svg", encoded(badge.svg())
-        yield f"badges/{skill}.json", encoded(badge.endpoint())
+        yield f"badges/{badge_stem(skill)}.svg", encoded(badge.svg())
+        yield f"badges/{badge_stem(skill)}.json", encoded(badge.endpoint())
     fleet = fleet_badge(job.newest if job.counted is None else job.counted)
     yield "badges/fleet.svg", encoded(fleet.svg())
     yield "badges/fleet.json", encoded(fleet.endpoint())
