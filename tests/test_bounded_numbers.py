@@ -173,7 +173,7 @@ def test_article_coverage_of_5000_digits_and_a_failing_since_of_2026_13_45_parse
     parsed = parse_article(text, path="a.md", day=date(2026, 1, 1))
     assert parsed.coverage is None and parsed.coverage_pct is None
     assert parsed.failing_since["a"].since == date(2026, 1, 1)
-    assert parsed.unread == (f"Coverage '{'1' * 40}…'",)
+    assert parsed.unread == (f"Coverage '{'1' * 40}…' read as not a number",)
 
 
 def test_a_metrics_file_of_more_than_max_rows_lines_reads_the_first_with_one_warning() -> None:

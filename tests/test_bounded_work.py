@@ -5,12 +5,15 @@ and memory they save are measured, not asserted (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from aeon_evals.articles import cells
+from aeon_evals.articles.parse import read_article
 from aeon_evals.cache import folder
 from aeon_evals.cache.folder import CACHE_DIR, Cache
 from aeon_evals.contracts.infer import infer_contract
@@ -169,3 +172,31 @@ def test_a_skill_md_naming_16000_outputs_gives_16000_outputs_each_with_the_word_
     assert len(contract.outputs) == 16_000
     assert {o.spec.min_words for o in contract.outputs} == {300}
     assert contract.outputs[-1].spec.output_pattern == "articles/many-15999-*.md"
+
+
+def test_a_previous_article_of_more_table_lines_than_the_cap_is_read_up_to_it(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: a planted previous article of 400,000 Full Results rows (7.6 MB, under the
+    size cap) took a run 185 s and 7.1 GB. Past MAX_TABLE_LINES table lines (50,000; 100 here)
+    the article is not read, with one warning."""
+    monkeypatch.setattr(cells, "MAX_TABLE_LINES", 100)
+    root = _demo(tmp_path, cli)
+    rows = "".join(f"| made-up-{i:06d} | PASS |\n" for i in range(400))
+    (root / "articles/skill-evals-2026-12-01.md").write_text(
+        "# Skill Evals — 2026-12-01\n\n**Verdict:** SKILL_EVALS_OK\n\n## Full Results\n\n"
+        "| Skill | Status |\n|---|---|\n" + rows,
+        encoding="utf-8",
+    )
+    code, out, err = cli(
+        "run", "--root", str(root), "--now", NEXT, "--no-notify", "--no-site", "--json"
+    )
+    assert code == 0, err
+    found = [line for line in err.splitlines() if "table lines" in line]
+    assert found == [
+        "warning: articles/skill-evals-2026-12-01.md: more than 100 table lines (the limit): "
+        "302 lines after them not read"
+    ]
+    assert json.loads(out)["prior_article"] == "articles/skill-evals-2026-12-01.md"
+    parsed = read_article(root / "articles/skill-evals-2026-12-01.md", root=root)
+    assert len(parsed.rows) == 98  # the rows read (the header and rule are table lines too)

@@ -8,7 +8,12 @@ import re
 from aeon_evals.model import Status
 from aeon_evals.text.numbers import parse_words
 
-__all__ = ["parse_status", "parse_words", "unescape_cell"]
+__all__ = ["capped_tables", "parse_status", "parse_words", "unescape_cell"]
+
+# An article holds a table line per skill and a few more: a 1,000-skill fleet's has ~3,000.
+# Past this many, an article was not written by a run (a planted file of 400,000 rows took a run
+# 185 s and 7 GB): the rest of it is not read.
+MAX_TABLE_LINES = 50_000
 
 _STATUS_RE = re.compile(r"\b(NO_OUTPUT|QUALITY_DEGRADED|FAIL|STALE|WARN|ERROR|NOT_RUN|PASS)\b")
 # Old articles sometimes put a diff label where the status belongs.
@@ -51,3 +56,21 @@ def parse_status(cell: str) -> Status | None:
         if label in cell:
             return status
     return None
+
+
+def capped_tables(text: str) -> tuple[str, str]:
+    """`text` cut after its MAX_TABLE_LINES-th table line (a line starting with `|`), and what
+    was cut, said for a warning (`""` when nothing was)."""
+    if text.count("\n|") < MAX_TABLE_LINES:
+        return text, ""
+    at, seen = -1, 0
+    while seen < MAX_TABLE_LINES:
+        at = text.index("\n|", at + 1)
+        seen += 1
+    end = text.find("\n", at + 1)
+    if end < 0:
+        return text, ""
+    left = text.count("\n", end + 1)
+    return text[: end + 1], (
+        f"more than {MAX_TABLE_LINES:,} table lines (the limit): {left:,} lines after them not read"
+    )

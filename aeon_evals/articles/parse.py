@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import hashlib
 import os
 import re
@@ -17,7 +18,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from aeon_evals.articles.cells import parse_status, parse_words, unescape_cell
+from aeon_evals.articles.cells import capped_tables, parse_status, parse_words, unescape_cell
 from aeon_evals.errors import EvalsError
 from aeon_evals.fs.confine import read_confined, rel_path
 from aeon_evals.model import ArticleRow, Coverage, FailingSince, ParsedArticle
@@ -268,7 +269,7 @@ def _result_rows(full: _Table, unread: list[str]) -> dict[str, ArticleRow]:
         flags = _cell(raw, col["flags"]).strip()
         words = parse_words(cell := _cell(raw, col["words"]))
         if words is None and any(c.isdigit() for c in cell):
-            unread.append(f"{skill}'s Words {shown_cell(cell)}")
+            unread.append(f"{skill}'s Words {shown_cell(cell)} read as not a number")
         rows[skill] = ArticleRow(
             skill=skill,
             status=status,
@@ -331,7 +332,7 @@ def parse_article(
             if ratio:
                 covered, enabled = digits_int(ratio.group(1)), digits_int(ratio.group(2))
                 if covered is None or enabled is None:
-                    unread.append(f"Coverage {shown_cell(ratio.group(0))}")
+                    unread.append(f"Coverage {shown_cell(ratio.group(0))} read as not a number")
                 else:
                     coverage = Coverage(covered, enabled)
             pct_match = re.search(r"\((\d+(?:\.\d+)?)\s*%\)", line)
@@ -464,6 +465,9 @@ def parse_raw(
         raise ArticleParseError("file name has no skill-evals-YYYY-MM-DD date", path=rel)
     if not raw.strip():
         raise ArticleParseError("empty file", path=rel)
-    text = raw.decode("utf-8", errors="replace")
+    text, cut = capped_tables(raw.decode("utf-8", errors="replace"))
     tokens = (md or _md).parse(text)
-    return parse_article(text, path=rel, day=day, tokens=tokens), tokens
+    parsed = parse_article(text, path=rel, day=day, tokens=tokens)
+    if cut:
+        parsed = dataclasses.replace(parsed, unread=(*parsed.unread, cut))
+    return parsed, tokens

@@ -199,9 +199,9 @@ class ArticleStore:
                     f"{_failure(exc, path, self.root)}; falling back to the next older article"
                 )
                 continue
-            if found.unread:
+            if found.unread:  # a number too large to be one, the lines past the cap
                 more = f" (and {len(found.unread) - 1} more)" if len(found.unread) > 1 else ""
-                warnings.append(f"{found.path}: {found.unread[0]}{more} read as not a number")
+                warnings.append(f"{found.path}: {found.unread[0]}{more}")
             return found, warnings
         if not warnings:
             from_git = _prior_from_git(self.root, today, self.dirs)
