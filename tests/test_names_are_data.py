@@ -136,3 +136,24 @@ def test_the_workflow_reads_the_verdict_from_json_not_from_the_text(
     log = (runner / "skill-evals/run.log").read_text(encoding="utf-8")
     assert _raw_lines(log) == [] and _raw_lines(done.stdout) == []
     assert "verdict: SKILL_EVALS_REGRESSED" in log.splitlines()  # the ledger, for people
+
+
+def test_validate_and_lint_print_a_skill_or_folder_name_with_a_newline_escaped(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """Regression: an evals.json key `x\\n::error::bad` (validate) and a folder
+    `skills/y\\n::error::folder` (lint) printed raw workflow commands."""
+    root = _demo(tmp_path, cli)
+    evals = root / "skills/skill-evals/evals.json"
+    data = json.loads(evals.read_text(encoding="utf-8"))
+    data["skills"]["x\n::error::bad"] = {"output_pattern": "articles/x-*.md"}
+    evals.write_text(json.dumps(data), encoding="utf-8")
+    folder = root / "skills/y\n::error::folder"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: y\ndescription: d\n---\nSave to `a/y.md`.\n")
+    _code, out, err = cli("validate", "--root", str(root))
+    assert "x\\n::error::bad" in out
+    assert not [line for line in (out + err).splitlines() if line.startswith("::error")]
+    _code, out, err = cli("lint", "--root", str(root))
+    assert "y\\n::error::folder" in out
+    assert not [line for line in (out + err).splitlines() if line.startswith("::error")]

@@ -246,18 +246,20 @@ def floor_missed(report: CatalogReport, min_rank1: float | None) -> bool:
 
 
 def _print_text(report: CatalogReport, out: TextIO) -> None:
+    from aeon_evals.text.controls import one_line  # a folder named `x⏎::error::…` is data
+
     for finding in report.findings:
-        print(finding.text(), file=out)
+        print(one_line(finding.text()), file=out)
     if report.results:
         print("routing:", file=out)
         for r in report.results:
             mark = "pass" if r.passed else "FAIL"
             prompt = r.case.prompt if len(r.case.prompt) <= 60 else r.case.prompt[:59] + "…"
-            print(
+            line = (
                 f"  {mark} {r.case.kind.value} {r.case.skill} {prompt!r}: {r.why} "
-                f"({r.case.file}:{r.case.line})",
-                file=out,
+                f"({r.case.file}:{r.case.line})"
             )
+            print(one_line(line), file=out)
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:

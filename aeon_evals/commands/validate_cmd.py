@@ -289,8 +289,10 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     else:
+        from aeon_evals.text.controls import one_line
+
         for finding in found:
-            print(finding.text())
+            print(one_line(finding.text()))  # an evals.json key `x⏎::error::…` is data
         verdict = "invalid" if errors else "valid"
         print(
             f"{verdict}: {len(errors)} error{'s' * (len(errors) != 1)}, {len(warnings)} "

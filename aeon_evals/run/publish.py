@@ -138,7 +138,7 @@ def _publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None
         reason = (
             exc.message if isinstance(exc, EvalsError) else (exc.strerror or type(exc).__name__)
         )
-        outcome.log_written = failed(reason)
+        outcome.log_written = failed(exc.line() if isinstance(exc, EvalsError) else reason)
         outcome.warnings.append(f"{log_rel}: cannot write the log section: {reason}")
 
     if opts.site:
