@@ -189,7 +189,10 @@ def test_skill_typo_is_no_such_skill_with_did_you_mean(
 
 
 def test_bootstrap_keeps_exit_3_whatever_fail_on(tmp_path: Path) -> None:
-    root = make_instance(tmp_path, {"good": good("good")})
+    # the LLM-run skill-evals registered (disabled): the layout whose bootstrap writes starters
+    root = make_instance(
+        tmp_path, {"good": good("good"), "skill-evals": {"enabled": False, "spec": None}}
+    )
     (root / "skills" / "skill-evals" / "evals.json").unlink()
     assert run_cli(root, "--fail-on", "failing") == 3
     assert (root / "skills" / "skill-evals" / "evals.json").is_file()

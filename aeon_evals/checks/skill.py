@@ -11,6 +11,7 @@ from aeon_evals.checks.latest import by_date, content_of, holds_entry, newest_en
 from aeon_evals.clock import parse_stamp
 from aeon_evals.errors import PathOutsideRoot
 from aeon_evals.load import cadence
+from aeon_evals.load.enabled import Enabled
 from aeon_evals.load.outputs import OutputError, Outputs, name_date
 from aeon_evals.load.state import Health
 from aeon_evals.model import (
@@ -53,6 +54,8 @@ class Context:
     # this tool's previous article exists and did not judge the skill (not in it, or not run
     # yet there): only then can a never-dispatched skill be one enabled since its last slot
     new_since_prior: bool = False
+    # a scheduled skill never dispatched: when it was enabled (load.enabled), where known
+    enabled: Enabled | None = None
 
 
 # --- one skill ------------------------------------------------------------------------------
@@ -257,9 +260,8 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     elif (
         ctx.cron_known
         and ctx.cron is None
-        and _scheduled(ctx.registration)
-        and ctx.new_since_prior
-        and not _slot_since_listed(ctx)
+        and scheduled(ctx.registration)
+        and _no_slot_yet(ctx)
         and not _any_output(spec, files, outputs)
     ):
         return _not_run_yet(spec, ctx, muted, notes)
@@ -426,7 +428,7 @@ def _unjudged(
     )
 
 
-def _scheduled(reg: Registration | None) -> bool:
+def scheduled(reg: Registration | None) -> bool:
     """An enabled skill with a cron schedule (it has slots, so cron-state dispatches it)."""
     if reg is None or not reg.enabled or not reg.schedule:
         return False
@@ -435,6 +437,17 @@ def _scheduled(reg: Registration | None) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _no_slot_yet(ctx: Context) -> bool:
+    """Whether no scheduled slot has come since the skill was enabled: by when the config's git
+    history or the daily logs date its enabling (`Context.enabled`), else by this tool's
+    previous article (it did not judge the skill, and no slot came since it listed it)."""
+    reg = ctx.registration
+    if ctx.enabled is not None and reg is not None and reg.schedule:
+        fired = cadence.previous_fire(reg.schedule, ctx.now)
+        return fired is None or fired < ctx.enabled.at
+    return ctx.new_since_prior and not _slot_since_listed(ctx)
 
 
 def _slot_since_listed(ctx: Context) -> bool:
@@ -464,7 +477,14 @@ def _not_run_yet(spec: Spec, ctx: Context, muted: Mute | None, notes: list[str])
         f"{schedule or 'scheduled'}: never dispatched (no entry in memory/cron-state.json) "
         "and no output yet"
     )
-    note = "not run yet: its first scheduled run has not happened"
+    first = cadence.next_fire(schedule, ctx.now) if schedule else None
+    note = "not run yet: " + (
+        f"first slot {first:%Y-%m-%d %H:%M} UTC"
+        if first
+        else "its first scheduled run has not happened"
+    )
+    if ctx.enabled is not None:
+        note += f" (enabled {ctx.enabled.at:%Y-%m-%d}: {ctx.enabled.how})"
     return _unjudged(spec, ctx, muted, detail, (note, *notes))
 
 

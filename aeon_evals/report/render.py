@@ -89,11 +89,12 @@ def coverage_line(
     legacy_pct: float | None = None,
     contracts: str | None = None,
 ) -> str:
-    """`12/97 (12.4%) ↑ vs prior …`; with SKILL.md contracts, `12/97 (12.4%) by evals.json, +83
-    inferred; 2 without a contract …` (the ratio and percentage stay first: they are parsed)."""
+    """`12/97 (12.4%) ↑ vs prior …`; with SKILL.md contracts (`contracts`: what the coverage is
+    by, `Scope.line`), `12/97 (12.4%) by evals.json, +83 inferred; 2 without a contract …` (the
+    ratio and percentage stay first: they are parsed)."""
     now = f"{coverage.covered}/{coverage.enabled} ({pct_text(coverage.pct)}%)"
     if contracts:
-        now += f" by evals.json, {contracts}"
+        now += f" by {contracts}"
     if legacy_pct is not None:
         return (
             f"{now} (prior article counted coverage another way: {pct_text(legacy_pct)}%; "

@@ -127,12 +127,21 @@ def compose(
         gaps,
         sources,
         legacy_pct=previous_pct if comparable_pct is None else None,
-        contracts=None if loaded.mode is ContractsMode.OFF else whole.line(),
+        contracts=None
+        if loaded.mode is ContractsMode.OFF
+        else whole.line(counted=not manifest.found),
         inferred_counts=report.count(rows, reported=True) if reported else None,
         without=list(inferred.without) if opts.skill is None else [],
         unscored=list(inferred.unscored) if opts.skill is None else [],
         catalog=evaluated.catalog,
     )
+    notices = list(loaded.notices)
+    first = (prior is None or not prior.own) and loaded.store.on(opts.today) is None
+    if not manifest.found and first:  # said once: on the first run
+        notices.append(
+            "no skills/skill-evals/evals.json: every enabled skill is judged on its SKILL.md "
+            "contract; `aeon-evals init` writes a starter evals.json to pin or override them"
+        )
     return RunOutcome(
         verdict,
         opts.today,
@@ -142,7 +151,7 @@ def compose(
         loaded.article,
         issues=issues,
         warnings=warnings,
-        notices=loaded.notices,
+        notices=notices,
         prior=prior,
         day_issues=(day_filed, day_closed),
         scope=inferred,

@@ -14,9 +14,9 @@ from aeon_evals.contracts.audit import AuditReport
 from aeon_evals.contracts.scope import Scope
 from aeon_evals.errors import ConfigError
 from aeon_evals.load import state as state_stage
-from aeon_evals.load.manifest import Manifest, read_manifest
+from aeon_evals.load.manifest import EVALS_PATH, Manifest, read_manifest
 from aeon_evals.load.outputs import Outputs
-from aeon_evals.load.registry import Registry
+from aeon_evals.load.registry import LLM_SKILL, Registry
 from aeon_evals.load.state import StateSources
 from aeon_evals.metrics import history as metrics
 from aeon_evals.metrics.history import History
@@ -32,22 +32,42 @@ if TYPE_CHECKING:
     from aeon_evals.run.loaded import Loaded
 
 
-def load_manifest(opts: RunOptions) -> Manifest | None:
-    """evals.json validated, each problem at its line, or None when it is missing or names no
-    skill (bootstrap)."""
+def load_manifest(opts: RunOptions, registry: Registry) -> Manifest | None:
+    """evals.json validated, each problem at its line. None when the run must bootstrap: the
+    instance still registers the LLM-run skill-evals (the layout it seeds: `skills/skill-evals/`)
+    and its evals.json is missing or names no skill. Today's Aeon registers no skill-evals and
+    has no evals.json: an empty manifest, and every enabled skill is evaluated on its SKILL.md
+    contract (enforce, unless `--contracts` or evals.json's `contracts` says otherwise)."""
     manifest = read_manifest(opts.root, retry_delay=opts.retry_delay)
-    return manifest if manifest is not None and manifest.skills else None
+    if manifest is not None and manifest.skills:
+        return manifest
+    if LLM_SKILL in registry.skills:
+        return None
+    if manifest is None:
+        if not registry.found and not (opts.root / "skills").is_dir():
+            # a wrong --root (or cron in the wrong folder): nothing to judge, nothing written
+            raise ConfigError(
+                "not an Aeon instance: no aeon.yml, no skills/ folder and no "
+                "skills/skill-evals/evals.json (check --root; `aeon-evals init` sets up an "
+                "existing Aeon repository)",
+                path=opts.root,
+            )
+        return Manifest(EVALS_PATH, {}, found=False)
+    return manifest
 
 
 def contracts_mode(manifest: Manifest, opts: RunOptions) -> ContractsMode:
-    """`--contracts`, else evals.json's `contracts`, else report. An unusable value in evals.json
-    stops the run (exit 2) unless `--contracts` decides."""
+    """`--contracts`, else evals.json's `contracts`, else report (enforce when evals.json names no
+    skill). An unusable value in evals.json stops the run (exit 2) unless `--contracts` decides."""
     if opts.contracts is not None:
         return opts.contracts
     problem = manifest.contracts_problem
     if problem is not None:
         raise ConfigError(problem.message, path=manifest.path, where=problem.where)
-    return manifest.contracts or ContractsMode.REPORT
+    if manifest.contracts is not None:
+        return manifest.contracts
+    # with no evals.json spec, SKILL.md contracts are all there is to judge by: full citizens
+    return ContractsMode.REPORT if manifest.skills else ContractsMode.ENFORCE
 
 
 def _context(
@@ -70,6 +90,7 @@ def _context(
         cron_known=bool(state.cron),
         listed_on=state.listed.get(skill),
         new_since_prior=state.prior_found and skill not in state.judged,
+        enabled=state.enabled.get(skill),
     )
 
 
@@ -227,7 +248,9 @@ def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
         # the SKILL.md contracts the run read already (none with contracts off: audit reads them)
         said: list[str] = []
         contracts = inferred.contracts if loaded.mode is not ContractsMode.OFF else None
-        found, source = coverage_audit(root, set(manifest.skills), loaded.registry, contracts, said)
+        # with no evals.json the SKILL.md contracts are the coverage (`aeon-evals audit` agrees)
+        covered = set(manifest.skills) if manifest.found else set(loaded.whole.inferred)
+        found, source = coverage_audit(root, covered, loaded.registry, contracts, said)
         return Audited(found, source, said)
 
     checking = start_checks(

@@ -11,11 +11,13 @@ from pathlib import Path
 
 from aeon_evals.articles.store import ArticleStore
 from aeon_evals.cache.folder import Cache
+from aeon_evals.checks.skill import scheduled
 from aeon_evals.contracts import scope as scope_stage
 from aeon_evals.contracts.scope import Scope
 from aeon_evals.errors import ArticleNotOurs, EvalsError, NothingEvaluated, UsageError
 from aeon_evals.fs.confine import read_confined
 from aeon_evals.load import registry_cache
+from aeon_evals.load.enabled import enabled_since
 from aeon_evals.load.layout import Layout
 from aeon_evals.load.manifest import Manifest
 from aeon_evals.load.outputs import Outputs
@@ -90,6 +92,9 @@ def load(
         listed=_listed(prior),
         prior_found=prior is not None and prior.own,
         judged=_judged(prior),
+        enabled=enabled_since(
+            root, registry, _never_dispatched(registry, state), outputs, opts.now
+        ),
     )
     article = layout.article_rel(opts.today)
     guarded: list[str] = []
@@ -149,6 +154,17 @@ def _known(skill: str, root: Path, registry: Registry, manifest: Manifest) -> No
     close = difflib.get_close_matches(skill, sorted(names), n=3)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     raise UsageError(f"--skill {show_name(skill)}: no such skill in this instance{hint}")
+
+
+def _never_dispatched(registry: Registry, state: StateSources) -> list[str]:
+    """The enabled, cron-scheduled skills a cron-state that lists skills has never dispatched."""
+    if not state.cron:
+        return []
+    return sorted(
+        name
+        for name, reg in registry.skills.items()
+        if reg.enabled and name not in state.cron and scheduled(reg)
+    )
 
 
 def _listed(prior: ParsedArticle | None) -> dict[str, date]:

@@ -42,8 +42,8 @@ def _run(opts: RunOptions) -> RunOutcome:
     # the cache is saved once, at the end of a run that writes
     cache = Cache(opts.root, writable=not opts.dry_run)
     cron_cache.load(cache)  # each schedule's fields as last expanded: no croniter
-    manifest = load_manifest(opts)
     registry, parse = read_registry(opts, cache)
+    manifest = load_manifest(opts, registry)
     if manifest is None:
         from aeon_evals.run.bootstrap import bootstrap  # the first run only: no evals.json yet
 
