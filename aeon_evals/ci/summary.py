@@ -4,13 +4,13 @@ under GitHub's size limit. Pure: `commands/run_cmd.py` writes it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from urllib.parse import quote
 
 from aeon_evals.ci.gate import FailOn, fail_reason
 from aeon_evals.report.diff import Row
-from aeon_evals.report.render import cause_text, coverage_line, no_actions
+from aeon_evals.report.message import blob_url
+from aeon_evals.report.render import cause_text, coverage_line, no_actions, since_text
 from aeon_evals.run.data import RunOutcome
-from aeon_evals.text import mdtable
+from aeon_evals.text import mdspan, mdtable
 from aeon_evals.text.mdtable import escape_cell
 
 # GitHub refuses a step summary over 1 MiB; stay far below so other steps keep room too.
@@ -20,27 +20,20 @@ MAX_CELL_CHARS = 300
 
 
 def article_url(env: Mapping[str, str], article_path: str) -> str | None:
-    """`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/<ref>/<article>`, or None outside Actions.
-
-    The ref is `$AEON_EVALS_ARTICLE_REF` when set (the workflow sets the branch: the article
-    is committed after the run, so it is not in `$GITHUB_SHA` yet), else `$GITHUB_SHA`.
-    """
-    server = env.get("GITHUB_SERVER_URL")
-    repo = env.get("GITHUB_REPOSITORY")
-    ref = env.get("AEON_EVALS_ARTICLE_REF") or env.get("GITHUB_SHA")
-    if not (server and repo and ref):
-        return None
-    return (
-        f"{server.rstrip('/')}/{repo}/blob/{quote(ref, safe='/')}/{quote(article_path, safe='/')}"
-    )
+    """The article's file on GitHub (report.message.blob_url), or None outside Actions."""
+    return blob_url(env, article_path)
 
 
 def _md_cell(text: str) -> str:
     text = text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
-    # The summary is rendered as HTML by GitHub: keep skill data from opening tags. A tab (in a
+    # The summary is rendered as HTML by GitHub: keep skill data from opening tags (outside code
+    # spans: inside one, `<` is shown as it is and `&lt;` would show as typed). A tab (in a
     # skill name, a cause) is shown as `\t`, as the article shows it (controls.show_name).
     text = escape_cell(text).replace("\t", "\\t")
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return "".join(
+        piece if code else piece.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        for code, piece in mdspan.split(text, escapes=True)
+    )
 
 
 class _Budget:
@@ -164,8 +157,8 @@ def job_summary(
         regressions = listed(n.regressions)
         out += _table(
             "Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)",
-            ["Skill", "Status", "Root cause", "Issue"],
-            [[r.skill, r.diff, cause_text(r), r.issue or "—"] for r in regressions],
+            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
+            [[r.skill, r.diff, cause_text(r), r.issue or "—", since_text(r)] for r in regressions],
             budget,
             more,
         )
@@ -190,7 +183,7 @@ def job_summary(
                     str(r.status),
                     cause_text(r),
                     r.issue or "—",
-                    r.failing_since.since.isoformat() if r.failing_since else "—",
+                    since_text(r),
                 ]
                 for r in still
             ],

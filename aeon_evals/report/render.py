@@ -148,6 +148,11 @@ def cause_text(row: Row) -> str:
     return f"{head.code} — {head.detail}" if head.detail else head.code
 
 
+def since_text(row: Row) -> str:
+    """The Failing since cell: the day, or "—"."""
+    return row.failing_since.since.isoformat() if row.failing_since else "—"
+
+
 def _was(row: Row) -> str:
     """The Recovered table's Was cell: the previous status and cause, or a kept row's cell as
     today's article wrote it."""
@@ -272,16 +277,19 @@ def _article_lines(
     """The article's lines, where the Full Results and Inferred contracts rows are among them,
     and those rows' cells."""
     coverage = coverage_line(data.coverage, data.previous_pct, data.legacy_pct, data.contracts)
+    # one paragraph each: lines of one paragraph run together on GitHub (no hard breaks)
     out = [
         f"# Skill Evals — {data.day.isoformat()}",
         "",
         f"**Verdict:** {data.verdict.value}",
+        "",
         f"**Coverage:** {coverage}",
+        "",
         f"**Diff:** {data.counts.summary()}",
+        "",
     ]
     if data.catalog is not None:
-        out.append(f"**Catalog:** {data.catalog.line()}")
-    out.append("")
+        out += [f"**Catalog:** {data.catalog.line()}", ""]
     if data.actions:
         out += [
             "## Action Queue",
@@ -299,9 +307,9 @@ def _article_lines(
     if regressions:
         out += ["## Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)"]
         out += mdtable.table(
-            ["Skill", "Status", "Root cause", "Issue"],
+            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
             [
-                [show_name(r.skill), r.diff, cause_text(r), r.issue or "—"]
+                [show_name(r.skill), r.diff, cause_text(r), r.issue or "—", since_text(r)]
                 for r in sorted(regressions, key=_status_order)
             ],
         )
@@ -333,7 +341,7 @@ def _article_lines(
                     str(r.status),
                     cause_text(r),
                     r.issue or "—",
-                    r.failing_since.since.isoformat() if r.failing_since else "—",
+                    since_text(r),
                 ]
                 for r in sorted(still, key=_status_order)
             ],
@@ -411,31 +419,3 @@ def log_section(data: ArticleData, *, article: str, filed: list[str], closed: li
         )
         + "\n"
     )
-
-
-def notify_body(data: ArticleData, *, article: str) -> str:
-    """SPEC §8 body, plus up to 3 `skill: cause` lines when there are new failures and a
-    `Worse:` line naming moves such as PASS→STALE."""
-    n = data.numbers
-    lines = [
-        f"*Skill Evals — {n.verdict.value}*",
-        f"{n.counts.new_fail} new fail · {n.counts.fixed} fixed · coverage "
-        f"{pct_text(n.coverage.pct)}%",
-        f"Top action: {one_line(n.actions[0], tabs=True) if n.actions else 'none'}",
-        f"Article: {article}",
-    ]
-    by_skill = {r.skill: r for r in data.rows}
-    lines += [
-        f"{show_name(skill)}: {one_line(result.root_cause)}"
-        for skill in n.regressions[:3]
-        if (result := by_skill[skill].result) is not None
-    ]
-    if n.worse:
-        named = []
-        for skill in n.worse[:3]:
-            row = by_skill[skill]
-            before = row.previous.status.value if row.previous else "?"
-            named.append(f"{show_name(skill)} {before}→{row.status}")
-        more = f" (+{len(n.worse) - 3} more)" if len(n.worse) > 3 else ""
-        lines.append("Worse: " + ", ".join(named) + more)
-    return "\n".join(lines)
