@@ -67,7 +67,11 @@ def check_content(
                 del missing[source]
         for source, rx in forbidden:
             if source not in hits and (m := rx.search(block)):
-                hits[source] = m.group(0)[:80]
+                # what was found: the first group when the pattern has one (a contract's
+                # placeholder pattern frames `${var}` with the characters around it)
+                groups = m.groups()
+                found = groups[0] if groups and groups[0] is not None else m.group(0)
+                hits[source] = found[:80]
         for label, rx in numeric_rx.items():
             if numeric[label] is None and (m := rx.search(block)):
                 groups = m.groups()

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from aeon_evals.ci.gate import FailOn, fail_reason
 from aeon_evals.report.diff import Row
 from aeon_evals.report.message import blob_url
-from aeon_evals.report.render import cause_text, coverage_line, no_actions, since_text
+from aeon_evals.report.render import cause_cell, coverage_line, no_actions, since_text
 from aeon_evals.run.data import RunOutcome
 from aeon_evals.text import mdspan, mdtable
 from aeon_evals.text.mdtable import escape_cell
@@ -26,10 +26,14 @@ def article_url(env: Mapping[str, str], article_path: str) -> str | None:
 
 def _md_cell(text: str) -> str:
     text = text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
-    # The summary is rendered as HTML by GitHub: keep skill data from opening tags (outside code
-    # spans: inside one, `<` is shown as it is and `&lt;` would show as typed). A tab (in a
-    # skill name, a cause) is shown as `\t`, as the article shows it (controls.show_name).
-    text = escape_cell(text).replace("\t", "\\t")
+    return _md_escaped(escape_cell(text))
+
+
+def _md_escaped(text: str) -> str:
+    """A cell already escaped for a table, for the summary GitHub renders as HTML: no tag opened
+    by skill data (outside code spans: inside one, `<` is shown as it is and `&lt;` would show
+    as typed), a tab (in a skill name, a cause) shown as `\t`, as the article shows it."""
+    text = text.replace("\t", "\\t")
     return "".join(
         piece if code else piece.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         for code, piece in mdspan.split(text, escapes=True)
@@ -50,13 +54,31 @@ class _Budget:
         return True
 
 
+CAUSE = frozenset({2})  # the Root cause column of Regressions and Still Failing: markdown
+
+
+def _cut(text: str) -> str:
+    """A cell of markdown cut to MAX_CELL_CHARS (never inside a backslash escape)."""
+    if len(text) <= MAX_CELL_CHARS:
+        return text
+    cut = text[: MAX_CELL_CHARS - 1]
+    slashes = len(cut) - len(cut.rstrip("\\"))
+    return cut[: len(cut) - slashes % 2] + "…"
+
+
 # Room kept for the "+N more rows" line and the sections after a table.
 _RESERVE = 4096
 
 
 def _table(
-    title: str, header: list[str], rows: list[list[str]], budget: _Budget, more: str
+    title: str,
+    header: list[str],
+    rows: list[list[str]],
+    budget: _Budget,
+    more: str,
+    escaped: frozenset[int] = frozenset(),
 ) -> list[str]:
+    """A capped table; the cells of the columns in `escaped` are markdown already."""
     if not rows:
         return []
     out = [
@@ -68,7 +90,9 @@ def _table(
         budget.take(line)
     shown = 0
     for cells in rows[:MAX_TABLE_ROWS]:
-        line = mdtable.row(map(_md_cell, cells))
+        line = mdtable.row(
+            _md_escaped(c) if i in escaped else _md_cell(c) for i, c in enumerate(cells)
+        )
         if budget.left - _RESERVE < len(line.encode("utf-8")) + 1 or not budget.take(line):
             break
         out.append(line)
@@ -158,9 +182,13 @@ def job_summary(
         out += _table(
             "Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)",
             ["Skill", "Status", "Root cause", "Issue", "Failing since"],
-            [[r.skill, r.diff, cause_text(r), r.issue or "—", since_text(r)] for r in regressions],
+            [
+                [r.skill, r.diff, _cut(cause_cell(r)), r.issue or "—", since_text(r)]
+                for r in regressions
+            ],
             budget,
             more,
+            CAUSE,
         )
         recovered = listed(n.recovered)
         out += _table(
@@ -181,7 +209,7 @@ def job_summary(
                 [
                     r.skill,
                     str(r.status),
-                    cause_text(r),
+                    _cut(cause_cell(r)),
                     r.issue or "—",
                     since_text(r),
                 ]
@@ -189,6 +217,7 @@ def job_summary(
             ],
             budget,
             more,
+            CAUSE,
         )
     if outcome.warnings:
         shown_warnings = [f"- {_md_cell(w)}" for w in outcome.warnings[:20]]

@@ -59,7 +59,7 @@ def links(env: Mapping[str, str], *, article: str, day: str) -> Links:
         # the run's page of the dashboard (site/views.py names it runs/skill-evals-DATE.html)
         return Links(blob or f"{site}runs/skill-evals-{day}.html", site)
     run = f"{server}/{repo}/actions/runs/{quote(run_id)}" if server and repo and run_id else None
-    return Links(blob, run, "Run")
+    return Links(blob, run, "Run") if run else Links(blob)
 
 
 def notify_body(data: ArticleData, *, article: str, links: Links | None = None) -> str:

@@ -24,6 +24,15 @@ def escape_cell(text: str) -> str:
     )
 
 
+def escape_literal(text: str) -> str:
+    """Any text as a table cell that shows it as it is, markdown and all: `escape_cell`, with a
+    backtick escaped too (a cause code holding a pattern such as `(?:^|[^`\\\\])…` is no code
+    span). `parse.unescape_cell` reverses it."""
+    text = " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
+    text = escape_controls(text).replace("\\", "\\\\").replace("|", "\\|")
+    return text.replace("`", "\\`") if "`" in text else text
+
+
 def row(cells: Iterable[str]) -> str:
     """One table line of cells already escaped for a table."""
     return "| " + " | ".join(cells) + " |"
