@@ -76,6 +76,7 @@ def _context(
     state: StateSources,
     opts: RunOptions,
     spec_source: str | None = None,
+    asks: tuple[tuple[str, int], ...] = (),
 ) -> checks.Context:
     """What one skill's checks know besides its spec: its schedule, state and the run's clock
     (and where an inferred spec came from)."""
@@ -91,6 +92,7 @@ def _context(
         listed_on=state.listed.get(skill),
         new_since_prior=state.prior_found and skill not in state.judged,
         enabled=state.enabled.get(skill),
+        asks=asks,
     )
 
 
@@ -119,7 +121,8 @@ def evaluate_inferred(
     """Checks for every skill evaluated on its SKILL.md contract; the row names the spec's line."""
     results: list[SkillResult] = []
     for skill, inferred in sorted(scope.inferred.items()):
-        ctx = _context(skill, registry, state, opts, inferred.source)
+        asks = tuple((element, ev.line) for element, ev in inferred.output.evidence)
+        ctx = _context(skill, registry, state, opts, inferred.source, asks)
         results.append(checks.evaluate(inferred.output.spec, outputs, ctx))
     return results
 
