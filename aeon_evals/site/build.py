@@ -30,6 +30,7 @@ from aeon_evals.fs.confine import check_writable
 from aeon_evals.fs.write import write_error, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.metrics.history import History
+from aeon_evals.site.findings import findings
 from aeon_evals.site.jinja_env import (
     inline_assets,
     make_env,
@@ -208,6 +209,7 @@ def _build(
             generated=generated_at(now),
             counted=None if newest is None else counted_statuses(newest),
             before=before,
+            findings=findings(newest),
         )
     )
     try:
