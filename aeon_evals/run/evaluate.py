@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from aeon_evals.cache.folder import Cache
+from aeon_evals.catalog.summary import CatalogSummary, catalog_summary
 from aeon_evals.checks import skill as checks
 from aeon_evals.contracts.audit import AuditReport
 from aeon_evals.contracts.scope import Scope
@@ -14,10 +18,18 @@ from aeon_evals.load.manifest import Manifest, read_manifest
 from aeon_evals.load.outputs import Outputs
 from aeon_evals.load.registry import Registry
 from aeon_evals.load.state import StateSources
-from aeon_evals.model import ContractsMode, SkillResult
+from aeon_evals.metrics import history as metrics
+from aeon_evals.metrics.history import History
+from aeon_evals.metrics.read import history_for_run
+from aeon_evals.model import ContractsMode, Coverage, SkillResult
 from aeon_evals.model.problems import Severity
 from aeon_evals.parallel import Forked
+from aeon_evals.report.facts import coverage_audit
 from aeon_evals.run.data import RunOptions
+from aeon_evals.text import patterns
+
+if TYPE_CHECKING:
+    from aeon_evals.run.loaded import Loaded
 
 
 def load_manifest(opts: RunOptions) -> Manifest | None:
@@ -182,3 +194,89 @@ def start_checks(
         return Checked(results, checked, warnings, outputs.shallow, extra)
 
     return Forked(work, fork=len(scope) + len(inferred.inferred) >= FORK_MIN_CHECKS)
+
+
+@dataclass
+class Evaluated:
+    """The checks' results (drift applied), the state they used, the coverage audit, the metric
+    history and the catalog checks: everything the rows and the article are made from."""
+
+    results: list[SkillResult]
+    state: StateSources
+    audit: AuditReport | None
+    audit_source: str
+    history: History
+    catalog: CatalogSummary | None
+    shallow: bool
+    warnings: list[str]  # the checks', the past articles', the history's, the audit's, in order
+
+    @property
+    def coverage(self) -> Coverage:
+        return self.audit.coverage if self.audit else Coverage(0, 0)
+
+
+def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
+    """Check every skill in scope and audit the coverage (on the second core with many skills),
+    while this process reads the metric history and runs the catalog checks: none depends on
+    another (the checks change only cron-state's facts, not skill-health's). Then each metric's
+    history turns a sustained step into a drift:<metric> cause (docs/metrics.md). Warnings keep
+    the order of a run in one process."""
+    root, manifest, inferred = opts.root, loaded.manifest, loaded.inferred
+
+    def audit_coverage() -> Audited:
+        # the SKILL.md contracts the run read already (none with contracts off: audit reads them)
+        said: list[str] = []
+        contracts = inferred.contracts if loaded.mode is not ContractsMode.OFF else None
+        found, source = coverage_audit(root, set(manifest.skills), loaded.registry, contracts, said)
+        return Audited(found, source, said)
+
+    checking = start_checks(
+        manifest,
+        inferred,
+        loaded.registry,
+        loaded.state,
+        opts,
+        loaded.scope,
+        loaded.outputs,
+        audit=audit_coverage,
+    )
+    catalog_warnings: list[str] = []
+    try:
+        history = history_for_run(root, loaded.store, loaded.state.health, before=opts.today)
+        catalog = _catalog(root, cache, warnings=catalog_warnings)
+        checked = checking.result()
+    except BaseException:
+        checking.abandon()
+        raise
+    assert checked.audited is not None  # start_checks was given the audit
+    loaded.outputs.release()  # the checks are done: their reads make room for the dashboard's
+    patterns.forget()
+    warnings = [
+        *checked.warnings,
+        *loaded.later,
+        *history.warnings,
+        *checked.audited.warnings,
+        *catalog_warnings,
+    ]
+    specs = {**manifest.specs, **{s: c.output.spec for s, c in inferred.inferred.items()}}
+    results, _steps = metrics.with_drift(checked.results, history, day=opts.today, specs=specs)
+    return Evaluated(
+        results,
+        checked.state,
+        checked.audited.report,
+        checked.audited.source,
+        history,
+        catalog,
+        checked.shallow,
+        warnings,
+    )
+
+
+def _catalog(root: Path, cache: Cache, *, warnings: list[str]) -> CatalogSummary | None:
+    """`aeon-evals lint`'s checks for the article and the dashboard; a failure never stops the
+    run (it becomes a warning and the article has no Catalog line)."""
+    try:
+        return catalog_summary(root, cache)
+    except Exception as exc:  # the catalog is a side view: the evaluation must go on
+        warnings.append(f"catalog checks skipped: {type(exc).__name__}: {exc}")
+        return None
