@@ -14,7 +14,7 @@ from html import escape
 from markupsafe import Markup
 from markupsafe import escape as escape_markup
 
-from aeon_evals.checks.skill import QUALITY_FAIL
+from aeon_evals.checks.findings import QUALITY_FAIL
 from aeon_evals.metrics import history as metrics
 from aeon_evals.metrics.history import History
 from aeon_evals.metrics.samples import SkillColumns
