@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from aeon_evals.articles import cells
+from aeon_evals.articles import cap
 from aeon_evals.articles.parse import read_article
 from aeon_evals.cache import folder
 from aeon_evals.cache.folder import CACHE_DIR, Cache
@@ -180,7 +180,7 @@ def test_a_previous_article_of_more_table_lines_than_the_cap_is_read_up_to_it(
     """Regression: a planted previous article of 400,000 Full Results rows (7.6 MB, under the
     size cap) took a run 185 s and 7.1 GB. Past MAX_TABLE_LINES table lines (50,000; 100 here)
     the article is not read, with one warning."""
-    monkeypatch.setattr(cells, "MAX_TABLE_LINES", 100)
+    monkeypatch.setattr(cap, "MAX_TABLE_LINES", 100)
     root = _demo(tmp_path, cli)
     rows = "".join(f"| made-up-{i:06d} | PASS |\n" for i in range(400))
     (root / "articles/skill-evals-2026-12-01.md").write_text(
