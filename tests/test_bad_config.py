@@ -1142,8 +1142,8 @@ CASES = [
         "skill-option-newline",
         "`--skill $'x⏎::error::y'`",
         lambda root: None,
-        "aeon-evals: skill-evals: x\\n::error::y has no spec",
-        5,
+        "aeon-evals: --skill x\\n::error::y: no such skill in this instance",
+        2,
         argv=("--skill", "x\n::error::y"),
     ),
 ]
