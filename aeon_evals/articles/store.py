@@ -22,6 +22,7 @@ from pathlib import Path
 from stat import S_ISREG
 
 from aeon_evals.articles.cache import ArticleCache, content_key, counts_of
+from aeon_evals.articles.cap import capped_text
 from aeon_evals.articles.parse import (
     BODY_MD,
     PREFIX,
@@ -337,7 +338,7 @@ class ArticleStore:
         if cached is not None:
             return cached
         raw = read_article_bytes(source, self.root)
-        html: str = BODY_MD.render(raw.decode("utf-8", errors="replace"))
+        html: str = BODY_MD.render(capped_text(raw))
         self._keep_body(sha, html)
         return html
 
@@ -459,6 +460,6 @@ def _render_bodies(work: Sequence[Work]) -> dict[str, str]:
         checkpoint()  # the run was killed: stop, as it did
         html = body() if body is not None else None
         if html is None:
-            html = BODY_MD.render(raw.decode("utf-8", errors="replace"))
+            html = BODY_MD.render(capped_text(raw))
         bodies[sha] = html
     return bodies
