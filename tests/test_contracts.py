@@ -491,6 +491,8 @@ def test_contracts_command_names_a_skill_without_a_contract_and_why(
     assert out.splitlines() == [
         "a  (not enabled)",
         "  no contract: SKILL.md names no output it writes",
+        "  outcomes  0 status tokens · noop_fail_after 7 runs (default)",
+        "    (the SKILL.md names no status token: a run is read by its status lines)",
         "",
         "b  (not enabled)",
         "  no contract: binary file (NUL bytes); not read as a SKILL.md",

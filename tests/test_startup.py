@@ -95,6 +95,7 @@ VALIDATE_MODULES = {
     "aeon_evals.load.manifest",
     "aeon_evals.load.registry",
     "aeon_evals.load.skill_names",
+    "aeon_evals.load.spec_fields",
     "aeon_evals.load.switchover",
     "aeon_evals.model",
     "aeon_evals.model.problems",
