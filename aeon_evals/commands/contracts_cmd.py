@@ -13,7 +13,9 @@ from typing import Any
 from aeon_evals.cache.folder import Cache
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import audit
+from aeon_evals.contracts.branches import ANY, DEFAULT, selected_branch
 from aeon_evals.contracts.instance import Contract, ContractOutput, contract_to_json, load_contracts
+from aeon_evals.contracts.scope import configured_var
 from aeon_evals.errors import ConfigError, UsageError
 from aeon_evals.load.manifest import (
     EVALS_PATH,
@@ -162,14 +164,31 @@ def _output_lines(output: ContractOutput) -> list[str]:
     return lines
 
 
+def _branch_lines(contract: Contract, var: str) -> list[str]:
+    """Which `var` value runs which branch, with the evidence, and the branch aeon.yml's `var`
+    runs here (its outputs are the ones evaluated)."""
+    if not contract.selectors:
+        return []
+    chosen = selected_branch(contract, var)
+    runs = f"runs {chosen}" if chosen else "runs a branch the SKILL.md does not name"
+    lines = [f"  branches  aeon.yml var {json.dumps(var, ensure_ascii=False)} {runs}"]
+    width = max(len(cond) for cond, _, _ in contract.selectors)
+    for cond, selector, ev in contract.selectors:
+        shown = {DEFAULT: "empty var", ANY: "any other"}.get(selector, f"var {selector!r}")
+        lines.append(f"    {cond:<{width}}  {shown:<22} SKILL.md:{ev.line:<5} {ev.quote[:90]}")
+    return lines
+
+
 def render_text(
     contracts: dict[str, Contract],
     overridden: set[str],
     enabled: set[str],
     outcomes: dict[str, Outcomes] | None = None,
+    variables: dict[str, str] | None = None,
 ) -> list[str]:
-    """One block per skill: its state, then each output with its evidence, or why none, then
-    its outcome vocabulary (`outcomes`, by skill)."""
+    """One block per skill: its state, then each output with its evidence, or why none, the
+    branch its aeon.yml `var` (`variables`, by skill) runs, then its outcome vocabulary
+    (`outcomes`, by skill)."""
     lines: list[str] = []
     for skill, contract in contracts.items():
         state = ["enabled" if skill in enabled else "not enabled"]
@@ -186,6 +205,7 @@ def render_text(
             lines.append(f"  no contract: {contract.reason}")
         for output in contract.outputs:
             lines += _output_lines(output)
+        lines += _branch_lines(contract, (variables or {}).get(skill, ""))
         found = (outcomes or {}).get(skill)
         if found is not None:
             lines += outcome_lines(found)
@@ -224,6 +244,7 @@ def run(args: argparse.Namespace) -> int:
     }
     registry = load_registry(root)
     enabled = registry.enabled()
+    variables = {skill: configured_var(registry, skill) for skill in wanted}
     if args.json:
         data: dict[str, Any] = {"skills": {}}
         for skill in wanted:
@@ -233,6 +254,10 @@ def run(args: argparse.Namespace) -> int:
                 else {"skill": skill, "outputs": [], "reason": "no SKILL.md"}
             )
             entry["enabled"] = skill in enabled
+            entry["var"] = variables[skill]
+            entry["runs_branch"] = (
+                selected_branch(contracts[skill], variables[skill]) if skill in contracts else None
+            )
             entry["overridden_by"] = EVALS_PATH if skill in overridden else None
             entry["not_counted"] = (
                 audit.NOT_COUNTED_WHY
@@ -244,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
             data["skills"][skill] = entry
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        lines = render_text(contracts, overridden, enabled, outcomes)
+        lines = render_text(contracts, overridden, enabled, outcomes, variables)
         lines += [f"{show_name(s)}  (no SKILL.md)" for s in missing]
         print("\n".join(lines))
         for warning in [*registry.warnings, *(w for c in contracts.values() for w in c.warnings)]:

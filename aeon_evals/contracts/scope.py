@@ -11,6 +11,7 @@ from pathlib import Path
 
 from aeon_evals.cache.folder import Cache
 from aeon_evals.checks.skill import newest_output_age
+from aeon_evals.contracts.branches import holds, selected_branch
 from aeon_evals.contracts.instance import Contract, ContractOutput, load_contracts
 from aeon_evals.load.outputs import Outputs
 from aeon_evals.load.registry import LLM_SKILL, Registry
@@ -50,17 +51,40 @@ class Scope:
         return "; ".join(parts)
 
 
-def choose_output(contract: Contract, outputs: Outputs, now: datetime) -> ContractOutput:
-    """The output to evaluate: the one whose newest existing file is newest (the branch the skill
-    ran last), else the first the SKILL.md names."""
-    if len(contract.outputs) == 1:
-        return contract.outputs[0]
+def runnable(contract: Contract, var: str = "") -> tuple[ContractOutput, ...]:
+    """The outputs a run with `var` (aeon.yml's, "" when unset) may write: when the SKILL.md
+    says which branch that value runs, that branch's outputs and those every run writes, the
+    branch's first; else all of them."""
+    branch = selected_branch(contract, var)
+    if branch is None:
+        return contract.outputs
+    found = [o for o in contract.outputs if holds(o, branch)]
+    found.sort(key=lambda o: o.condition is None)  # stable: the branch's own first
+    return tuple(found) or contract.outputs
+
+
+def choose_output(
+    contract: Contract, outputs: Outputs, now: datetime, var: str = ""
+) -> ContractOutput:
+    """The output to evaluate, among those a run with `var` may write (`runnable`): the one
+    whose newest existing file is newest (what the skill wrote last: a product written only on
+    some runs, or the log entry of a run that took an early way out), else the first."""
+    candidates = runnable(contract, var)
+    if len(candidates) == 1:
+        return candidates[0]
     best: tuple[float, ContractOutput] | None = None
-    for candidate in contract.outputs:
+    for candidate in candidates:
         age = newest_output_age(candidate.spec, outputs, now)
         if age is not None and (best is None or age < best[0]):
             best = (age, candidate)
-    return best[1] if best is not None else contract.outputs[0]
+    return best[1] if best is not None else candidates[0]
+
+
+def configured_var(registry: Registry, skill: str) -> str:
+    """The `var` aeon.yml gives `skill` ("" when it gives none, or not a string)."""
+    entry = registry.raw.get(skill)
+    value = entry.get("var") if isinstance(entry, dict) else None
+    return value if isinstance(value, str) else ""
 
 
 def inferred_scope(
@@ -100,7 +124,8 @@ def inferred_scope(
         elif not contract.usable:
             without.append((skill, contract.reason or "no usable contract"))
         else:
-            inferred[skill] = Inferred(contract, choose_output(contract, outputs, now))
+            var = configured_var(registry, skill)
+            inferred[skill] = Inferred(contract, choose_output(contract, outputs, now, var))
     return Scope(mode, inferred, tuple(without), tuple(unscored), contracts)
 
 
