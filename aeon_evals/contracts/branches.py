@@ -159,10 +159,15 @@ def selected_branch(contract: Contract, var: str) -> str | None:
     return hits.pop() if len(hits) == 1 else None
 
 
+def is_branch(condition: str | None) -> bool:
+    """A condition that names branches (`mode=status`, `branch=a | branch=b`), not one checked
+    while running (`if: …`) nor none."""
+    return condition is not None and re.match(r"[\w-]+=", condition) is not None
+
+
 def holds(output: ContractOutput, branch: str) -> bool:
     """Whether `output` is written by a run of `branch`: it belongs to no branch (every run, or
     a condition checked while running), or to that one."""
-    condition = output.condition
-    if condition is None or not re.match(r"[\w-]+=", condition):
+    if not is_branch(output.condition):
         return True
-    return branch in [c.strip() for c in condition.split("|")]
+    return branch in [c.strip() for c in str(output.condition).split("|")]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from aeon_evals.cache.folder import Cache
 from aeon_evals.checks.skill import newest_output_age
-from aeon_evals.contracts.branches import holds, selected_branch
+from aeon_evals.contracts.branches import holds, is_branch, selected_branch
 from aeon_evals.contracts.instance import Contract, ContractOutput, load_contracts
 from aeon_evals.load.outputs import Outputs
 from aeon_evals.load.registry import LLM_SKILL, Registry
@@ -53,31 +53,33 @@ class Scope:
 
 def runnable(contract: Contract, var: str = "") -> tuple[ContractOutput, ...]:
     """The outputs a run with `var` (aeon.yml's, "" when unset) may write: when the SKILL.md
-    says which branch that value runs, that branch's outputs and those every run writes, the
-    branch's first; else all of them."""
+    says which branch that value runs, that branch's own outputs, then those every run writes;
+    else all of them."""
     branch = selected_branch(contract, var)
     if branch is None:
         return contract.outputs
-    found = [o for o in contract.outputs if holds(o, branch)]
-    found.sort(key=lambda o: o.condition is None)  # stable: the branch's own first
-    return tuple(found) or contract.outputs
+    own = [o for o in contract.outputs if o.condition is not None and holds(o, branch)]
+    own = [o for o in own if is_branch(o.condition)]
+    rest = [o for o in contract.outputs if holds(o, branch) and o not in own]
+    return (*own, *rest) or contract.outputs
 
 
 def choose_output(
     contract: Contract, outputs: Outputs, now: datetime, var: str = ""
 ) -> ContractOutput:
-    """The output to evaluate, among those a run with `var` may write (`runnable`): the one
-    whose newest existing file is newest (what the skill wrote last: a product written only on
-    some runs, or the log entry of a run that took an early way out), else the first."""
+    """The output to evaluate, among those a run with `var` may write (`runnable`): the branch's
+    own output when one of its files exists, else the one whose newest file is newest (what the
+    skill wrote last: a product written only on some runs, or the log entry of a run that took
+    an early way out), else the first."""
     candidates = runnable(contract, var)
     if len(candidates) == 1:
         return candidates[0]
-    best: tuple[float, ContractOutput] | None = None
-    for candidate in candidates:
-        age = newest_output_age(candidate.spec, outputs, now)
-        if age is not None and (best is None or age < best[0]):
-            best = (age, candidate)
-    return best[1] if best is not None else candidates[0]
+    ages = [(newest_output_age(c.spec, outputs, now), n, c) for n, c in enumerate(candidates)]
+    found = [(age, n, c) for age, n, c in ages if age is not None]
+    # the branch aeon.yml's var runs is evaluated first, when it wrote anything
+    own = [i for i in found if is_branch(i[2].condition)] if selected_branch(contract, var) else []
+    best = min(own or found, key=lambda item: (item[0], item[1]), default=None)
+    return best[2] if best is not None else candidates[0]
 
 
 def configured_var(registry: Registry, skill: str) -> str:
