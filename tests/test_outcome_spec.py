@@ -202,7 +202,8 @@ def test_contracts_says_why_an_entrys_overrides_are_not_applied(
     code, out, _ = cli("contracts", "fleet-control", "--root", str(root))
     assert code == 0
     assert (
-        "    not applied: skills/skill-evals/evals.json: skills.fleet-control.outcomes.FLEET_EMPTY: "
+        "    not applied: skills/skill-evals/evals.json: "
+        "skills.fleet-control.outcomes.FLEET_EMPTY: "
         'expected one of "ok", "quiet", "noop", "partial", "error", got a string "fatal"'
     ) in out
     assert "    FLEET_EMPTY            noop     sentence" in out
