@@ -155,7 +155,7 @@ def test_three_weekly_runs_file_then_close_an_issue(instance: Instance, cli: Cli
         "*Skill Evals — SKILL_EVALS_REGRESSED*",
         "1 new fail · 1 fixed · coverage 83.3%",
     ]
-    assert "cost-report: word_count" in bodies[1][0]
+    assert "• cost-report — 6 words, minimum 100 (ISS-002)" in bodies[1][0].splitlines()
     assert (
         "issues filed: ISS-002 (cost-report)" in out
         and "issues closed: ISS-001 (repo-pulse)" in out

@@ -233,7 +233,9 @@ def test_the_var_selectors_are_read_with_their_evidence() -> None:
     assert picks.selectors == () and runnable(picks, "x") == picks.outputs
 
 
-def test_starters_and_the_bootstrap_draft_the_branch_the_var_runs(tmp_path: Path, cli: Cli) -> None:
+def test_starters_the_first_run_and_the_bootstrap_take_the_branch_the_var_runs(
+    tmp_path: Path, cli: Cli
+) -> None:
     root = Path(shutil.copytree(_root(SKO), tmp_path / "s"))
     code, out, err = cli("audit", "--stubs", "--root", str(root))
     assert code == 0, err
@@ -246,14 +248,29 @@ def test_starters_and_the_bootstrap_draft_the_branch_the_var_runs(tmp_path: Path
     assert starters["picks-tracker"]["_other_branches"] == [
         "always: output/articles/picks-scorecard-*.md (SKILL.md:152)"
     ]
+    # no evals.json, no skill-evals registered: the first run judges every skill on its contract
+    code, out, err = cli(
+        "run", "--root", str(root), "--no-notify", "--no-site", "--dry-run", "--json",
+        "--now", "2026-07-24T23:00:00Z",
+    )  # fmt: skip
+    rows = {row["skill"]: row for row in json.loads(out)["skills"]}
+    assert {s: rows[s]["spec_source"] for s in starters} == {
+        s: v["_from"] for s, v in starters.items()
+    }
+    assert rows["picks-tracker"]["status"] == "PASS"  # its fresh weekly entry, not NO_OUTPUT
+    # an instance that registers skill-evals keeps the bootstrap: the same starters
+    yml = root / "aeon.yml"
+    yml.write_text(
+        yml.read_text().replace(
+            "skills:\n", 'skills:\n  skill-evals: { enabled: false, schedule: "0 6 * * 0" }\n', 1
+        )
+    )
     code, _, err = cli(
         "run", "--root", str(root), "--no-notify", "--no-site", "--now", "2026-07-24T23:00:00Z"
     )
-    assert code == 3, err  # the bootstrap: starters written, nothing evaluated
+    assert code == 3, err
     boot = json.loads((root / EVALS_PATH).read_text())["skills"]
-    assert {s: boot[s]["output_pattern"] for s in starters} == {
-        s: v["output_pattern"] for s, v in starters.items()
-    }
+    assert {s: boot[s]["_from"] for s in starters} == {s: v["_from"] for s, v in starters.items()}
 
 
 def test_contracts_shows_the_branch_the_configured_var_runs(tmp_path: Path, cli: Cli) -> None:
