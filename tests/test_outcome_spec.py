@@ -14,7 +14,13 @@ from realdata import realdata
 
 from aeon_evals.load.manifest import parse_manifest
 from aeon_evals.model import OutcomeClass, Spec
-from aeon_evals.outcomes import Why, noop_fail_after, vocabulary_for
+from aeon_evals.outcomes import (
+    Why,
+    extract_vocabulary,
+    noop_fail_after,
+    vocabulary_for,
+    with_overrides,
+)
 
 Cli = Callable[..., tuple[int, str, str]]
 FUN = "aeonfun__aeon@2026-05-03"
@@ -122,6 +128,11 @@ def test_vocabulary_for_applies_the_overrides_over_the_real_skill_md() -> None:
     }
     assert others == {t: v.outcome for t, v in own.tokens.items() if t != "FLEET_EMPTY"}
     assert vocabulary_for("fleet-control", text, Spec("fleet-control", "x")) == own
+    # the same as reading the text with the map: a run may keep the map-free reading by hash
+    assert vocab == extract_vocabulary(
+        "fleet-control", text, {"FLEET_EMPTY": "quiet", "FLEET_PAUSED": "noop"}
+    )
+    assert with_overrides(own, spec.outcomes) == vocab
 
 
 def test_noop_fail_after_defaults_to_seven_runs() -> None:
