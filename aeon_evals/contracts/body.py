@@ -139,7 +139,7 @@ def scan(doc: SkillDoc) -> Body:
         tuple(fences),
         fence_at,
         branch_at,
-        _var_doc(lines, fence_at),
+        _var_doc(lines, fence_at) if "${var}" in doc.body else frozenset(),
         tuple(branch_heads),
     )
 

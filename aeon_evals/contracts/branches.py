@@ -29,6 +29,7 @@ _DEFAULT_MARK = re.compile(r"(?i)\(\s*default\b|\bdefault\s*\)|[—–-]\s*defau
 _HEADING_VALUE = re.compile(r"(?i)`?\$\{var\}`?\s*(?:=|==|is)\s*`([^`]+)`")
 _HEADING_EMPTY = re.compile(r"(?i)`?\$\{var\}`?\s+(?:is\s+)?empty")
 _ARROW = re.compile(r"\s(?:→|->|=>)\s")
+_MAPS = re.compile(r"→|->|=>|\||(?i:default)")
 _SEGMENT = re.compile(r"(?<=[.;])\s+(?=\S)|\s+[·|]\s+(?=`)")
 _MARKUP = re.compile(r"[*_`]+")
 _NEGATED = re.compile(r"(?i)\b(?:no|not|without|except|unless)\s*$")
@@ -99,20 +100,23 @@ def branch_selectors(doc: Body) -> tuple[tuple[str, str, Evidence], ...]:
         value = cond.partition("=")[2]
         if len(value) >= 3:  # `# Status Mode`: var `status` runs it
             found.setdefault((cond, value), Evidence(line, quoted(title)))
-    header: str | None = None  # the first row of the table the line is in
-    for no, text in doc.lines:
-        row = text.strip().lstrip(">").strip().startswith("|")
-        if not row:
-            header = None
-        elif header is None:
-            header = text
-            continue  # the header row itself
-        elif not _VAR_COLUMN.search(header.strip().lstrip(">").strip().split("|")[1]):
-            continue  # a table maps values to branches only under a `${var}` / value column
+    lines = doc.lines
+    row, top = -2, -1  # the last table row met, and the first row of its table
+    for k, (no, text) in enumerate(lines):
+        if not _MAPS.search(text):
+            continue  # most lines map nothing: no arrow, no table, no "default"
+        if _row(text):
+            top = top if row == k - 1 else k  # every row holds `|`: none is skipped
+            row = k
         if no in doc.fence_at or no in doc.branch_at or text.startswith("#"):
             continue
+        if row == k:
+            header = lines[top][1].strip().lstrip(">").strip().split("|")
+            if top == k or len(header) < 2 or not _VAR_COLUMN.search(header[1]):
+                continue  # a table maps values to branches only under a `${var}` / value column
         for lhs, rhs in _mappings(text):
-            targets = [c for c, pats in names.items() if any(p.search(_norm(rhs)) for p in pats)]
+            plain = _norm(rhs)
+            targets = [c for c, pats in names.items() if any(p.search(plain) for p in pats)]
             if len(targets) != 1:
                 continue
             selectors = _values(lhs)
@@ -123,6 +127,10 @@ def branch_selectors(doc: Body) -> tuple[tuple[str, str, Evidence], ...]:
             for selector in selectors:
                 found.setdefault((targets[0], selector), Evidence(no, quoted(text)))
     return tuple((cond, sel, ev) for (cond, sel), ev in found.items())
+
+
+def _row(text: str) -> bool:
+    return text.strip().lstrip(">").strip().startswith("|")
 
 
 def _mappings(text: str) -> Iterable[tuple[str, str]]:

@@ -3,6 +3,7 @@ and branch, each element with its evidence. `infer_contract` is pure and never r
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Iterable
@@ -146,17 +147,20 @@ def _under_condition(doc: Body, index: int) -> bool:
 _LOG_STEP = re.compile(r"(?i)^[\W\d]*(?:[a-z]\d*[.)]\s*)?(?:log|logging)\b")
 
 
-def _log_steps(doc: Body) -> set[int]:
-    """The body indexes of a heading that is the log step (`## Log`, `### 8. Log to memory`)
-    and of the lines under it: where a SKILL.md states the entry every run writes."""
-    found: set[int] = set()
-    inside = False
-    for k, (no, text) in enumerate(doc.lines):
-        if no not in doc.fence_at and (h := HEADING.match(text)):
-            inside = bool(_LOG_STEP.match(h.group(2).replace("*", "")))
-        if inside:
-            found.add(k)
-    return found
+def _log_steps(doc: Body) -> list[tuple[int, int]]:
+    """The body index ranges [start, end) of each section whose heading is the log step
+    (`## Log`, `### 8. Log to memory`), heading included: where a SKILL.md states the entry
+    every run writes."""
+    heads = [
+        (k, h)
+        for k, (no, text) in enumerate(doc.lines)
+        if text[:1] == "#" and no not in doc.fence_at and (h := HEADING.match(text))
+    ]
+    return [
+        (k, heads[n + 1][0] if n + 1 < len(heads) else len(doc.lines))
+        for n, (k, h) in enumerate(heads)
+        if _LOG_STEP.match(h.group(2).replace("*", ""))
+    ]
 
 
 _SHELL_OPEN = re.compile(r"^\s*(?:if|case|while|until)\b|^\s*[^\s()]+\)\s*(?:#.*)?$")
@@ -257,7 +261,7 @@ def _writes(doc: Body) -> tuple[list[_Write], list[str]]:
                     heading=heading,
                     only_if=bool(_ONLY_IF.match(CODE_SPAN.sub("x", text[m.end() :]))),
                     fallback=fallback or _under_condition(doc, index),
-                    in_log_step=index in log_step,
+                    in_log_step=any(lo <= index < hi for lo, hi in log_step),
                 )
             )
     return found, warnings
@@ -265,9 +269,10 @@ def _writes(doc: Body) -> tuple[list[_Write], list[str]]:
 
 # An early way out of the run that still logs: "If zero picks are found, log `X_SKIP: …` and
 # stop", "If the file is missing, exit with `X_NO_REPOS` (notify + log, no article)".
+# (searched in lowercased prose: a case-insensitive pattern is several times slower here)
 _EXIT = re.compile(
-    r"(?i)\b(?:stop|exit|abort|halt|bail)(?:s|ed)?\b(?!\s*(?:-|code|status|criteria|conditions?))"
-    r"|(?:\band|\bthen|[,;.—–])\s+end\b(?!\s*(?:of|-|to))"
+    r"\b(?:stop|exit|abort|halt|bail)(?:s|ed)?\b(?!\s*(?:-|code|status|criteria|conditions?))"
+    r"|(?:[,;.—–]|\band|\bthen) end\b(?!\s*(?:of|-|to))"
 )
 _EXIT_IF = re.compile(
     r"(?i)\b(?:if|when|unless|otherwise|else|zero|empty|missing|absent|fails?|failed|no \w+ "
@@ -281,11 +286,19 @@ _NO_LOG = re.compile(
 
 def _exits(doc: Body) -> list[tuple[int, str | None, Evidence]]:
     """Each prose line that ends the run early on a condition and logs on its way out: its
-    line, the branch it is in, and the evidence."""
-    found = []
-    for no, text in doc.lines:
-        if no in doc.fence_at or no in doc.var_doc or not _EXIT.search(text):
+    line, the branch it is in, and the evidence. One search over the whole prose, not one a
+    line."""
+    lines = [(no, text) for no, text in doc.lines if no not in doc.fence_at]
+    prose = "\n".join(text for _, text in lines)
+    starts = list(itertools.accumulate((len(text) + 1 for _, text in lines), initial=0))
+    found: list[tuple[int, str | None, Evidence]] = []
+    seen = -1
+    for m in _EXIT.finditer(prose.lower()):
+        k = bisect.bisect_right(starts, m.start()) - 1
+        no, text = lines[k]
+        if k == seen or no in doc.var_doc:
             continue
+        seen = k
         plain = CODE_SPAN.sub("x", text)
         if _EXIT_IF.search(plain) and _EXIT_LOGS.search(text) and not _NO_LOG.search(text):
             found.append((no, doc.branch_at.get(no), Evidence(no, quoted(text))))
@@ -392,7 +405,8 @@ def infer_contract(doc: SkillDoc) -> Contract:
     # keeps the branch's log entry beside it: a run that took the way out wrote only that.
     only_if: dict[str, Evidence] = {}
     log_draft = drafts.get(LOG_PATTERN)
-    exits = _exits(scanned) if log_draft is not None else []
+    products = log_draft is not None and any(rank[d.glob] == 0 for d, _ in kept)
+    exits = _exits(scanned) if products else []
     for draft, conds in list(kept):
         if rank[draft.glob] != 0 or log_draft is None:
             continue
