@@ -248,6 +248,7 @@ def to_json(outcome: RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[st
                 "issue": row.issue,
                 "failing_since": row.failing_since.since.isoformat() if row.failing_since else None,
                 "notes": list(result.notes),
+                "run": result.run.to_json() if result.run is not None else None,
                 "spec_source": result.spec_source or "evals.json",
                 "contracts_mode": None if result.spec_source is None else mode,
                 "counts": row.counts,
@@ -295,6 +296,8 @@ def to_json(outcome: RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[st
             "regressions": list(n.regressions),
             "disabled_or_muted": list(n.failing_apart),
         },
+        # one cause behind many failures (issue #32): one line each, with its issue
+        "fleet": list(data.fleet) if data is not None else [],
         "contracts": None
         if scope is None
         else {

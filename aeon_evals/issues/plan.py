@@ -241,6 +241,7 @@ def plan_issues(
     today: date,
     article_path: str,
     skills: Collection[str] = (),
+    fleet_keep: Collection[str] | None = None,
 ) -> IssuePlan:
     """Decide the issue stage on `state` (pure: nothing is read or written).
 
@@ -260,7 +261,11 @@ def plan_issues(
     existing: dict[str, str] = {}
     see_also: dict[str, tuple[str, ...]] = {}
     for req in to_file:
-        hit = naming.covering(req.skill)
+        hit = (
+            next((i for i in open_issues if i.ours and i.root_cause == req.root_cause), None)
+            if req.fleet
+            else naming.covering(req.skill)
+        )
         linked = tuple(
             i.id for i in naming.all(req.skill) if i is not hit and not i.covers(req.skill)
         )
@@ -281,7 +286,7 @@ def plan_issues(
         naming.add(issue)
         index.add_open(issue)
 
-    closing = _closing(state.loaded, to_close, index, now=now, today=today)
+    closing = _closing(state.loaded, to_close, index, now=now, today=today, fleet_keep=fleet_keep)
     closed = {c.ref.path for c in closing}
     still_open = Naming(i for i in open_issues if i.path not in closed)
     candidates = {s for i in open_issues if i.path not in closed for s in i.affected_skills}
@@ -308,29 +313,42 @@ def _closing(
     *,
     now: datetime,
     today: date,
+    fleet_keep: Collection[str] | None = None,
 ) -> list[Closing]:
-    """The open skill-evals issues of the `to_close` skills, resolved; their INDEX.md rows moved."""
+    """The open skill-evals issues of the `to_close` skills, resolved; their INDEX.md rows moved.
+    A fleet finding's issue is not closed by one of its skills recovering: it is closed when
+    `fleet_keep` (the root causes of today's findings; None: leave them, a scoped run) no longer
+    holds its root cause."""
     ours: dict[str, list[Loaded]] = {}
+    fleet: list[Loaded] = []
     for doc in loaded:
-        if doc.issue.ours:
+        if doc.issue.ours and doc.issue.root_cause.startswith(files.FLEET):
+            fleet.append(doc)
+        elif doc.issue.ours:
             for named in dict.fromkeys(doc.issue.affected_skills):
                 ours.setdefault(named, []).append(doc)
+    gone = [
+        doc
+        for doc in fleet
+        if fleet_keep is not None and doc.issue.is_open and doc.issue.root_cause not in fleet_keep
+    ]
     closing: list[Closing] = []
     done: set[str] = set()
-    for skill in dict.fromkeys(to_close):
-        for doc in ours.get(skill, ()):
-            issue = doc.issue
-            if not issue.is_open:
-                index.repair_resolved(issue, today)
-                continue
-            if issue.path in done:
-                continue
-            text = resolve_text(doc.text, files.utc(now))
-            if text is None:  # pragma: no cover - only files with frontmatter are loaded
-                continue
-            done.add(issue.path)
-            closing.append(Closing(IssueRef(issue.id, skill, issue.path), doc.file, text))
-            index.close(issue, today.isoformat())
+    plan = [(skill, doc) for skill in dict.fromkeys(to_close) for doc in ours.get(skill, ())]
+    plan += [("fleet", doc) for doc in gone]
+    for skill, doc in plan:
+        issue = doc.issue
+        if not issue.is_open:
+            index.repair_resolved(issue, today)
+            continue
+        if issue.path in done:
+            continue
+        text = resolve_text(doc.text, files.utc(now))
+        if text is None:  # pragma: no cover - only files with frontmatter are loaded
+            continue
+        done.add(issue.path)
+        closing.append(Closing(IssueRef(issue.id, skill, issue.path), doc.file, text))
+        index.close(issue, today.isoformat())
     return closing
 
 

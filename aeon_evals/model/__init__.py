@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from aeon_evals.model.results import FailingSince as FailingSince
     from aeon_evals.model.results import OutputFile as OutputFile
     from aeon_evals.model.results import ParsedArticle as ParsedArticle
+    from aeon_evals.model.results import RunReport as RunReport
     from aeon_evals.model.results import SkillResult as SkillResult
 else:
     _RESULTS = frozenset(
@@ -35,6 +36,7 @@ else:
             "FailingSince",
             "OutputFile",
             "ParsedArticle",
+            "RunReport",
             "SkillResult",
         }
     )
@@ -126,6 +128,9 @@ class Spec:
     section: str | None = None
     mute: Mute | None = None
     stale_fail_after: float | None = None  # expected cadences after which STALE counts as failing
+    # evals.json `outcomes` (token → class) and `noop_fail_after` (runs): issue #32
+    outcomes: tuple[tuple[str, str], ...] = ()
+    noop_fail_after: int | None = None
     # `drift`: metric -> mode; "*" stands for every metric ("drift": "off"). Empty: the defaults.
     drift: tuple[tuple[str, DriftMode], ...] = ()
 

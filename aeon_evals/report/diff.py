@@ -173,12 +173,21 @@ def is_flaky(history: list[Status | None]) -> bool:
 
 def failing_start(result: SkillResult, today: date) -> date:
     """The day a skill that fails now started failing, as far as this run can tell: for one
-    gone quiet (a failing `stale_file`), the day of its last output, not today; else today."""
+    gone quiet (a failing `stale_file`), the day of its last output; for one whose runs report
+    an error or never do their job, the first day of that streak; else today."""
     quiet = [
         c.evidence.last_output
         for c in result.causes
         if c.status.failing and c.evidence is not None and c.evidence.last_output is not None
     ]
+    run = result.run
+    if (
+        run is not None
+        and run.since is not None
+        and run.cause
+        and any(c.code == run.cause and c.status.failing for c in result.causes)
+    ):
+        quiet.append(run.since)
     return min([*quiet, today])
 
 
@@ -390,7 +399,9 @@ def action_queue(
         if head is None:
             continue
         if result.status is Status.ERROR:
-            patch.append(f"Patch evals.json:{result.skill} — {code_span(head.code)}")
+            # a spec that disagrees with the skill's SKILL.md says how, in words (issue #32.7)
+            said = head.brief if head.code == "spec_disagrees" else code_span(head.code)
+            patch.append(f"Patch evals.json:{result.skill} — {said}")
         elif result.status.failing:
             step = known.next_step(result, f" ({row.issue})" if row.issue else "")
             investigate += [step] if step else []

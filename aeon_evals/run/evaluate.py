@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aeon_evals.cache.folder import Cache
 from aeon_evals.catalog.summary import CatalogSummary, catalog_summary
 from aeon_evals.checks import skill as checks
+from aeon_evals.checks.outcome import judge_runs, with_outcome
+from aeon_evals.checks.runs import RunReader
 from aeon_evals.contracts.audit import AuditReport
-from aeon_evals.contracts.scope import Scope
+from aeon_evals.contracts.instance import Contract
+from aeon_evals.contracts.scope import Scope, choose_output
 from aeon_evals.errors import ConfigError
 from aeon_evals.load import state as state_stage
 from aeon_evals.load.manifest import EVALS_PATH, Manifest, read_manifest
@@ -21,8 +25,9 @@ from aeon_evals.load.state import StateSources
 from aeon_evals.metrics import history as metrics
 from aeon_evals.metrics.history import History
 from aeon_evals.metrics.read import history_for_run
-from aeon_evals.model import ContractsMode, Coverage, SkillResult
+from aeon_evals.model import Cause, ContractsMode, Coverage, SkillResult, Status
 from aeon_evals.model.problems import Severity
+from aeon_evals.outcomes import Judgement, Vocabulary
 from aeon_evals.parallel import Forked
 from aeon_evals.report.facts import coverage_audit
 from aeon_evals.run.data import RunOptions
@@ -165,6 +170,104 @@ def check_all(
     return results, state
 
 
+@dataclass(frozen=True)
+class Judging:
+    """What judging the runs needs besides the results: each skill's outcome vocabulary, the
+    headings its log entries start with (every registered skill's: where one skill's section
+    ends depends on the others'), and the SKILL.md contracts of the evals.json skills (a spec
+    that finds nothing is held against its skill's own contract, issue #32.7)."""
+
+    by_skill: dict[str, Vocabulary]
+    headings: dict[str, tuple[str, ...]]
+    spec_contracts: dict[str, Contract] = field(default_factory=dict)
+
+
+def disagreement(
+    result: SkillResult,
+    manifest: Manifest,
+    judging: Judging,
+    registry: Registry,
+    state: StateSources,
+    opts: RunOptions,
+    outputs: Outputs,
+) -> SkillResult:
+    """An evals.json spec whose pattern matches nothing while the skill's own SKILL.md contract
+    finds a fresh output (a leftover template entry, issue #32.7): not a NO_OUTPUT failure of
+    the skill but a spec to patch, ERROR `spec_disagrees` with both quoted (no issue; the Action
+    Queue's Patch item). Any other result as it is."""
+    head = result.head
+    contract = judging.spec_contracts.get(result.skill)
+    spec = manifest.specs.get(result.skill)
+    if (
+        head is None
+        or head.code != "no_file_match"
+        or contract is None
+        or spec is None
+        or not contract.usable
+    ):
+        return result
+    chosen = choose_output(contract, outputs, opts.now)
+    ctx = _context(result.skill, registry, state, opts, chosen.source)
+    found = checks.evaluate(chosen.spec, outputs, ctx)
+    if found.output is None or found.status.failing or found.status is not Status.PASS:
+        return result  # the contract finds no fresh, passing output either: the spec stands
+    section = f" ({chosen.spec.section})" if chosen.spec.section else ""
+    detail = (
+        f"evals.json's `{spec.output_pattern}` matches nothing, while {chosen.source} says the "
+        f"skill writes `{chosen.spec.output_pattern}`{section}: fresh, {found.output.path}; "
+        "patch the spec (or remove it: the SKILL.md contract is then evaluated)"
+    )
+    return dataclasses.replace(
+        found,
+        status=Status.ERROR,
+        causes=(Cause(Status.ERROR, "spec_disagrees", detail),),
+        spec_source=None,
+        notes=("evals.json and SKILL.md disagree: the skill is not judged on this spec",),
+    )
+
+
+def judge_outcomes(
+    results: list[SkillResult],
+    manifest: Manifest,
+    inferred: Scope,
+    state: StateSources,
+    opts: RunOptions,
+    outputs: Outputs,
+    judging: Judging,
+) -> tuple[list[SkillResult], dict[str, Judgement]]:
+    """Check h, did the run do its job (issue #32): each result with what its newest runs
+    report added (checks/outcome.py), and the judgements, for the fleet findings."""
+    reader = RunReader(outputs, opts.today, judging.headings)
+    judged: dict[str, Judgement] = {}
+    out: list[SkillResult] = []
+    for result in results:
+        skill = result.skill
+        spec = manifest.specs.get(skill)
+        if spec is None and skill in inferred.inferred:
+            spec = inferred.inferred[skill].output.spec
+        head = result.head
+        contract = judging.spec_contracts.get(skill)
+        if head is not None and head.code == "spec_disagrees" and contract is not None:
+            spec = choose_output(contract, outputs, opts.now).spec  # where it really writes
+        vocabulary = judging.by_skill.get(skill)
+        if spec is None or vocabulary is None:
+            out.append(result)
+            continue
+        found = judge_runs(skill, spec, vocabulary, reader, outputs)
+        judged[skill] = found
+        out.append(
+            with_outcome(
+                result,
+                found,
+                vocabulary,
+                cron=state.cron.get(skill),
+                now=opts.now,
+                grace=opts.grace,
+            )
+        )
+    return out, judged
+
+
 # With fewer skills than this the checks run in this process: a fork costs more than checking a
 # few skills, and a small instance's run stays in one process.
 FORK_MIN_CHECKS = 200
@@ -190,6 +293,7 @@ class Checked:
     warnings: list[str]
     shallow: bool
     audited: Audited | None = None  # start_checks' `audit`, when given
+    judged: dict[str, Judgement] = field(default_factory=dict)  # each skill's newest run
 
 
 def start_checks(
@@ -200,6 +304,7 @@ def start_checks(
     opts: RunOptions,
     scope: list[str],
     outputs: Outputs,
+    judging: Judging,
     audit: Callable[[], Audited] | None = None,
 ) -> Forked[Checked]:
     """check_all, on the second core when there are at least FORK_MIN_CHECKS skills: the run
@@ -214,8 +319,14 @@ def start_checks(
         results, checked = check_all(
             manifest, inferred, registry, state, opts, scope, outputs, warnings
         )
+        results = [
+            disagreement(r, manifest, judging, registry, checked, opts, outputs) for r in results
+        ]
+        results, judged = judge_outcomes(
+            results, manifest, inferred, checked, opts, outputs, judging
+        )
         extra = audit() if audit is not None else None
-        return Checked(results, checked, warnings, outputs.shallow, extra)
+        return Checked(results, checked, warnings, outputs.shallow, extra, judged)
 
     return Forked(work, fork=len(scope) + len(inferred.inferred) >= FORK_MIN_CHECKS)
 
@@ -233,6 +344,7 @@ class Evaluated:
     catalog: CatalogSummary | None
     shallow: bool
     warnings: list[str]  # the checks', the past articles', the history's, the audit's, in order
+    judged: dict[str, Judgement] = field(default_factory=dict)  # each skill's newest run
 
     @property
     def coverage(self) -> Coverage:
@@ -264,6 +376,7 @@ def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
         opts,
         loaded.scope,
         loaded.outputs,
+        loaded.judging,
         audit=audit_coverage,
     )
     catalog_warnings: list[str] = []
@@ -295,6 +408,7 @@ def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
         catalog,
         checked.shallow,
         warnings,
+        checked.judged,
     )
 
 

@@ -22,6 +22,8 @@ from aeon_evals.issues import (
 from aeon_evals.model import DiffLabel, SkillResult
 from aeon_evals.report import diff as report
 from aeon_evals.report.fixes import known_fixes
+from aeon_evals.run.fleet import Fleet
+from aeon_evals.run.fleet import requests as fleet_requests
 from aeon_evals.text.controls import one_line
 
 
@@ -34,16 +36,19 @@ def keep_issues(
     today: date,
     article: str,
     apply: bool,
+    fleet: Fleet | None = None,
 ) -> tuple[IssueOutcome, list[report.Row]]:
     """File issues for new failures and close those of fixed skills (only planned when not
-    `apply`: a dry run); returns the outcome and the rows linked to their open issues. An
-    unusable issues folder skips the stage with a warning, never the run."""
+    `apply`: a dry run); returns the outcome and the rows linked to their open issues. With
+    `fleet` (a full run's findings), one issue per finding stands for the failures it explains,
+    and a finding's issue no longer holding is closed. An unusable issues folder skips the
+    stage with a warning, never the run."""
     to_close = [r.skill for r in rows if r.label is DiffLabel.FIXED and not r.reported_only]
     try:
         check_writable(root, root / "memory/issues/INDEX.md", what="issues folder")
         plan = plan_issues(
             read_state(root),
-            issue_requests(rows, scope),
+            issue_requests(rows, scope, fleet),
             to_close,
             now=now,
             today=today,
@@ -53,6 +58,7 @@ def keep_issues(
                 for r in rows
                 if r.status is not None and r.status.failing and not r.reported_only
             ],
+            fleet_keep=fleet.keep() if fleet is not None else None,
         )
         issues = apply_plan(plan) if apply else plan.outcome
     except (OSError, EvalsError) as exc:
@@ -87,15 +93,20 @@ def _linked(row: report.Row, issues: IssueOutcome, known: dict[str, IssueFile]) 
     )
 
 
-def issue_requests(rows: list[report.Row], scope: Scope | None = None) -> list[IssueRequest]:
-    """What to file: one request per counted row that newly fails (FAIL or QUALITY_DEGRADED)."""
-    requests = []
+def issue_requests(
+    rows: list[report.Row], scope: Scope | None = None, fleet: Fleet | None = None
+) -> list[IssueRequest]:
+    """What to file: one request per counted row that newly fails (FAIL or QUALITY_DEGRADED),
+    but for the failures a fleet finding explains: one request per finding instead."""
+    requests = fleet_requests(fleet, rows) if fleet is not None else []
+    explained = fleet.explained if fleet is not None else {}
     for row in rows:
         result = row.result
         if (
             result is None
             or not row.counts
             or row.label not in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)
+            or row.skill in explained
         ):
             continue
         head = result.head

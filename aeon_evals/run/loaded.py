@@ -13,7 +13,9 @@ from aeon_evals.articles.store import ArticleStore
 from aeon_evals.cache.folder import Cache
 from aeon_evals.checks.skill import scheduled
 from aeon_evals.contracts import scope as scope_stage
+from aeon_evals.contracts.instance import load_contracts
 from aeon_evals.contracts.scope import Scope
+from aeon_evals.contracts.vocab import load_vocabularies
 from aeon_evals.errors import ArticleNotOurs, EvalsError, NothingEvaluated, UsageError
 from aeon_evals.fs.confine import read_confined
 from aeon_evals.load import registry_cache
@@ -25,8 +27,9 @@ from aeon_evals.load.registry import LLM_SKILL, Registry, load_registry
 from aeon_evals.load.state import StateSources, load_state
 from aeon_evals.load.switchover import llm_skill
 from aeon_evals.model import ContractsMode, ParsedArticle, Status
+from aeon_evals.outcomes import skill_headings
 from aeon_evals.run.data import RunOptions
-from aeon_evals.run.evaluate import contracts_mode, load_warnings
+from aeon_evals.run.evaluate import Judging, contracts_mode, load_warnings
 from aeon_evals.run.publish import ARTICLE_BYTES_PER_ROW, probe_writable
 from aeon_evals.text.controls import show_name
 
@@ -52,6 +55,7 @@ class Loaded:
     later: list[str]  # the past articles' and the article guard's warnings (after the checks')
     notices: list[str]  # said on stderr, kept out of the article (the switch-over)
     parse: registry_cache.CachedParser
+    judging: Judging  # each skill's outcome vocabulary and log headings (issue #32)
 
 
 def read_registry(opts: RunOptions, cache: Cache) -> tuple[Registry, registry_cache.CachedParser]:
@@ -96,6 +100,9 @@ def load(
             root, registry, _never_dispatched(registry, state), outputs, opts.now
         ),
     )
+    vocabularies = _vocabularies(
+        root, registry, manifest, whole, [*scope, *inferred.inferred], cache
+    )
     article = layout.article_rel(opts.today)
     guarded: list[str] = []
     _guard_article(opts, article, store, len(scope) + len(inferred.inferred), guarded)
@@ -116,6 +123,7 @@ def load(
         [*guarded, *prior_warnings],
         switchover(root, layout, registry),
         parse,
+        vocabularies,
     )
 
 
@@ -154,6 +162,37 @@ def _known(skill: str, root: Path, registry: Registry, manifest: Manifest) -> No
     close = difflib.get_close_matches(skill, sorted(names), n=3)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     raise UsageError(f"--skill {show_name(skill)}: no such skill in this instance{hint}")
+
+
+def _vocabularies(
+    root: Path,
+    registry: Registry,
+    manifest: Manifest,
+    whole: Scope,
+    skills: list[str],
+    cache: Cache,
+) -> Judging:
+    """The outcome vocabulary of each skill in scope (through the cache, evals.json's `outcomes`
+    applied) and the headings the log entries of every registered skill start with: `### name`,
+    and the log section its spec or contract names."""
+    overrides = {s: dict(manifest.specs[s].outcomes) for s in skills if s in manifest.specs}
+    by_skill = load_vocabularies(root, skills, cache, {s: o for s, o in overrides.items() if o})
+    headings: dict[str, tuple[str, ...]] = {}
+    for name in sorted({*registry.skills, *skills}):
+        sections: list[str] = []
+        spec = manifest.specs.get(name)
+        if spec is not None:
+            sections += [spec.section] if spec.section else []
+        else:
+            contract = whole.contracts.get(name)
+            for output in contract.outputs if contract is not None else ():
+                if output.spec.output_pattern.startswith("memory/logs/") and output.spec.section:
+                    sections.append(output.spec.section)
+        headings[name] = skill_headings(name, sections)
+    # the SKILL.md contracts of the evals.json skills: a spec that finds nothing is held against
+    # its skill's own contract (issue #32.7)
+    spec_contracts = load_contracts(root, [s for s in skills if s in manifest.specs], cache)
+    return Judging(by_skill, headings, spec_contracts)
 
 
 def _never_dispatched(registry: Registry, state: StateSources) -> list[str]:

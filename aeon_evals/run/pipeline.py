@@ -20,6 +20,7 @@ from aeon_evals.model.artifacts import skipped
 from aeon_evals.run.compose import compose, kept_today, label_rows
 from aeon_evals.run.data import RunOptions, RunOutcome
 from aeon_evals.run.evaluate import evaluate, load_manifest
+from aeon_evals.run.fleet import fleet_of
 from aeon_evals.run.issue_stage import keep_issues
 from aeon_evals.run.loaded import load, read_registry, switchover
 from aeon_evals.run.publish import publish
@@ -57,6 +58,7 @@ def _run(opts: RunOptions) -> RunOutcome:
         _say_nothing_evaluated(opts, exc)
         raise
     evaluated = evaluate(loaded, opts, cache)
+    fleet = fleet_of(evaluated.results, evaluated.judged, loaded.registry, opts.today)
     issues, rows = keep_issues(
         opts.root,
         label_rows(loaded, evaluated, opts),
@@ -65,8 +67,10 @@ def _run(opts: RunOptions) -> RunOutcome:
         today=opts.today,
         article=loaded.article,
         apply=not opts.dry_run,
+        fleet=fleet if opts.skill is None else None,
     )
-    outcome = compose(loaded, evaluated, rows, issues, kept_today(loaded.store, opts), opts)
+    kept = kept_today(loaded.store, opts)
+    outcome = compose(loaded, evaluated, rows, issues, kept, fleet, opts)
     # a cache that is not this instance's own: said on the console and in --json, not in the
     # article (whose words a cache must never change)
     outcome.warnings[:0] = cache.warnings
