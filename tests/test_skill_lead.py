@@ -19,7 +19,7 @@ from test_skill_pages import ten_weeks
 from aeon_evals import site
 from aeon_evals.metrics.history import History, Sample, render_tsv
 from aeon_evals.model import DiffLabel, NumericCheck, Spec, Status, drift
-from aeon_evals.report.render import cause_text
+from aeon_evals.report.render import cause_cell
 from aeon_evals.site.findings import code_spans, split_cause
 from aeon_evals.site.skill_charts import Limits, charts_for, metric_chart, spec_limits
 
@@ -58,7 +58,7 @@ def test_a_cause_cell_splits_into_codes_and_detail(cell: str, codes: str, detail
 
 
 def test_the_split_reads_what_the_article_writes() -> None:
-    """The separator is the article writer's own (report.render.cause_text)."""
+    """The separator is the article writer's own (report.render.cause_cell)."""
     from aeon_evals.model import Cause, SkillResult
     from aeon_evals.report.diff import Row
 
@@ -68,7 +68,7 @@ def test_the_split_reads_what_the_article_writes() -> None:
         causes=(Cause(Status.FAIL, "word_count", "107 words, minimum 200"),),
     )
     row = Row(result=result, label=DiffLabel.NEW_FAIL, previous=None)
-    assert split_cause(cause_text(row)) == ("word_count", "107 words, minimum 200")
+    assert split_cause(cause_cell(row)) == ("word_count", "107 words, minimum 200")
 
 
 def test_code_spans_are_shown_as_code_and_the_rest_escaped_once() -> None:

@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 from aeon_evals.model import ArticleRow, ParsedArticle, Status
 
 NO_CAUSE = "—"
-# The article writes a cause with its detail as "code — detail" (report.render.cause_text).
+# The article writes a cause with its detail as "code — detail" (report.render.cause_cell).
 _DETAIL_SEP = " — "
 
 
