@@ -313,6 +313,11 @@ def to_json(outcome: RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[st
             "closed": [
                 {"id": i.id, "skill": i.skill, "path": i.path} for i in outcome.issues.closed
             ],
+            # the stage wrote nothing (a refused write; nothing changed): why, and what it
+            # would have filed and closed
+            "not_written": outcome.issues.unwritten or None,
+            "would_file": [{"id": i.id, "skill": i.skill} for i in outcome.issues.would_file],
+            "would_close": [{"id": i.id, "skill": i.skill} for i in outcome.issues.would_close],
         },
         "artifacts": {
             "article": str(outcome.article_written),

@@ -7,6 +7,7 @@ files first, INDEX.md last). A dry run reads and plans, and does not apply.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 from collections.abc import Collection, Iterable, Sequence
@@ -20,6 +21,8 @@ from aeon_evals.issues import files
 from aeon_evals.issues.files import ID_RE, ISSUES_DIR, IssueFile, IssueRequest, Loaded
 from aeon_evals.issues.frontmatter import resolve_text
 from aeon_evals.issues.index import INDEX_NAME, Index, read_index
+from aeon_evals.issues.rollback import Undo
+from aeon_evals.text.controls import show_name
 
 _MAX_TRIES = 1000  # exclusive-create attempts before giving up on one request
 _PLAIN_NAME = re.compile(r"[\w-]+")
@@ -56,6 +59,20 @@ class IssueOutcome:
     known: tuple[IssueFile, ...] = ()  # every readable issue as it was before this run
     # skill of a request -> other open issues naming it that do not cover it ("see also")
     see_also: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the stage wrote nothing (why: a refused write, found by the probe or met and put back),
+    # and what it would have filed and closed
+    unwritten: str = ""
+    would_file: tuple[IssueRef, ...] = ()
+    would_close: tuple[IssueRef, ...] = ()
+
+    def said(self, refs: tuple[IssueRef, ...], would: tuple[IssueRef, ...]) -> str:
+        """`ISS-004 (x), ISS-005 (y)`, `none`, or `none (not written: …; would file …)`."""
+        listed = ", ".join(f"{i.id} ({show_name(i.skill)})" for i in by_id(refs))
+        if not self.unwritten:
+            return listed or "none"
+        also = ", ".join(f"{i.id} ({show_name(i.skill)})" for i in by_id(would))
+        verb = "file" if would is self.would_file else "close"
+        return f"none (not written: {self.unwritten}" + (f"; would {verb} {also})" if also else ")")
 
 
 @dataclass(frozen=True)
@@ -352,12 +369,30 @@ def _closing(
     return closing
 
 
-def apply_plan(plan: IssuePlan) -> IssueOutcome:
+def apply_plan(plan: IssuePlan, undo: Undo | None = None) -> IssueOutcome:
     """Write the plan: new issue files (created exclusively: when another process took a number
     first, the next free one is used; each synced before its name appears, since a new file's
     bytes are not forced out by anything else), the closed issues (renamed over the old ones
     unsynced: ext4 and XFS write a file renamed over another before the rename commits), one
-    fsync of the folder for them all, INDEX.md last (synced on its own). Returns what was done."""
+    fsync of the folder for them all, INDEX.md last (synced on its own). Returns what was done.
+
+    With `undo`, every change is recorded there as it is made (issues/rollback.py); when a write
+    fails midway, the ones made are put back before the error is raised: nothing changed."""
+    try:
+        return _apply(plan, undo)
+    except BaseException:
+        if undo is not None:
+            # files of ours whose names the failure left behind (a batch cut short)
+            for planned in plan.new:
+                path = plan.state.issues_dir / f"{planned.issue.id}.md"
+                with contextlib.suppress(OSError):
+                    if path not in undo.created and path.read_text("utf-8") == planned.text:
+                        undo.created.append(path)
+            undo.restore()
+        raise
+
+
+def _apply(plan: IssuePlan, undo: Undo | None) -> IssueOutcome:
     moved: dict[str, IssueFile] = {}  # planned id -> the issue as filed under another number
     skipped: set[str] = set()
     warnings: list[str] = []
@@ -365,9 +400,10 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
     # The planned numbers first, synced side by side; from the first number another process
     # took, one at a time with the next free number, as the names must appear in order.
     first = _first_run(plan.new)
-    done = create_exclusive_run(
-        [(plan.state.issues_dir / f"{p.issue.id}.md", p.text) for p in first]
-    )
+    paths = [plan.state.issues_dir / f"{p.issue.id}.md" for p in first]
+    done = create_exclusive_run([(path, p.text) for path, p in zip(paths, first, strict=True)])
+    if undo is not None:
+        undo.created += paths[:done]
     if done:
         floor = first[done - 1].issue.number + 1
     for planned in plan.new[done:]:
@@ -378,7 +414,10 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
                 iid = f"ISS-{number:03d}"
                 issue = dataclasses.replace(planned.issue, id=iid, path=f"{ISSUES_DIR}/{iid}.md")
                 text = files.render_issue(issue, planned.body)
-            if create_exclusive(plan.state.issues_dir / f"{issue.id}.md", text):
+            path = plan.state.issues_dir / f"{issue.id}.md"
+            if create_exclusive(path, text):
+                if undo is not None:
+                    undo.created.append(path)
                 break
             number += 1
         else:
@@ -392,6 +431,8 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
         if issue.id != planned.issue.id:
             moved[planned.issue.id] = issue
     for closing in plan.closing:  # bytes: keep its last byte
+        if undo is not None:
+            undo.keep(closing.file)
         atomic_write(closing.file, closing.text.encode("utf-8"), sync=False)
     if plan.new or plan.closing:  # one fsync for the batch, not one per file
         sync_dir(plan.state.issues_dir)
@@ -399,6 +440,8 @@ def apply_plan(plan: IssuePlan) -> IssueOutcome:
     if moved or skipped:
         index_text = _replay(plan, moved, skipped)
     if index_text is not None:
+        if undo is not None:
+            undo.keep(plan.state.index_path)
         atomic_write(plan.state.index_path, index_text.encode("utf-8"))
     if not (moved or skipped):
         return plan.outcome

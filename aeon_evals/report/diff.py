@@ -375,6 +375,7 @@ def action_queue(
     by the catalog checks, already worded), Add (SPEC §7). `gaps` are taken in the order given
     (see rank_adds)."""
     patch = [f"Patch evals.json:{skill} — {cause}" for skill, cause in spec_problems]
+    disagree: list[SkillResult] = []
     investigate: list[str] = []
     dispatch: list[str] = []
     for row in sorted(
@@ -398,10 +399,10 @@ def action_queue(
         head = result.head
         if head is None:
             continue
-        if result.status is Status.ERROR:
-            # a spec that disagrees with the skill's SKILL.md says how, in words (issue #32.7)
-            said = head.brief if head.code == "spec_disagrees" else code_span(head.code)
-            patch.append(f"Patch evals.json:{result.skill} — {said}")
+        if result.status is Status.ERROR and head.code == "spec_disagrees":
+            disagree.append(result)  # said in words, and as one item for several (issue #32.7)
+        elif result.status is Status.ERROR:
+            patch.append(f"Patch evals.json:{result.skill} — {code_span(head.code)}")
         elif result.status.failing:
             step = known.next_step(result, f" ({row.issue})" if row.issue else "")
             investigate += [step] if step else []
@@ -409,6 +410,14 @@ def action_queue(
             investigate.append(drifted)
         elif result.status is Status.STALE and (quiet := known.dispatch(result)) is not None:
             dispatch.append(quiet)
+    if len(disagree) == 1 and (head := disagree[0].head) is not None:
+        patch.append(f"Patch evals.json:{disagree[0].skill} — {head.brief}")
+    elif disagree:
+        names = ", ".join(r.skill for r in disagree)
+        patch.append(
+            f"Patch evals.json — {len(disagree)} specs match nothing while their skills' SKILL.md "
+            f"contracts find fresh outputs ({names}): fix their patterns or remove them"
+        )
     add = [gap.action() for gap in gaps[:MAX_ADD_ACTIONS]]
     if len(gaps) > MAX_ADD_ACTIONS:
         add.append(

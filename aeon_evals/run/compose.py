@@ -112,6 +112,7 @@ def compose(
         day_filed,
         day_closed,
         warnings,
+        issues,
     )
     if evaluated.shallow:
         sources.insert(1, "history is shallow: ages of undated outputs are unknown")

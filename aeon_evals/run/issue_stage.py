@@ -9,16 +9,21 @@ from pathlib import Path
 from aeon_evals.contracts.scope import Scope, broken_line
 from aeon_evals.errors import EvalsError
 from aeon_evals.fs.confine import check_writable
+from aeon_evals.fs.write import write_error
 from aeon_evals.issues import (
     DETECTOR,
+    ISSUES_DIR,
     IssueFile,
     IssueOutcome,
+    IssuePlan,
     IssueRef,
     IssueRequest,
+    IssueState,
     apply_plan,
     plan_issues,
     read_state,
 )
+from aeon_evals.issues.rollback import Undo, probe, sweep
 from aeon_evals.model import DiffLabel, SkillResult
 from aeon_evals.report import diff as report
 from aeon_evals.report.fixes import known_fixes
@@ -35,37 +40,70 @@ def keep_issues(
     now: datetime,
     today: date,
     article: str,
-    apply: bool,
+    undo: Undo | None,
     fleet: Fleet | None = None,
 ) -> tuple[IssueOutcome, list[report.Row]]:
-    """File issues for new failures and close those of fixed skills (only planned when not
-    `apply`: a dry run); returns the outcome and the rows linked to their open issues. With
+    """File issues for new failures and close those of fixed skills (only planned without
+    `undo`: a dry run); returns the outcome and the rows linked to their open issues. The
+    writes are probed first and recorded in `undo` (a later failure of the run puts them back);
+    a refused write changes no issue, and the outcome says what was not written. With
     `fleet` (a full run's findings), one issue per finding stands for the failures it explains,
     and a finding's issue no longer holding is closed. An unusable issues folder skips the
     stage with a warning, never the run."""
     to_close = [r.skill for r in rows if r.label is DiffLabel.FIXED and not r.reported_only]
+    failing = [
+        r.skill for r in rows if r.status is not None and r.status.failing and not r.reported_only
+    ]
     try:
         check_writable(root, root / "memory/issues/INDEX.md", what="issues folder")
+        state = read_state(root)
         plan = plan_issues(
-            read_state(root),
+            state,
             issue_requests(rows, scope, fleet),
             to_close,
             now=now,
             today=today,
             article_path=article,
-            skills=[
-                r.skill
-                for r in rows
-                if r.status is not None and r.status.failing and not r.reported_only
-            ],
+            skills=failing,
             fleet_keep=fleet.keep() if fleet is not None else None,
         )
-        issues = apply_plan(plan) if apply else plan.outcome
+        issues = plan.outcome
+        if undo is not None:  # a run that writes: probe the writes, then make them
+            sweep(state.issues_dir)
+            refused = probe(plan)
+            if refused is None:
+                try:
+                    issues = apply_plan(plan, undo)
+                except OSError as exc:  # put back by apply_plan: nothing changed
+                    refused = write_error(exc, exc.filename or root / ISSUES_DIR, root=root)
+            if refused is not None:
+                issues = _unwritten(state, plan, refused, failing, now=now, today=today)
     except (OSError, EvalsError) as exc:
         reason = exc.message if isinstance(exc, EvalsError) else str(exc)
         issues = IssueOutcome(warnings=(f"memory/issues: issue keeping skipped: {reason}",))
     known = {i.id: i for i in issues.known}
     return issues, [_linked(r, issues, known) for r in rows]
+
+
+def _unwritten(
+    state: IssueState,
+    plan: IssuePlan,
+    reason: str,
+    failing: list[str],
+    *,
+    now: datetime,
+    today: date,
+) -> IssueOutcome:
+    """The outcome of a stage that wrote nothing: the rows linked to the issues as they stand,
+    and what was not written."""
+    standing = plan_issues(state, [], [], now=now, today=today, article_path="", skills=failing)
+    return dataclasses.replace(
+        standing.outcome,
+        warnings=(*plan.outcome.warnings, f"{ISSUES_DIR}: issues not written: {reason}"),
+        unwritten=reason,
+        would_file=plan.outcome.filed,
+        would_close=plan.outcome.closed,
+    )
 
 
 def _linked(row: report.Row, issues: IssueOutcome, known: dict[str, IssueFile]) -> report.Row:
