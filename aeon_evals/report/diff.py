@@ -399,10 +399,11 @@ def action_queue(
         head = result.head
         if head is None:
             continue
-        if result.status is Status.ERROR and head.code == "spec_disagrees":
+        if any(c.code == "spec_disagrees" for c in result.causes):
             disagree.append(result)  # said in words, and as one item for several (issue #32.7)
-        elif result.status is Status.ERROR:
-            patch.append(f"Patch evals.json:{result.skill} — {code_span(head.code)}")
+        if result.status is Status.ERROR:
+            if head.code != "spec_disagrees":
+                patch.append(f"Patch evals.json:{result.skill} — {code_span(head.code)}")
         elif result.status.failing:
             step = known.next_step(result, f" ({row.issue})" if row.issue else "")
             investigate += [step] if step else []
@@ -410,8 +411,9 @@ def action_queue(
             investigate.append(drifted)
         elif result.status is Status.STALE and (quiet := known.dispatch(result)) is not None:
             dispatch.append(quiet)
-    if len(disagree) == 1 and (head := disagree[0].head) is not None:
-        patch.append(f"Patch evals.json:{disagree[0].skill} — {head.brief}")
+    said = [c for r in disagree[:1] for c in r.causes if c.code == "spec_disagrees"]
+    if len(disagree) == 1 and said:
+        patch.append(f"Patch evals.json:{disagree[0].skill} — {said[0].brief}")
     elif disagree:
         names = ", ".join(r.skill for r in disagree)
         patch.append(

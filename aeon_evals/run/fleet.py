@@ -7,15 +7,19 @@ passed in."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from aeon_evals.checks.skill import scheduled
+from aeon_evals.clock import parse_stamp
 from aeon_evals.issues import IssueRequest
 from aeon_evals.issues.files import FLEET
 from aeon_evals.load import cadence
+from aeon_evals.load.outputs import name_date
 from aeon_evals.load.registry import Registry
-from aeon_evals.model import DiffLabel, SkillResult, Status
+from aeon_evals.model import CronState, DiffLabel, SkillResult, Status
 from aeon_evals.outcomes import FleetFinding, FleetKind, Judgement, Verdict
 from aeon_evals.outcomes.fleet import SILENT_DAYS, fleet_silent, shared_signatures
 from aeon_evals.report import diff as report
@@ -27,9 +31,9 @@ _CATEGORY = {
 _FIX = {
     FleetKind.SHARED_SIGNATURE: "fix the one thing they share (a key, a token, the model or its "
     "provider), then dispatch one of them to see it pass",
-    FleetKind.FLEET_SILENT: "check that the scheduler runs: GitHub disables scheduled workflows "
-    "after 60 days without a commit (Actions → the workflow → Enable), and the Aeon workflow's "
-    "own recent runs and secrets",
+    FleetKind.FLEET_SILENT: "check that the scheduler runs (GitHub disables scheduled workflows "
+    "after 60 days without a commit: Actions → the workflow → Enable), then the Aeon workflow's "
+    "own recent runs: their logs, the model and its key",
 }
 
 
@@ -53,9 +57,11 @@ def fleet_of(
     results: list[SkillResult],
     judged: dict[str, Judgement],
     registry: Registry,
+    cron: Mapping[str, CronState],
     today: date,
 ) -> Fleet:
-    """The findings over this run's results: a stopped scheduler first, then error signatures
+    """The findings over this run's results: a stopped scheduler first (or, when cron-state
+    records runs since, a harness whose runs all fail before they write), then error signatures
     shared by several skills, and which skills each explains."""
     by_skill = {r.skill: r for r in results}
     last_runs = {
@@ -64,6 +70,8 @@ def fleet_of(
         if result.enabled and _frequent(registry, skill)
     }
     silent = fleet_silent(last_runs, today)
+    if silent is not None:
+        silent = _dispatched_since(silent, cron, today)
     errors = [j for j in judged.values() if j.verdict is Verdict.FAILING and _errored(j)]
     findings = ((silent,) if silent else ()) + shared_signatures(errors)
     fleet = Fleet(findings)
@@ -74,6 +82,35 @@ def fleet_of(
             if result is not None and skill not in explained and _explains(finding, result):
                 explained[skill] = fleet.root_cause(finding)
     return Fleet(findings, explained)
+
+
+def _dispatched_since(
+    finding: FleetFinding, cron: Mapping[str, CronState], today: date
+) -> FleetFinding:
+    """A silent fleet whose cron-state records runs after it fell silent: the scheduler runs,
+    the runs write nothing (a harness, a model or a key failing for all of them)."""
+    stamps = [
+        t
+        for skill in finding.skills
+        if (state := cron.get(skill)) is not None
+        for t in (
+            parse_stamp(state.last_dispatch),
+            parse_stamp(state.last_success),
+            parse_stamp(state.last_failed),
+        )
+        if t is not None and finding.since is not None and finding.since < t.date() <= today
+    ]
+    if not stamps:
+        return finding
+    newest = max(stamps)
+    days = (today - finding.since).days if finding.since else 0
+    return dataclasses.replace(
+        finding,
+        message=f"every scheduled skill silent since {finding.since} ({days} days), while "
+        f"cron-state records runs since (the newest {newest:%Y-%m-%d %H:%M} UTC): the runs fail "
+        f"before they write anything — the harness, its model or its key, not "
+        f"{len(finding.skills)} skills",
+    )
 
 
 def _errored(found: Judgement) -> bool:
@@ -98,7 +135,10 @@ def _last_seen(result: SkillResult, found: Judgement | None, today: date) -> dat
     if found is not None and found.newest is not None:
         seen.append(found.newest.day)
     out = result.output
-    if out is not None and out.age_days is not None and out.age_source != "mtime":
+    dated = name_date(out.path) if out is not None else None
+    if dated is not None:
+        seen.append(dated)
+    elif out is not None and out.age_days is not None and out.age_source != "mtime":
         seen.append(today - timedelta(days=int(max(out.age_days, 0))))
     return max(seen, default=None)
 

@@ -59,7 +59,9 @@ def _run(opts: RunOptions) -> RunOutcome:
         _say_nothing_evaluated(opts, exc)
         raise
     evaluated = evaluate(loaded, opts, cache)
-    fleet = fleet_of(evaluated.results, evaluated.judged, loaded.registry, opts.today)
+    fleet = fleet_of(
+        evaluated.results, evaluated.judged, loaded.registry, evaluated.state.cron, opts.today
+    )
     undo = None if opts.dry_run else Undo()  # a failed run changes no issue
     issues, rows = keep_issues(
         opts.root,

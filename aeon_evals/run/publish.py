@@ -238,9 +238,9 @@ def notified(sent: NotifyResult) -> Artifact:
 
 
 def _same_card(root: Path, folder: str, now: datetime, data: bytes) -> str | None:
-    """The feed file (relative to `root`) that holds this very card, written earlier the same
-    UTC day, or None. A card that cannot be read is taken as different: a second card is better
-    than a lost one."""
+    """The feed file (relative to `root`) that holds this card's result, written earlier the same
+    UTC day, or None (`card.same_result`: an output's age moving on is no new result). A card
+    that cannot be read is taken as different: a second card is better than a lost one."""
     from aeon_evals.report import card
 
     try:
@@ -250,10 +250,11 @@ def _same_card(root: Path, folder: str, now: datetime, data: bytes) -> str | Non
         return None
     for name in names:
         try:
-            if read_confined(root, f"{folder}/{name}", cap=len(data) + 1) == data:
-                return f"{folder}/{name}"
+            found = read_confined(root, f"{folder}/{name}", cap=4 * len(data) + 4096)
         except (OSError, EvalsError):
             continue
+        if card.same_result(found, data):
+            return f"{folder}/{name}"
     return None
 
 
