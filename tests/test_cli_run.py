@@ -407,5 +407,9 @@ def test_a_folder_that_is_no_aeon_instance_is_refused_and_left_alone(
     """A wrong --root (or cron in the wrong folder) must not bootstrap an evals.json there."""
     (tmp_path / "notes.txt").write_text("unrelated")
     code, _out, err = cli("run", "--root", str(tmp_path), "--now", WEEK1)
-    assert code == 2 and "not an Aeon instance: no aeon.yml, no skills/ folder" in err
+    assert code == 2 and err == (
+        "aeon-evals: aeon.yml: not found (looked for aeon.yml, then a *.yml or *.yaml with a "
+        f"top-level skills: block, in {tmp_path}): not an Aeon instance (check --root, or pass "
+        "--config FILE)\n"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]

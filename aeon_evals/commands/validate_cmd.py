@@ -160,13 +160,15 @@ def _manifest_findings(root: Path) -> tuple[list[Problem], Manifest | None]:
     return found, manifest
 
 
-def _registry_findings(registry: Registry) -> list[Problem]:
+def _registry_findings(root: Path, registry: Registry) -> list[Problem]:
     name = registry.path
-    if not registry.found:
-        return [
-            replace(p, message=p.message + "; expected cadences fall back to 14 days")
-            for p in registry.issues
-        ]
+    if not registry.found or registry.unusable is not None:
+        # no skill registry to read: an error, as `run` stops on it (the line it prints)
+        try:
+            load_registry(root, name)
+        except ConfigError as exc:
+            line = _stop_line(registry.unusable or "")
+            return [Problem(name, "", exc.message, Severity.ERROR, line)]
     # A problem with the whole file is located where the YAML parser stopped.
     found = [
         replace(p, line=_stop_line(p.message)) if not p.where and p.line is None else p
@@ -240,8 +242,8 @@ def validate(root: Path, config: str | None = None) -> list[Problem]:
     if found:
         found = _with_lines(root, found)
     config = layout.detect(root, config=config).config
-    registry = load_registry(root, config)
-    found += _registry_findings(registry)
+    registry = load_registry(root, config, required=False)
+    found += _registry_findings(root, registry)
     found += _llm_skill_findings(root, config, registry)
     if manifest is not None:
         found += _with_lines(root, _orphan_findings(root, manifest, registry))
