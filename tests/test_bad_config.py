@@ -1021,6 +1021,17 @@ CASES = [
         2,
         argv=("--junit", "{root}/no-such-folder/x.xml"),
     ),
+    Case(
+        "trailing-comma",
+        "a comma after the last spec in evals.json (the retry is announced first, on stderr)",
+        evals_bytes(
+            b'{\n  "version": "1",\n  "skills": {\n'
+            b'    "heartbeat": {"output_pattern": "memory/logs/*.md"},\n  }\n}\n'
+        ),
+        "aeon-evals: skills/skill-evals/evals.json: invalid JSON: trailing comma at line 4 column "
+        "56 (JSON allows none before '}') (also after a retry 0s later)",
+        2,
+    ),
 ]
 
 

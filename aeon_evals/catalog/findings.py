@@ -1,4 +1,4 @@
-"""The catalog checks' plain data: a finding (`file:line: severity: message`, with its rule),
+"""The catalog checks' plain data: a finding (`file:line: CODE severity: message`, its rule),
 what the checks read from an instance, and the report they return."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ SHOWN = 40  # characters of a value quoted in a message
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem, located: `file:line: severity: message`."""
+    """One problem, located: `file:line: AE105 severity: message`."""
 
     file: str
     line: int

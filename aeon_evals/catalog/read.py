@@ -12,8 +12,8 @@ from aeon_evals.catalog.cases import key_line
 from aeon_evals.catalog.findings import Catalog, Finding, Rule, Severity, TriggerSource
 from aeon_evals.catalog.settings import lint_settings
 from aeon_evals.fs.confine import inside
+from aeon_evals.load.evals_json import EVALS_PATH, decode_json
 from aeon_evals.load.layout import TRIGGER_FILE as TRIGGER_FILE
-from aeon_evals.load.manifest import EVALS_PATH, decode_json
 from aeon_evals.load.registry import load_registry
 from aeon_evals.load.skillmd import SKILLS_DIR, read_skill_doc
 

@@ -3,9 +3,11 @@
 and `--ignore`.
 
 A selector is a rule code (`AE105`), a prefix of codes (`AE1`: every frontmatter rule) or `ALL`.
-`select` replaces the default set, `extend_select` adds to it, `ignore` removes (and wins over
-both). On the command line `--select` replaces the instance's `select`; `--extend-select` and
-`--ignore` add to the instance's. A selector that names no rule is an error naming it.
+`select` replaces the default set, `extend_select` adds to it, `ignore` removes from it; where
+several name one rule the most specific decides (`ignore: [AE1]` with `extend_select: [AE107]`
+keeps AE107), `ignore` on a tie. On the command line `--select` replaces the instance's
+`select`; `--extend-select` and `--ignore` add to the instance's. A selector that names no rule
+is an error naming it.
 """
 
 from __future__ import annotations
@@ -39,11 +41,18 @@ def expand(selector: str) -> frozenset[Rule]:
     return frozenset(rule for rule, code in CODES.items() if code.startswith(wanted))
 
 
-def _union(selectors: Iterable[str]) -> frozenset[Rule]:
-    found: frozenset[Rule] = frozenset()
-    for selector in selectors:
-        found |= expand(selector)
-    return found
+def specificity(selector: str) -> int:
+    """How specific a selector is: `ALL` 0, a prefix or a code its length (`AE1` 3, `AE107` 5)."""
+    wanted = selector.strip().upper()
+    return 0 if wanted == ALL else len(wanted)
+
+
+_NONE = -2  # no selector names the rule
+_DEFAULT = -1  # the rule is on by default (below `ALL`, so that `ignore: [ALL]` turns it off)
+
+
+def _most_specific(rule: Rule, selectors: Iterable[str]) -> int:
+    return max((specificity(s) for s in selectors if rule in expand(s)), default=_NONE)
 
 
 @dataclass(frozen=True)
@@ -56,9 +65,17 @@ class Selection:
     source: str | None = None  # where the instance's settings come from, for the messages
 
     def rules(self) -> frozenset[Rule]:
-        """The rules that apply."""
-        base = DEFAULT_RULES if self.select is None else _union(self.select)
-        return (base | _union(self.extend_select)) - _union(self.ignore)
+        """The rules that apply: for each rule the most specific selector naming it decides,
+        `ignore` on a tie (as ruff does); a rule no selector names is on when it is on by
+        default and `select` is not set."""
+        found = set()
+        for rule in Rule:
+            chosen = _most_specific(rule, (*(self.select or ()), *self.extend_select))
+            if self.select is None and rule in DEFAULT_RULES:
+                chosen = max(chosen, _DEFAULT)
+            if chosen > _most_specific(rule, self.ignore):
+                found.add(rule)
+        return frozenset(found)
 
     def then(self, later: Selection) -> Selection:
         """These settings, then the command line's: its `select` replaces theirs, its

@@ -13,14 +13,14 @@ from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, EvalsError, ExitCode
 from aeon_evals.fs.confine import inside, read_confined
 from aeon_evals.load import layout
-from aeon_evals.load.manifest import (
+from aeon_evals.load.evals_json import (
     EVALS_PATH,
-    Manifest,
     decode_json,
     duplicate_keys,
-    parse_manifest,
+    read_raw,
     with_lines,
 )
+from aeon_evals.load.manifest import Manifest, parse_manifest
 from aeon_evals.load.registry import Registry, load_registry, schedule_problems
 from aeon_evals.load.skill_names import find_orphans, skill_folders
 from aeon_evals.load.switchover import llm_skill
@@ -228,6 +228,19 @@ def _with_lines(root: Path, found: list[Problem]) -> list[Problem]:
     return with_lines(found, jsonpos.member_lines(text))
 
 
+def _lint_findings(root: Path, config: str) -> list[Problem]:
+    """What is wrong with the instance's lint settings (evals.json's `lint`, or the registry's
+    `aeon-evals: lint:`): a code that names no rule is an error, as `lint` stops on it."""
+    from aeon_evals.catalog.settings import lint_settings  # only here: validate's start-up
+
+    try:
+        found = read_raw(root, None)
+    except ConfigError:  # reported by _manifest_findings
+        found = None
+    evals = (found[1], found[0].decode("utf-8-sig")) if found is not None else None
+    return lint_settings(root, config, evals)[1]
+
+
 def _in_file_order(found: list[Problem]) -> list[Problem]:
     """Sorted by file, then line (a whole-file problem first), then errors before warnings; the
     order they were found in breaks ties."""
@@ -245,6 +258,7 @@ def validate(root: Path, config: str | None = None) -> list[Problem]:
     registry = load_registry(root, config, required=False)
     found += _registry_findings(root, registry)
     found += _llm_skill_findings(root, config, registry)
+    found += _lint_findings(root, config)
     if manifest is not None:
         found += _with_lines(root, _orphan_findings(root, manifest, registry))
     return _in_file_order([f.located() for f in found])
