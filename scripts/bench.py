@@ -1030,7 +1030,7 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
     from aeon_evals.load.outputs import Outputs
     from aeon_evals.report import diff as report
     from aeon_evals.report import render
-    from aeon_evals.run import issue_stage, pipeline
+    from aeon_evals.run import compose, issue_stage, loaded, pipeline
 
     totals: dict[str, float] = dict.fromkeys(STAGES, 0.0)
     calls: dict[str, int] = dict.fromkeys(STAGES, 0)
@@ -1058,8 +1058,8 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
     missing = []
     for owner, name, stage in (
         (pipeline, "load_manifest", "load"),
-        (pipeline, "load_registry", "load"),
-        (pipeline, "load_state", "load"),
+        (loaded, "load_registry", "load"),
+        (loaded, "load_state", "load"),
         (Outputs, "matches", "glob"),
         (Outputs, "read", "read"),
         (checks, "check_content", "match"),
@@ -1069,7 +1069,7 @@ def _install_timers() -> tuple[dict[str, float], dict[str, int]]:
         (cadence, "expected_cadence_days", "cadence"),
         (cadence, "previous_fire", "cadence"),
         (ArticleStore, "prior", "diff"),
-        (pipeline, "_history", "diff"),
+        (compose, "_history", "diff"),
         (report, "build_rows", "diff"),
         (audit, "audit", "audit"),
         (issue_stage, "read_state", "issues"),

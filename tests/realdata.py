@@ -60,6 +60,10 @@ AEONFUN = "aeonfun__aeon@2026-05-03"
 AEONFUN_NOW = "2026-05-03T06:35:29Z"
 MIROSHARK = "aaronjmars__miroshark-aeon@2026-08-22"
 MIROSHARK_NOW = "2026-08-22T17:07:26Z"
+SKOPOS = "Svector-anu__skopos-aeon@2026-07-24"
+SKOPOS_NOW = "2026-07-24T10:48:05Z"
+DA6HKIN = "Da6hkin__aeon@2026-07-11"
+DA6HKIN_NOW = "2026-07-11T23:55:11Z"
 
 
 def whole_instance(name: str, dest: Path) -> Path:

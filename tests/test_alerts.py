@@ -95,9 +95,10 @@ def test_a_skill_stale_for_1_2_3_cadences_passes_then_is_stale_then_fails(
     assert len(bodies) == 2  # 06-03 (first run, all NEW_PASS) was OK: silent; 06-04 and 06-05
     last = bodies[-1].splitlines()
     assert last[0] == "*Skill Evals — SKILL_EVALS_REGRESSED*"
-    assert any(line.startswith("pulse: stale_file") for line in last)
+    # each new failure with its cause in a few words: how old, how often expected
+    assert any(line.startswith("• pulse — output 3.2 days old, expected daily") for line in last)
     # other moved PASS→STALE today: named in the body
-    assert "Worse: other PASS→STALE" in last
+    assert last[last.index("Worse:") + 1] == "• other PASS→STALE"
 
 
 def test_a_stale_skill_whose_runs_fail_in_cron_state_is_failing(
@@ -111,7 +112,7 @@ def test_a_stale_skill_whose_runs_fail_in_cron_state_is_failing(
     detail = keyed["root_causes"][0]["detail"]
     assert "cron-state shows 2 failed runs in a row: API key expired" in detail
     body = inst.notifications()[-1][0]
-    assert "keyed: stale_file" in body
+    assert "• keyed — output 2.2 days old, expected daily" in body
 
 
 def test_the_aeonfun_week_after_05_03_escalates_three_quiet_skills(tmp_path: Any, cli: Cli) -> None:

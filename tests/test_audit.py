@@ -651,8 +651,22 @@ def test_the_wrapper_falls_back_to_python_dash_m(instance: Instance, tmp_path: P
 # --- the run: bootstrap and the article's coverage parts ------------------------------------------
 
 
+def _seeded(inst: Instance) -> Instance:
+    """`_small` registering the LLM-run skill-evals (disabled): the layout whose bootstrap writes
+    starter specs (today's Aeon, registering none, is evaluated on its SKILL.md contracts)."""
+    inst.aeon_yml(
+        {
+            "a-skill": (True, "0 7 * * *"),
+            "b-skill": (True, "0 7 * * 1"),
+            "off-skill": (False, "0 7 * * *"),
+            "skill-evals": (False, "0 6 * * 0"),
+        }
+    )
+    return inst
+
+
 def test_bootstrap_writes_a_starter_spec_notifies_and_exits_3(instance: Instance, cli: Cli) -> None:
-    inst = _small(instance)
+    inst = _seeded(_small(instance))
     (inst.root / "skills/skill-evals/evals.json").unlink()
     inst.notifier()
     code, out, _ = cli("run", "--root", str(inst.root), "--now", NOW, "--no-site")
@@ -680,7 +694,7 @@ def test_bootstrap_writes_a_starter_spec_notifies_and_exits_3(instance: Instance
 def test_bootstrap_never_overwrites_an_evals_json_without_skills(
     instance: Instance, cli: Cli
 ) -> None:
-    inst = _small(instance)
+    inst = _seeded(_small(instance))
     inst.evals({})
     inst.notifier()
     before = (inst.root / "skills/skill-evals/evals.json").read_bytes()

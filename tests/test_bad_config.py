@@ -252,6 +252,14 @@ class Case:
     cleanup: Callable[[Path], None] | None = None  # undone after the run (chattr +i)
 
 
+def seeded(root: Path) -> None:
+    """aeon.yml registers the LLM-run skill-evals (disabled): the layout its skill seeded."""
+    config = root / "aeon.yml"
+    config.write_text(
+        config.read_text() + '  skill-evals: { enabled: false, schedule: "0 6 * * 0" }\n'
+    )
+
+
 def W(line: int) -> str:
     """The start of a run's warning about evals.json, at the line `validate` names."""
     return f"skills/skill-evals/evals.json:{line}: warning: "
@@ -310,23 +318,40 @@ CASES = [
         "aeon-evals: skills/skill-evals/evals.json: is a folder, not a file",
         2,
     ),
-    # no usable specs: SKILL_EVALS_BOOTSTRAP
+    # no usable specs where the LLM-run skill-evals is registered: SKILL_EVALS_BOOTSTRAP
     Case(
         "empty-skills",
-        "`skills` is `{}`",
-        evals_json({"version": "1", "skills": {}}),
+        "`skills` is `{}`, skill-evals registered",
+        both(seeded, evals_json({"version": "1", "skills": {}})),
         "skills/skill-evals/evals.json exists but names no skill; it was left as it is",
         3,
         stream="out",
     ),
     Case(
         "missing-evals",
-        "no evals.json",
-        remove(EVALS),
+        "no evals.json, skill-evals registered",
+        both(seeded, remove(EVALS)),
         "wrote skills/skill-evals/evals.json with 2 starter specs: review it and commit it",
         3,
         stream="out",
         new=(EVALS,),
+    ),
+    # today's Aeon: no skill-evals registered, every skill judged on its SKILL.md contract
+    Case(
+        "missing-evals-upstream",
+        "no evals.json, no skill-evals registered",
+        remove(EVALS),
+        "warning: no skills/skill-evals/evals.json: every enabled skill is judged on its "
+        "SKILL.md contract",
+        0,
+    ),
+    Case(
+        "empty-skills-upstream",
+        "`skills` is `{}`, no skill-evals registered",
+        evals_json({"version": "1", "skills": {}}),
+        "verdict: SKILL_EVALS_OK",
+        0,
+        stream="out",
     ),
     # one bad spec: that skill gets an ERROR row and a Patch action, the others run
     Case(

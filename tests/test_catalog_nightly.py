@@ -61,7 +61,7 @@ def test_the_article_gets_a_catalog_line_and_fix_items(instance: Instance, cli: 
     assert code == 0, err
     text = (root / "articles/skill-evals-2026-05-31.md").read_text(encoding="utf-8")
     lines = text.splitlines()
-    assert lines[5] == (
+    assert lines[8] == (
         "**Catalog:** 4 skills · 3 errors · 0 warnings · 1 collision · rank-1 1/2 (50.0%) · "
         "1/2 trigger cases failing (aeon-evals lint)"
     )

@@ -18,7 +18,13 @@ from realdata import put, realdata
 
 from aeon_evals.checks.content import check_content
 from aeon_evals.checks.skill import Context, evaluate
-from aeon_evals.load.cadence import CronError, cron_gap_days, expected_cadence_days, previous_fire
+from aeon_evals.load.cadence import (
+    CronError,
+    cron_gap_days,
+    expected_cadence_days,
+    next_fire,
+    previous_fire,
+)
 from aeon_evals.load.outputs import Outputs, name_matcher
 from aeon_evals.load.state import Health
 from aeon_evals.model import NumericCheck, Registration, Spec, Status
@@ -129,6 +135,25 @@ def test_previous_fire_is_croniters_get_prev(fields: tuple[str, ...], now: datet
         return
     previous_fire.cache_clear()
     assert previous_fire(expr, now) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    fields=st.tuples(*(st.sampled_from(choices) for choices in _CRON_FIELDS)),
+    now=st.datetimes(datetime(2019, 1, 1), datetime(2031, 12, 31)),
+)
+def test_next_fire_is_croniters_get_next(fields: tuple[str, ...], now: datetime) -> None:
+    """next_fire (the "first slot" of a skill not run yet) walks forward over the expanded fields,
+    with no croniter on a warm run: the same time croniter gives."""
+    from croniter import croniter
+
+    expr = " ".join(fields)
+    now = now.replace(tzinfo=UTC)
+    try:
+        expected = croniter(expr, now).get_next(datetime)
+    except Exception:  # never fires (the 31st of February)
+        return
+    assert next_fire(expr, now) == expected
 
 
 @pytest.mark.parametrize(

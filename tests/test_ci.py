@@ -169,13 +169,30 @@ def test_nothing_evaluated_never_exits_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_instance(tmp_path, {"good": good("good")})
+    (root / "skills" / "nope").mkdir()  # a skill of the instance, with no spec and no contract
     for mode in ci.FailOn:
         assert run_cli(root, "--skill", "nope", "--fail-on", mode.value) == 5
     assert "nope has no spec" in capsys.readouterr().err
 
 
+def test_skill_typo_is_no_such_skill_with_did_you_mean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression (#33): `run --skill cost-reprot` said "has no spec — add an entry" (exit 5)
+    instead of naming the typo."""
+    root = make_instance(tmp_path, {"good": good("good"), "cost-report": good("cost-report")})
+    for mode in ci.FailOn:
+        assert run_cli(root, "--skill", "cost-reprot", "--fail-on", mode.value) == 2
+    err = capsys.readouterr().err
+    assert "--skill cost-reprot: no such skill in this instance; did you mean cost-report?" in err
+    assert not (root / "articles" / "skill-evals-2026-05-31.md").exists()
+
+
 def test_bootstrap_keeps_exit_3_whatever_fail_on(tmp_path: Path) -> None:
-    root = make_instance(tmp_path, {"good": good("good")})
+    # the LLM-run skill-evals registered (disabled): the layout whose bootstrap writes starters
+    root = make_instance(
+        tmp_path, {"good": good("good"), "skill-evals": {"enabled": False, "spec": None}}
+    )
     (root / "skills" / "skill-evals" / "evals.json").unlink()
     assert run_cli(root, "--fail-on", "failing") == 3
     assert (root / "skills" / "skill-evals" / "evals.json").is_file()
@@ -408,6 +425,7 @@ def test_summary_is_appended_under_github_actions(
     out = capsys.readouterr().out
     assert "::error file=inst/skills/skill-evals/evals.json,line=" in out
     # a run that stops still explains itself
+    (root / "skills" / "nope").mkdir()
     assert run_cli(root, "--skill", "nope") == 5
     assert "**aeon-evals exited 5:**" in summary.read_text(encoding="utf-8")
     assert "::error title=aeon-evals::" in capsys.readouterr().out

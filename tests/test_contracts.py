@@ -503,15 +503,18 @@ def test_audit_shows_each_enabled_skills_contract_source(tmp_path: Path, cli: Cl
     before = _files(root)
     code, out, _ = cli("audit", "--root", str(root))
     assert code == 0 and _files(root) == before
+    # no evals.json, no skill-evals registered: the contracts are the coverage (issue #33.3)
+    assert out.startswith("Coverage: 7/9 enabled skills have an output contract")
     assert (
-        "  ✗ token-movers                   output/articles/token-report-*.md  ← SKILL.md:536"
+        "  - token-movers                   output/articles/token-report-*.md  ← SKILL.md:536"
         in out
     )
     # `scorable: false`: listed apart, never as a gap to add a spec for (issue: the heading
     # "add an evals.json entry" listed it, marked "(scorable: false)")
     assert "\nListed, not scored (2) — enabled, `scorable: false` in their SKILL.md" in out
     assert "  - heartbeat                      memory/logs/*.md  ← SKILL.md:213\n" in out
-    assert "  ✗ heartbeat " not in out and "Uncovered enabled (7)" in out
+    assert "  - heartbeat " not in out.split("Listed, not scored")[0]
+    assert "Judged on their SKILL.md contract (7)" in out
     assert out.splitlines()[2].startswith("Contracts: 9 enabled skills have an output contract")
     code, out, _ = cli("audit", "--json", "--root", str(root))
     data = json.loads(out)
@@ -595,7 +598,14 @@ def test_init_and_the_bootstrap_write_starters_from_the_contracts(tmp_path: Path
     starter = json.loads((root / EVALS_PATH).read_text())
     assert starter["skills"]["holdings"]["_from"] == "SKILL.md:144"
     assert "SKILL.md" in starter["description"]
+    # the bootstrap (an instance registering skill-evals without evals.json) drafts the same
     boot = _copy_instance(MIRO, tmp_path / "b")
+    config = boot / "aeon.yml"
+    config.write_text(
+        config.read_text().replace(
+            "\nskills:\n", "\nskills:\n  skill-evals: { enabled: false }\n", 1
+        )
+    )
     code, _, err = cli(
         "run", "--root", str(boot), "--no-notify", "--no-site", "--now", "2026-08-22T18:00:00Z"
     )

@@ -42,12 +42,9 @@ def tree(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def new_layout(tmp_path: Path, cli: Cli) -> Path:
-    """miroshark-aeon with the starter evals.json its first run writes (it has none: upstream
-    removed it)."""
-    root = copy_instance(NEW, tmp_path / "miroshark")
-    code, _, _ = cli("run", "--root", str(root), "--today", "2026-08-21", "--no-notify")
-    assert code == ExitCode.BOOTSTRAP
-    return root
+    """miroshark-aeon as it is: no evals.json (upstream removed it), so its first run judges
+    every enabled skill on its SKILL.md contract."""
+    return copy_instance(NEW, tmp_path / "miroshark")
 
 
 def run_json(cli: Cli, root: Path, day: str, *extra: str) -> tuple[int, dict[str, Any], str]:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -77,24 +80,33 @@ def test_sigterm_stops_the_body_rendering_child_at_once(tmp_path: Path) -> None:
     """Regression: a site build stopped with SIGTERM waited for the child rendering the
     articles' bodies to render every one of them (it stopped only between bodies, and only
     once its parent was gone). Children render and the parent writes, at the end: a run stopped
-    while a child renders is stopped with it, and leaves no body and no temp file."""
-    root = tmp_path / "fleet"
-    _generate(root, 300, articles=24)
-    cache = root / ".aeon-evals" / "cache"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "aeon_evals", "site", "--root", str(root)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 120
-    while len(_processes_of(root)) < 2 and time.monotonic() < deadline:
-        if proc.poll() is not None:
-            break
-        time.sleep(0.002)  # until a child renders alongside
-    assert proc.poll() is None, "the build ended before a child was forked"
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
-    _out, err = proc.communicate(timeout=60)
-    assert _processes_of(root) == []  # the child was stopped and reaped before the run exited
-    assert [p for p in cache.rglob("*") if p.name.endswith(".tmp")] == []
-    assert b"Traceback" not in err
+    while a child renders is stopped with it, and leaves no temp file. (A signal that comes
+    only after the build has finished, on a loaded machine, is tried again on a fresh copy.)"""
+    source = tmp_path / "source"
+    _generate(source, 300, articles=24)
+    for attempt in range(3):
+        root = tmp_path / f"fleet{attempt}"
+        shutil.copytree(source, root, symlinks=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "aeon_evals", "site", "--root", str(root)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 120
+        while len(_processes_of(root)) < 2 and time.monotonic() < deadline:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.002)  # until a child renders alongside
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=60)
+        _out, err = proc.communicate(timeout=60)
+        assert _processes_of(root) == []  # no child outlives the run, however it ended
+        assert b"Traceback" not in err
+        if code == 0:
+            continue  # the build had finished before the signal came
+        assert code == 128 + signal.SIGTERM
+        cache = root / ".aeon-evals" / "cache"
+        assert [p for p in cache.rglob("*") if p.name.endswith(".tmp")] == []
+        assert [p for p in (root / "site").rglob("*") if p.name.endswith(".tmp")] == []
+        return
+    pytest.fail("the site build finished before SIGTERM on every attempt")

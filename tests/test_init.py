@@ -598,7 +598,7 @@ def test_provide_notify_generates_the_older_heredoc_form(tmp_path: Path) -> None
     expected = run.split("<< 'NOTIFY_SCRIPT'\n", 1)[1].split("NOTIFY_SCRIPT\n", 1)[0]
     assert (root / "notify").read_text() == expected == NOTIFY_BODY
     sent = regressed_run(root, tmp_path / "sent.log")
-    assert len(sent) == 1 and "Article: articles/skill-evals-2026-05-31.md" in sent[0]
+    assert len(sent) == 1 and "articles/skill-evals-2026-05-31.md" in sent[0]
 
 
 def test_provide_notify_keeps_an_existing_notify_and_warns_when_there_is_none(

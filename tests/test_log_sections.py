@@ -58,7 +58,7 @@ def test_log_section_skill_that_missed_its_runs_is_stale_not_missing_section(
         "expected run (2026-05-31 05:00 UTC)"
     ]
     assert rows["digest"]["root_causes"][0]["detail"].startswith(
-        "memory/logs/2026-05-28.md is 2.3 days old; expected every 1 day"
+        "output 2.3 days old, expected daily (cron `0 5 * * *`); stale after 2 days"
     )
 
 

@@ -31,7 +31,7 @@ class Layout:
     instance: str  # under realdata/instances/
     articles: str
     feed: str  # Aeon's dashboard feed folder
-    day: str  # the day after the snapshot: a run then has failures to file
+    day: str  # a day after the snapshot: a run then has failures to file
 
 
 LAYOUTS = {
@@ -42,7 +42,7 @@ LAYOUTS = {
         "aaronjmars__miroshark-aeon@2026-08-22",
         "output/articles",
         "apps/dashboard/outputs",
-        "2026-08-23",
+        "2026-08-25",  # aeon-update, enabled on 08-18, missed its first slot (08-24 11:00)
     ),
 }
 GIT_ENV = {

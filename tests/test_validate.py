@@ -500,11 +500,21 @@ def test_precommit_validate_blocked_every_aeon_yml_commit_without_evals_json(
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0, out
     assert out.splitlines()[0] == (
-        f"{EVALS}: info: not found: fine for an upstream Aeon, whose contracts come from each "
-        "SKILL.md (aeon.yml is still checked); `aeon-evals run` would write a starter spec and "
-        "stop (exit 3); `aeon-evals audit --stubs` drafts one"
+        f"{EVALS}: info: not found: fine for today's Aeon, whose contracts come from each "
+        "SKILL.md (aeon.yml is still checked): `aeon-evals run` evaluates every enabled skill on "
+        "its contract; `aeon-evals init` writes a starter evals.json to pin or override them"
     )
     assert out.splitlines()[-1].startswith("valid: 0 errors")
+    # the older layout still registers the LLM-run skill-evals: there `run` bootstraps (issue 33)
+    registry = (inst.root / "aeon.yml").read_text()
+    inst.write("aeon.yml", registry + '  skill-evals: { enabled: false, schedule: "0 6 * * 0" }\n')
+    code, out, _ = cli("validate", "--root", str(inst.root))
+    assert code == 0 and out.splitlines()[0] == (
+        f"{EVALS}: info: not found: the registry still names the LLM-run skill-evals, so "
+        "`aeon-evals run` would write a starter spec and stop (exit 3); `aeon-evals audit "
+        "--stubs` drafts one"
+    )
+    inst.write("aeon.yml", registry)
     registry = (inst.root / "aeon.yml").read_text()
     inst.write(
         "aeon.yml",

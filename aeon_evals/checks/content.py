@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from aeon_evals.checks import findings
+from aeon_evals.checks.findings import Where
 from aeon_evals.model import Cause, Spec, Status
 from aeon_evals.text.patterns import compile_pattern
 from aeon_evals.text.sections import Want, heading_key, headings, starts_section
@@ -14,6 +16,7 @@ _NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
 # `wc -w`: a word is a run of bytes that are not ASCII white space. Map white space to b" " and
 # everything else to b"x", then count word starts: no per-word objects, whatever the file size.
 _WORD_TABLE = bytes(0x20 if b in b" \t\n\v\f\r" else 0x78 for b in range(256))
+NOWHERE = Where()
 
 
 def count_words(block: bytes) -> int:
@@ -33,10 +36,14 @@ def _parse_number(text: str) -> float | None:
 
 
 def check_content(
-    spec: Spec, blocks: Iterable[bytes], values: dict[str, float] | None = None
+    spec: Spec,
+    blocks: Iterable[bytes],
+    values: dict[str, float] | None = None,
+    where: Where = NOWHERE,
 ) -> tuple[list[Cause], int, int]:
     """Checks c–f over the content, streamed once. Returns (causes, words, bytes seen); each
-    numeric check's value found goes into `values` by label (the metrics history records it)."""
+    numeric check's value found goes into `values` by label (the metrics history records it).
+    `where` says which file it is and how to locate a hit in it, for the causes' evidence."""
     words = 0
     seen = 0
     required = {p: compile_pattern(p) for p in spec.required_patterns}
@@ -60,7 +67,11 @@ def check_content(
                 del missing[source]
         for source, rx in forbidden:
             if source not in hits and (m := rx.search(block)):
-                hits[source] = m.group(0)[:80]
+                # what was found: the first group when the pattern has one (a contract's
+                # placeholder pattern frames `${var}` with the characters around it)
+                groups = m.groups()
+                found = groups[0] if groups and groups[0] is not None else m.group(0)
+                hits[source] = found[:80]
         for label, rx in numeric_rx.items():
             if numeric[label] is None and (m := rx.search(block)):
                 groups = m.groups()
@@ -68,37 +79,13 @@ def check_content(
 
     causes: list[Cause] = []
     if words < spec.min_words:
-        causes.append(
-            Cause(Status.FAIL, "word_count", f"{words:,} words, minimum {spec.min_words:,}")
-        )
-    for source in spec.required_patterns:
-        if source in missing:
-            causes.append(
-                Cause(
-                    Status.FAIL,
-                    f"missing_pattern:{source}",
-                    f"required pattern `{source}` not found",
-                )
-            )
-    for heading in spec.required_headings:
-        if heading in wanted:
-            causes.append(
-                Cause(
-                    Status.FAIL,
-                    f"missing_heading:{heading}",
-                    f"required heading `{heading}` not found (at any level)",
-                )
-            )
+        causes.append(findings.word_count(words, spec.min_words, where))
+    causes += [findings.missing_pattern(s, where) for s in spec.required_patterns if s in missing]
+    causes += [findings.missing_heading(h, where) for h in spec.required_headings if h in wanted]
     for source, _rx in forbidden:
         if source in hits:
             found = hits[source].decode("utf-8", errors="replace")
-            causes.append(
-                Cause(
-                    Status.FAIL,
-                    f"forbidden_pattern:{source}",
-                    f"forbidden pattern `{source}` found: {found!r}",
-                )
-            )
+            causes.append(findings.forbidden(source, found, where))
     for check in spec.numeric_checks:
         raw = numeric[check.label]
         if raw is None:

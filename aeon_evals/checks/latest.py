@@ -12,7 +12,7 @@ from aeon_evals.load import cadence
 from aeon_evals.load.outputs import Body, OutputError, Outputs, name_date
 from aeon_evals.model import Spec
 from aeon_evals.text.patterns import compile_pattern
-from aeon_evals.text.sections import HeadingIndex, extract_sections
+from aeon_evals.text.sections import HeadingIndex, extract_sections, want
 
 
 def pick_log(
@@ -116,6 +116,29 @@ def content_of(spec: Spec, body: Body, outputs: Outputs) -> Iterable[bytes]:
     if spec.output_pattern.startswith("memory/logs/") and spec.skill != "skill-evals":
         return extract_sections(blocks, SECTION, keep=False, index=_index(outputs, body))
     return blocks
+
+
+def checked_spans(spec: Spec, body: Body, outputs: Outputs) -> list[tuple[int, int]] | None:
+    """(start, end) in the file of what `content_of` yields, for a file read whole; None for a
+    streamed one."""
+    index = _index(outputs, body)
+    if index is None:
+        return None
+    if spec.section:
+        return index.spans(want(spec.section))
+    if spec.output_pattern.startswith("memory/logs/") and spec.skill != "skill-evals":
+        spans, at = [], 0
+        for start, end in index.spans(want(SECTION)):
+            spans.append((at, start))
+            at = end
+        return [*spans, (at, index.size)]
+    return [(0, index.size)]
+
+
+def own_spans(body: Body, outputs: Outputs, heading: str) -> list[tuple[int, int]] | None:
+    """(start, end) in the file of each section `heading` heads, for a file read whole."""
+    index = _index(outputs, body)
+    return None if index is None else index.spans(want(heading))
 
 
 def holds_entry(spec: Spec, body: Body, outputs: Outputs) -> bool:

@@ -6,11 +6,14 @@ import dataclasses
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from aeon_evals.checks import findings
 from aeon_evals.checks.content import check_content, order_causes
+from aeon_evals.checks.findings import STALE_AFTER, Where
 from aeon_evals.checks.latest import by_date, content_of, holds_entry, newest_entry, pick_log
 from aeon_evals.clock import parse_stamp
 from aeon_evals.errors import PathOutsideRoot
 from aeon_evals.load import cadence
+from aeon_evals.load.enabled import Enabled
 from aeon_evals.load.outputs import OutputError, Outputs, name_date
 from aeon_evals.load.state import Health
 from aeon_evals.model import (
@@ -26,10 +29,6 @@ from aeon_evals.model import (
 from aeon_evals.model.problems import Problem
 from aeon_evals.text.patterns import PatternError
 
-QUALITY_FAIL = 2.5
-STALE_AFTER = 2  # expected cadences without a new output before a skill is STALE
-STALE_FAIL_AFTER = 3.0  # … and before STALE counts as failing (per spec: `stale_fail_after`)
-FAILED_RUNS_FAIL = 2  # a STALE skill whose cron-state shows this many failed runs in a row fails
 GRACE = timedelta(hours=2)  # `--grace`: a run scheduled this recently may still be writing
 # A dispatch with no result after this long is a run that died, not one in progress (GitHub
 # Actions cancels a job after 6 hours).
@@ -47,12 +46,16 @@ class Context:
     today: date
     grace: timedelta = GRACE
     spec_source: str | None = None  # the row's `spec SKILL.md:41`, for an inferred contract
+    # an inferred contract's elements and their SKILL.md lines (`heading:## Summary`, 41)
+    asks: tuple[tuple[str, int], ...] = ()
     # cron-state was read and lists skills, so a skill missing from it was never dispatched
     cron_known: bool = False
     listed_on: date | None = None  # the day of the previous article that listed the skill
     # this tool's previous article exists and did not judge the skill (not in it, or not run
     # yet there): only then can a never-dispatched skill be one enabled since its last slot
     new_since_prior: bool = False
+    # a scheduled skill never dispatched: when it was enabled (load.enabled), where known
+    enabled: Enabled | None = None
 
 
 # --- one skill ------------------------------------------------------------------------------
@@ -257,9 +260,8 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
     elif (
         ctx.cron_known
         and ctx.cron is None
-        and _scheduled(ctx.registration)
-        and ctx.new_since_prior
-        and not _slot_since_listed(ctx)
+        and scheduled(ctx.registration)
+        and _no_slot_yet(ctx)
         and not _any_output(spec, files, outputs)
     ):
         return _not_run_yet(spec, ctx, muted, notes)
@@ -326,21 +328,22 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
             Cause(Status.FAIL, "binary_file", f"{rel} holds binary data (NUL bytes), not text")
         )
     if age is not None and age > STALE_AFTER * cadence_days:
-        found.append(_stale(spec, ctx, rel, age, cadence_days, cadence_how))
+        # the day it was written: a name's date (its age counts from that day's end), else when
+        last = (name_date(rel) if age_source == "filename" else None) or (
+            ctx.now - timedelta(days=age)
+        ).date()
+        found.append(findings.stale(spec, ctx.cron, rel, age, (cadence_days, cadence_how), last))
 
     # c–f. content
     if body.size and not body.binary:
         blocks = content_of(spec, body, outputs)
+        where = Where(rel, ctx.asks, lambda source: findings.locate(spec, body, outputs, source))
         try:
-            content_causes, words, seen = check_content(spec, blocks, values)
+            content_causes, words, seen = check_content(spec, blocks, values, where)
         except PatternError as exc:  # validated at load time; kept for safety
             content_causes, words, seen = [Cause(Status.ERROR, "bad_pattern", str(exc))], 0, 1
         if spec.section and seen == 0:
-            found.append(
-                Cause(
-                    Status.FAIL, "missing_section", f"no section headed {spec.section!r} in {rel}"
-                )
-            )
+            found.append(findings.missing_section(spec.section, where))
             content_causes = [c for c in content_causes if c.code != "word_count"]
         found.extend(content_causes)
 
@@ -366,32 +369,6 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         numbers=tuple(sorted(values.items())),
         score=score,
     )
-
-
-def _stale(spec: Spec, ctx: Context, rel: str, age: float, cadence_days: float, how: str) -> Cause:
-    """STALE, or FAIL when the output is older than `stale_fail_after` expected cadences or
-    cron-state shows the runs failing: a skill gone quiet (an expired key) must alert."""
-    detail = (
-        f"{rel} is {age:.1f} days old; expected every {_days(cadence_days)} ({how}), "
-        f"stale after {_days(STALE_AFTER * cadence_days)}"
-    )
-    limit = spec.stale_fail_after if spec.stale_fail_after is not None else STALE_FAIL_AFTER
-    if age > limit * cadence_days:
-        return Cause(
-            Status.FAIL,
-            "stale_file",
-            f"{detail}, failing after {_days(limit * cadence_days)} ({limit:g} cadences)",
-        )
-    failures = ctx.cron.consecutive_failures if ctx.cron is not None else None
-    if failures is not None and failures >= FAILED_RUNS_FAIL:
-        assert ctx.cron is not None
-        err = f": {ctx.cron.last_error[:120]}" if ctx.cron.last_error else ""
-        return Cause(
-            Status.FAIL,
-            "stale_file",
-            f"{detail}, and cron-state shows {failures} failed runs in a row{err}",
-        )
-    return Cause(Status.STALE, "stale_file", detail)
 
 
 def _not_run(
@@ -426,7 +403,7 @@ def _unjudged(
     )
 
 
-def _scheduled(reg: Registration | None) -> bool:
+def scheduled(reg: Registration | None) -> bool:
     """An enabled skill with a cron schedule (it has slots, so cron-state dispatches it)."""
     if reg is None or not reg.enabled or not reg.schedule:
         return False
@@ -435,6 +412,17 @@ def _scheduled(reg: Registration | None) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _no_slot_yet(ctx: Context) -> bool:
+    """Whether no scheduled slot has come since the skill was enabled: by when the config's git
+    history or the daily logs date its enabling (`Context.enabled`), else by this tool's
+    previous article (it did not judge the skill, and no slot came since it listed it)."""
+    reg = ctx.registration
+    if ctx.enabled is not None and reg is not None and reg.schedule:
+        fired = cadence.previous_fire(reg.schedule, ctx.now)
+        return fired is None or fired < ctx.enabled.at
+    return ctx.new_since_prior and not _slot_since_listed(ctx)
 
 
 def _slot_since_listed(ctx: Context) -> bool:
@@ -464,7 +452,14 @@ def _not_run_yet(spec: Spec, ctx: Context, muted: Mute | None, notes: list[str])
         f"{schedule or 'scheduled'}: never dispatched (no entry in memory/cron-state.json) "
         "and no output yet"
     )
-    note = "not run yet: its first scheduled run has not happened"
+    first = cadence.next_fire(schedule, ctx.now) if schedule else None
+    note = "not run yet: " + (
+        f"first slot {first:%Y-%m-%d %H:%M} UTC"
+        if first
+        else "its first scheduled run has not happened"
+    )
+    if ctx.enabled is not None:
+        note += f" (enabled {ctx.enabled.at:%Y-%m-%d}: {ctx.enabled.how})"
     return _unjudged(spec, ctx, muted, detail, (note, *notes))
 
 
@@ -473,22 +468,8 @@ def _quality(spec: Spec, ctx: Context) -> tuple[list[Cause], float | None]:
     health = ctx.health
     if health is None or health.avg_score is None:
         return [], None
-    score = health.avg_score
-    if score < QUALITY_FAIL:
-        return [
-            Cause(
-                Status.QUALITY_DEGRADED,
-                f"quality_score:{score:g}",
-                f"skill-health avg_score {score:g} < {QUALITY_FAIL}",
-            )
-        ], score
-    return [], score
-
-
-def _days(value: float) -> str:
-    if value >= 1:
-        return f"{value:g} day{'s' if value != 1 else ''}"
-    return f"{value * 24:g} hours"
+    cause = findings.quality(health.avg_score)
+    return ([] if cause is None else [cause]), health.avg_score
 
 
 def newest_output_age(spec: Spec, outputs: Outputs, now: datetime) -> float | None:

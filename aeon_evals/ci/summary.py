@@ -4,13 +4,13 @@ under GitHub's size limit. Pure: `commands/run_cmd.py` writes it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from urllib.parse import quote
 
 from aeon_evals.ci.gate import FailOn, fail_reason
 from aeon_evals.report.diff import Row
-from aeon_evals.report.render import cause_text, coverage_line, no_actions
+from aeon_evals.report.message import blob_url
+from aeon_evals.report.render import cause_cell, coverage_line, no_actions, since_text
 from aeon_evals.run.data import RunOutcome
-from aeon_evals.text import mdtable
+from aeon_evals.text import mdspan, mdtable
 from aeon_evals.text.mdtable import escape_cell
 
 # GitHub refuses a step summary over 1 MiB; stay far below so other steps keep room too.
@@ -20,27 +20,24 @@ MAX_CELL_CHARS = 300
 
 
 def article_url(env: Mapping[str, str], article_path: str) -> str | None:
-    """`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/<ref>/<article>`, or None outside Actions.
-
-    The ref is `$AEON_EVALS_ARTICLE_REF` when set (the workflow sets the branch: the article
-    is committed after the run, so it is not in `$GITHUB_SHA` yet), else `$GITHUB_SHA`.
-    """
-    server = env.get("GITHUB_SERVER_URL")
-    repo = env.get("GITHUB_REPOSITORY")
-    ref = env.get("AEON_EVALS_ARTICLE_REF") or env.get("GITHUB_SHA")
-    if not (server and repo and ref):
-        return None
-    return (
-        f"{server.rstrip('/')}/{repo}/blob/{quote(ref, safe='/')}/{quote(article_path, safe='/')}"
-    )
+    """The article's file on GitHub (report.message.blob_url), or None outside Actions."""
+    return blob_url(env, article_path)
 
 
 def _md_cell(text: str) -> str:
     text = text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
-    # The summary is rendered as HTML by GitHub: keep skill data from opening tags. A tab (in a
-    # skill name, a cause) is shown as `\t`, as the article shows it (controls.show_name).
-    text = escape_cell(text).replace("\t", "\\t")
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _md_escaped(escape_cell(text))
+
+
+def _md_escaped(text: str) -> str:
+    """A cell already escaped for a table, for the summary GitHub renders as HTML: no tag opened
+    by skill data (outside code spans: inside one, `<` is shown as it is and `&lt;` would show
+    as typed), a tab (in a skill name, a cause) shown as `\t`, as the article shows it."""
+    text = text.replace("\t", "\\t")
+    return "".join(
+        piece if code else piece.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        for code, piece in mdspan.split(text, escapes=True)
+    )
 
 
 class _Budget:
@@ -57,13 +54,31 @@ class _Budget:
         return True
 
 
+CAUSE = frozenset({2})  # the Root cause column of Regressions and Still Failing: markdown
+
+
+def _cut(text: str) -> str:
+    """A cell of markdown cut to MAX_CELL_CHARS (never inside a backslash escape)."""
+    if len(text) <= MAX_CELL_CHARS:
+        return text
+    cut = text[: MAX_CELL_CHARS - 1]
+    slashes = len(cut) - len(cut.rstrip("\\"))
+    return cut[: len(cut) - slashes % 2] + "…"
+
+
 # Room kept for the "+N more rows" line and the sections after a table.
 _RESERVE = 4096
 
 
 def _table(
-    title: str, header: list[str], rows: list[list[str]], budget: _Budget, more: str
+    title: str,
+    header: list[str],
+    rows: list[list[str]],
+    budget: _Budget,
+    more: str,
+    escaped: frozenset[int] = frozenset(),
 ) -> list[str]:
+    """A capped table; the cells of the columns in `escaped` are markdown already."""
     if not rows:
         return []
     out = [
@@ -75,7 +90,9 @@ def _table(
         budget.take(line)
     shown = 0
     for cells in rows[:MAX_TABLE_ROWS]:
-        line = mdtable.row(map(_md_cell, cells))
+        line = mdtable.row(
+            _md_escaped(c) if i in escaped else _md_cell(c) for i, c in enumerate(cells)
+        )
         if budget.left - _RESERVE < len(line.encode("utf-8")) + 1 or not budget.take(line):
             break
         out.append(line)
@@ -164,10 +181,14 @@ def job_summary(
         regressions = listed(n.regressions)
         out += _table(
             "Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)",
-            ["Skill", "Status", "Root cause", "Issue"],
-            [[r.skill, r.diff, cause_text(r), r.issue or "—"] for r in regressions],
+            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
+            [
+                [r.skill, r.diff, _cut(cause_cell(r)), r.issue or "—", since_text(r)]
+                for r in regressions
+            ],
             budget,
             more,
+            CAUSE,
         )
         recovered = listed(n.recovered)
         out += _table(
@@ -188,14 +209,15 @@ def job_summary(
                 [
                     r.skill,
                     str(r.status),
-                    cause_text(r),
+                    _cut(cause_cell(r)),
                     r.issue or "—",
-                    r.failing_since.since.isoformat() if r.failing_since else "—",
+                    since_text(r),
                 ]
                 for r in still
             ],
             budget,
             more,
+            CAUSE,
         )
     if outcome.warnings:
         shown_warnings = [f"- {_md_cell(w)}" for w in outcome.warnings[:20]]

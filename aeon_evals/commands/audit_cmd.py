@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from datetime import UTC, datetime
@@ -15,7 +16,8 @@ from aeon_evals.contracts import audit, stubs
 from aeon_evals.contracts.instance import load_contracts
 from aeon_evals.load import layout
 from aeon_evals.load.manifest import parse_manifest, read_manifest_data
-from aeon_evals.load.registry import load_registry
+from aeon_evals.load.registry import LLM_SKILL, load_registry
+from aeon_evals.model import Coverage
 from aeon_evals.model.problems import warning_line
 from aeon_evals.text.controls import show_name
 
@@ -62,7 +64,16 @@ def report_for(root: Path, config: str | None = None) -> tuple[audit.AuditReport
     # read-only: `audit` writes nothing, not even the contracts cache a run keeps
     enabled = sorted(registry.enabled() & set(audit.skill_folders(root)))
     contracts = load_contracts(root, enabled, Cache(root, writable=False))
-    found = audit.audit(root, specs, registry, contracts=contracts)
+    # today's Aeon (no evals.json, no skill-evals registered): the run evaluates every enabled
+    # skill on its SKILL.md contract, so those contracts are the coverage
+    by_contracts = data is None and LLM_SKILL not in registry.skills
+    found = audit.audit(root, specs, registry, contracts=contracts, by_contracts=by_contracts)
+    if by_contracts:
+        judged = {s for s, c in contracts.items() if c.outputs and c.scorable}
+        counted = registry.enabled() - {LLM_SKILL}
+        found = dataclasses.replace(
+            found, coverage=Coverage(len(judged & counted), found.coverage.enabled)
+        )
     contract_warnings = [w for c in found.contracts.values() for w in c.warnings]
     return found, [*registry.warnings, *found.warnings, *contract_warnings]
 
@@ -142,8 +153,9 @@ def _gap_line(mark: str, gap: audit.Gap) -> str:
 def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
     """The report a human reads at a glance: the number first, then what to do."""
     cov = found.coverage
+    what = "an output contract (no evals.json: SKILL.md)" if found.by_contracts else "a spec"
     lines = [
-        f"Coverage: {cov.covered}/{cov.enabled} enabled skills have a spec ({found.coverage_pct}%)",
+        f"Coverage: {cov.covered}/{cov.enabled} enabled skills have {what} ({found.coverage_pct}%)",
         f"Skills: {found.total_skills} · enabled {found.enabled_total} · "
         f"with a spec {len(found.covered)} · "
         f"disabled without a spec {len(found.uncovered_disabled)} · "
@@ -165,13 +177,15 @@ def render_text(found: audit.AuditReport, *, show_all: bool) -> list[str]:
     # heading that says so, as the article's "Listed, not scored"
     gaps = [g for g in found.uncovered_enabled if _scorable(found, g.skill)]
     unscored = [g for g in found.uncovered_enabled if not _scorable(found, g.skill)]
+    uncovered = (
+        "Judged on their SKILL.md contract ({}) — no evals.json: `aeon-evals audit --stubs` "
+        "drafts entries to pin or override them:"
+        if found.by_contracts
+        else "Uncovered enabled ({}) — add an evals.json entry "
+        "(`aeon-evals audit --stubs` drafts them):"
+    )
     for mark, listed, heading in (
-        (
-            "✗",
-            gaps,
-            "Uncovered enabled ({}) — add an evals.json entry "
-            "(`aeon-evals audit --stubs` drafts them):",
-        ),
+        ("-" if found.by_contracts else "✗", gaps, uncovered),
         (
             "-",
             unscored,

@@ -229,7 +229,12 @@ def to_json(outcome: RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[st
                 "status": result.status.value,
                 "diff": str(row.label),
                 "root_causes": [
-                    {"code": c.code, "status": c.status.value, "detail": c.detail}
+                    {
+                        "code": c.code,
+                        "status": c.status.value,
+                        "detail": c.detail,
+                        "evidence": None if c.evidence is None else c.evidence.to_json(),
+                    }
                     for c in result.causes
                 ],
                 "words": result.words,

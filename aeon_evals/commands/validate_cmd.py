@@ -21,7 +21,7 @@ from aeon_evals.load.evals_json import (
     with_lines,
 )
 from aeon_evals.load.manifest import Manifest, parse_manifest
-from aeon_evals.load.registry import Registry, load_registry, schedule_problems
+from aeon_evals.load.registry import LLM_SKILL, Registry, load_registry, schedule_problems
 from aeon_evals.load.skill_names import find_orphans, skill_folders
 from aeon_evals.load.switchover import llm_skill
 from aeon_evals.model.problems import Problem, Severity
@@ -78,20 +78,23 @@ def _stop_line(message: str, raw: bytes = b"") -> int | None:
     return None
 
 
+NO_EVALS_JSON = (
+    "not found: fine for today's Aeon, whose contracts come from each SKILL.md (aeon.yml is "
+    "still checked): `aeon-evals run` evaluates every enabled skill on its contract; "
+    "`aeon-evals init` writes a starter evals.json to pin or override them"
+)
+# the older layout, which still registers the LLM-run skill-evals, is bootstrapped instead
+NO_EVALS_JSON_SEEDED = (
+    f"not found: the registry still names the LLM-run {LLM_SKILL}, so `aeon-evals run` would "
+    "write a starter spec and stop (exit 3); `aeon-evals audit --stubs` drafts one"
+)
+
+
 def _manifest_findings(root: Path) -> tuple[list[Problem], Manifest | None]:
     try:
         raw = read_confined(root, EVALS_PATH)
     except FileNotFoundError:
-        return [
-            Problem(
-                EVALS_PATH,
-                "",
-                "not found: fine for an upstream Aeon, whose contracts come from each SKILL.md "
-                "(aeon.yml is still checked); `aeon-evals run` would write a starter spec and "
-                "stop (exit 3); `aeon-evals audit --stubs` drafts one",
-                Severity.INFO,
-            )
-        ], None
+        return [Problem(EVALS_PATH, "", NO_EVALS_JSON, Severity.INFO)], None
     except EvalsError as exc:
         return [Problem(EVALS_PATH, "", exc.message, Severity.ERROR)], None
     except IsADirectoryError:
@@ -256,6 +259,11 @@ def validate(root: Path, config: str | None = None) -> list[Problem]:
         found = _with_lines(root, found)
     config = layout.detect(root, config=config).config
     registry = load_registry(root, config, required=False)
+    if LLM_SKILL in registry.skills:  # what `run` does without evals.json depends on it
+        found = [
+            replace(p, message=NO_EVALS_JSON_SEEDED) if p.message == NO_EVALS_JSON else p
+            for p in found
+        ]
     found += _registry_findings(root, registry)
     found += _llm_skill_findings(root, config, registry)
     found += _lint_findings(root, config)

@@ -57,6 +57,9 @@ class AuditReport:
     # the output contract of each enabled skill with a SKILL.md (all of them when the caller
     # passed them in; else the uncovered ones)
     contracts: Mapping[str, Contract] = field(default_factory=dict)
+    # no evals.json on an instance that registers no skill-evals: `covered` are the skills with
+    # a usable SKILL.md contract, which the run evaluates (enforce)
+    by_contracts: bool = False
 
     @property
     def coverage_pct(self) -> int:
@@ -137,6 +140,7 @@ def audit(
     registry: Registry,
     *,
     contracts: Mapping[str, Contract] | None = None,
+    by_contracts: bool = False,
 ) -> AuditReport:
     """Compare skills/, aeon.yml and evals.json. Coverage = enabled skills with a spec /
     enabled skills.
@@ -201,4 +205,5 @@ def audit(
         not_counted=tuple(sorted(enabled & {LLM_SKILL})),
         warnings=tuple(warnings),
         contracts={k: known[k] for k in sorted(known) if k in enabled},
+        by_contracts=by_contracts,
     )

@@ -40,9 +40,11 @@ class Scope:
     unscored: tuple[str, ...] = ()  # `scorable: false` in their SKILL.md
     contracts: dict[str, Contract] = field(default_factory=dict)  # every contract read, for audit
 
-    def line(self) -> str:
-        """What the Coverage line adds: `+83 inferred; 2 without a contract`."""
-        parts = [f"+{len(self.inferred)} inferred"]
+    def line(self, *, counted: bool = False) -> str:
+        """What the Coverage line says the coverage is by: `evals.json, +83 inferred; 2 without
+        a contract`; `counted` (no evals.json: the contracts are the coverage) `SKILL.md
+        contracts; 2 without a contract`."""
+        parts = ["SKILL.md contracts" if counted else f"evals.json, +{len(self.inferred)} inferred"]
         if self.without:
             parts.append(f"{len(self.without)} without a contract")
         if self.unscored:

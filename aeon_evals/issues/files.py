@@ -93,6 +93,8 @@ class IssueRequest:
     detail: str  # expected vs actual, e.g. "412 words, minimum 500"
     output_path: str | None  # relative to the root
     flaky: bool = False
+    # what the tool knows to do about it (its Action Queue step, the section patch …)
+    fixes: tuple[str, ...] = ()
 
 
 def names_in(title: str, skill: str) -> bool:
@@ -281,7 +283,9 @@ def _severity(req: IssueRequest) -> str:
 
 
 def body(req: IssueRequest, today: date, article_path: str, see_also: tuple[str, ...] = ()) -> str:
-    """The issue's one paragraph: output, expected vs actual, flakiness, related issues, article."""
+    """The issue's one paragraph: output, expected vs actual (with the evidence: file:line, how
+    many hits, inside or outside the skill's own section), the fix the tool knows, flakiness,
+    related issues, article."""
     if req.label is DiffLabel.NEW_QUALITY_DEGRADED:
         what = f"dropped below its quality bar ({req.status.value})"
     else:
@@ -294,6 +298,8 @@ def body(req: IssueRequest, today: date, article_path: str, see_also: tuple[str,
         f"`{one_line(req.skill)}` {what} in the skill-evals run of {today.isoformat()}, {where}.",
         f"Expected vs actual: {detail}.",
     ]
+    if req.fixes:
+        parts.append(f"Known fix: {'; and '.join(one_line(f).rstrip('.') for f in req.fixes)}.")
     if req.flaky:
         parts.append(
             "This skill is flaky (it has alternated between passing and failing recently): "

@@ -198,6 +198,34 @@ def previous_fire(expr: str, now: datetime) -> datetime | None:
     return result
 
 
+def next_fire(expr: str, now: datetime) -> datetime | None:
+    """The first time `expr` fires after `now` (None when it is not a cron, or never fires), as
+    croniter's `get_next`, found from the expanded fields (croniter answers when the walk finds
+    no fire within eight years or `now` is not in UTC)."""
+    try:
+        fields = _fields(expr)
+    except CronError:
+        return None
+    if now.tzinfo is not None and now.utcoffset() == timedelta(0):
+        day, minute = now.date(), now.hour * 60 + now.minute
+        times = [h * 60 + m for h in fields.hours for m in fields.minutes]
+        if _fires_on(fields, day):
+            later = [t for t in times if t > minute]
+            if later:
+                return _at(day, later[0], now)
+        for ahead in range(1, _WINDOW_DAYS + 1):
+            future = day + timedelta(days=ahead)
+            if _fires_on(fields, future):
+                return _at(future, times[0], now)
+    from croniter import CroniterBadDateError, croniter
+
+    try:
+        result: datetime = croniter(expr, now).get_next(datetime)
+    except CroniterBadDateError:
+        return None
+    return result
+
+
 def _fires_on(fields: Fields, day: date) -> bool:
     """Whether a cron with these fields fires on `day` (croniter's reading of the day fields)."""
     if day.month not in fields.months:

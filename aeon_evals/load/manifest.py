@@ -62,6 +62,7 @@ class Manifest:
     spec_errors: dict[str, tuple[Problem, ...]] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
     contracts: ContractsMode | None = None  # top-level "contracts", None when not set
+    found: bool = True  # False: there is no evals.json (an instance judged on SKILL.md alone)
 
     @property
     def contracts_problem(self) -> Problem | None:

@@ -272,6 +272,10 @@ class Outputs:
         except OSError:
             return None, "unknown"
 
+    def has_history(self) -> bool:
+        """Whether the root is a git checkout with its whole history (not shallow)."""
+        return self._is_checkout() and not self._is_shallow()
+
     def _is_checkout(self) -> bool:
         if self._git_checkout is None:
             self._git_checkout = False

@@ -11,12 +11,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aeon_evals.clock import parse_stamp
 from aeon_evals.errors import EvalsError
 from aeon_evals.fs.confine import read_confined
 from aeon_evals.model import CronState, SkillResult
 from aeon_evals.text import jsonio
+
+if TYPE_CHECKING:
+    from aeon_evals.load.enabled import Enabled
 
 CRON_STATE = "memory/cron-state.json"
 SKILL_HEALTH = "memory/skill-health"
@@ -45,6 +49,8 @@ class StateSources:
     # this tool's own previous article exists, and the skills it judged (a row not NOT_RUN)
     prior_found: bool = False
     judged: frozenset[str] = frozenset()
+    # scheduled skills never dispatched: when each was enabled, where the evidence dates it
+    enabled: dict[str, Enabled] = field(default_factory=dict)
 
 
 def _str(value: object) -> str | None:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from aeon_evals.model.results import Cause as Cause
     from aeon_evals.model.results import Coverage as Coverage
     from aeon_evals.model.results import CronState as CronState
+    from aeon_evals.model.results import Evidence as Evidence
     from aeon_evals.model.results import FailingSince as FailingSince
     from aeon_evals.model.results import OutputFile as OutputFile
     from aeon_evals.model.results import ParsedArticle as ParsedArticle
@@ -30,6 +31,7 @@ else:
             "Cause",
             "Coverage",
             "CronState",
+            "Evidence",
             "FailingSince",
             "OutputFile",
             "ParsedArticle",
@@ -55,6 +57,9 @@ class DiffLabel(enum.StrEnum):
     FIXED = "FIXED"
     STILL_FAIL = "STILL_FAIL"
     NEW_PASS = "NEW_PASS"
+    # A move into NOT_RUN: nothing was judged, so it is neither a pass nor an improvement
+    NEW_NOT_RUN = "NEW_NOT_RUN"  # new to the article (or the first run) and not run
+    NOT_RUN = "NOT_RUN"  # was judged (PASS, WARN, STALE, ERROR), now not run
     NEW_ERROR = "NEW_ERROR"
     NEW_NO_COVERAGE = "NEW_NO_COVERAGE"
     WORSE = "WORSE"

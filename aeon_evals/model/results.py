@@ -24,12 +24,42 @@ class CronState:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """Where a finding was seen, for the reader to go and look (`--json` shows every field;
+    the cause's `detail` says the same in words)."""
+
+    path: str | None = None  # the file the finding is about, relative to the root
+    line: int | None = None  # 1-based line of the first hit in `path`
+    hits: int | None = None  # how many hits in the content checked
+    section: str | None = None  # the skill's own section of a shared log (`### heartbeat`)
+    inside: int | None = None  # how many of the hits lie inside `section`
+    asked_at: str | None = None  # `SKILL.md:41`: the SKILL.md line that asks for what broke
+    last_output: date | None = None  # a skill gone quiet: the day its output was last written
+
+    def to_json(self) -> dict[str, object]:
+        """The fields that are set, by name (`--json`)."""
+        return {
+            key: value.isoformat() if isinstance(value, date) else value
+            for key, value in vars(self).items()
+            if value is not None
+        }
+
+
+@dataclass(frozen=True)
 class Cause:
-    """One finding of one check: `code` is what the article shows, `detail` what a human reads."""
+    """One finding of one check: `code` is what the article shows, `detail` what a human reads
+    (expected vs actual: "412 words, minimum 500"; its first clause, up to "; ", says it in a
+    few words), `evidence` where it was seen."""
 
     status: Status
     code: str  # e.g. "word_count", "missing_pattern:foo|bar", "quality_score:2.1"
     detail: str = ""  # e.g. "412 words, minimum 500"
+    evidence: Evidence | None = None
+
+    @property
+    def brief(self) -> str:
+        """The detail's first clause (what a notification shows), else the code."""
+        return self.detail.split("; ", 1)[0] if self.detail else self.code
 
 
 @dataclass(frozen=True)

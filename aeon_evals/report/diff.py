@@ -21,7 +21,9 @@ from aeon_evals.model import (
     flags_count,
 )
 from aeon_evals.model.drift import drift_action
+from aeon_evals.report import fixes as known
 from aeon_evals.text.controls import show_name
+from aeon_evals.text.mdspan import code_span
 
 MAX_ACTIONS = 8
 MAX_ADD_ACTIONS = 5
@@ -37,7 +39,9 @@ def diff_label(
     Failing = FAIL, QUALITY_DEGRADED, NO_OUTPUT. Among the other statuses PASS < WARN < STALE <
     ERROR by how bad they are, so a move between them is WORSE or BETTER, never silently STABLE.
     A move into ERROR (the spec broke) is NEW_ERROR whatever came before: it neither fixes nor
-    closes anything.
+    closes anything. A move into NOT_RUN (nothing was judged) is NEW_NOT_RUN or NOT_RUN, never a
+    pass or an improvement; from a failing status it is FIXED (the issue was about a run nobody
+    asked for).
     """
     if current is None:
         if previous is None:
@@ -49,6 +53,8 @@ def diff_label(
             DiffLabel.STABLE if previous is Status.ERROR and not bootstrap else DiffLabel.NEW_ERROR
         )
     if previous is None or bootstrap:
+        if current is Status.NOT_RUN:
+            return DiffLabel.NEW_NOT_RUN
         if current is Status.QUALITY_DEGRADED:
             return DiffLabel.NEW_QUALITY_DEGRADED
         if current.failing:
@@ -64,6 +70,8 @@ def diff_label(
         return DiffLabel.NEW_FAIL
     if previous is current:
         return DiffLabel.STABLE
+    if current is Status.NOT_RUN:
+        return DiffLabel.NOT_RUN
     return DiffLabel.WORSE if _calm_rank(current) > _calm_rank(previous) else DiffLabel.BETTER
 
 
@@ -163,6 +171,17 @@ def is_flaky(history: list[Status | None]) -> bool:
     return flips >= FLAKY_FLIPS
 
 
+def failing_start(result: SkillResult, today: date) -> date:
+    """The day a skill that fails now started failing, as far as this run can tell: for one
+    gone quiet (a failing `stale_file`), the day of its last output, not today; else today."""
+    quiet = [
+        c.evidence.last_output
+        for c in result.causes
+        if c.status.failing and c.evidence is not None and c.evidence.last_output is not None
+    ]
+    return min([*quiet, today])
+
+
 def build_rows(
     results: list[SkillResult],
     prior: ParsedArticle | None,
@@ -197,7 +216,7 @@ def build_rows(
                     carried.issue if carried else None,
                 )
             else:
-                since = FailingSince(today, None)
+                since = FailingSince(failing_start(result, today), None)
             issue = since.issue
         statuses = [*history.get(shown, []), result.status]
         rows.append(
@@ -235,6 +254,8 @@ class DiffCounts:
         ]
         names = {
             "NEW_PASS": "new pass",
+            "NEW_NOT_RUN": "new, not run",
+            "NOT_RUN": "now not run",
             "NEW_ERROR": "new error",
             "WORSE": "worse",
             "BETTER": "better",
@@ -369,21 +390,14 @@ def action_queue(
         if head is None:
             continue
         if result.status is Status.ERROR:
-            patch.append(f"Patch evals.json:{result.skill} — {head.code}")
+            patch.append(f"Patch evals.json:{result.skill} — {code_span(head.code)}")
         elif result.status.failing:
-            ref = f" ({row.issue})" if row.issue else ""
-            age = result.output.age_days if result.output else None
-            if head.code == "stale_file" and age is not None:  # gone quiet: run it, then look
-                investigate.append(f"Dispatch {result.skill} — no output in {int(age)} days{ref}")
-            else:
-                drifted = drift_action(result)
-                investigate.append((drifted or f"Investigate {result.skill} — {head.code}") + ref)
+            step = known.next_step(result, f" ({row.issue})" if row.issue else "")
+            investigate += [step] if step else []
         elif (drifted := drift_action(result)) is not None:
             investigate.append(drifted)
-        elif result.status is Status.STALE and result.output and result.output.age_days is not None:
-            dispatch.append(
-                f"Dispatch {result.skill} — no output in {int(result.output.age_days)} days"
-            )
+        elif result.status is Status.STALE and (quiet := known.dispatch(result)) is not None:
+            dispatch.append(quiet)
     add = [gap.action() for gap in gaps[:MAX_ADD_ACTIONS]]
     if len(gaps) > MAX_ADD_ACTIONS:
         add.append(

@@ -88,7 +88,9 @@ def sources(
 ) -> list[str]:
     """The article's Sources lines: what was read and how it went, the day's issues, warnings."""
     evals = (
-        "evals.json=ok"
+        "evals.json=none (SKILL.md contracts)"
+        if not manifest.found
+        else "evals.json=ok"
         if not manifest.spec_errors
         else f"evals.json=ok ({len(manifest.spec_errors)} invalid spec(s))"
     )

@@ -47,11 +47,11 @@ def spec_patches(manifest: Manifest) -> list[tuple[str, str]]:
         patches += [(skill, fix) for fix in by_skill.get(skill, [])]
         spec = manifest.specs.get(skill)
         if spec is not None and whole_log(spec):
-            patches.append(
-                (
-                    skill,
-                    f'add a section ("section": "### {skill}"): its checks read the whole '
-                    "shared daily log",
-                )
-            )
+            patches.append((skill, section_patch(skill)))
     return patches
+
+
+def section_patch(skill: str) -> str:
+    """The fix for a log-based spec without a section (an Action Queue "Patch" item, and the
+    issue of a forbidden pattern found in other skills' lines of the log)."""
+    return f'add a section ("section": "### {skill}"): its checks read the whole shared daily log'

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
-from aeon_evals.articles.parse import body_html, cell_as_parsed, parse_article
+from aeon_evals.articles.parse import body_html, parse_article, unescape_cell
 from aeon_evals.fs import daylog
 from aeon_evals.model import Coverage, DiffLabel, ParsedArticle, Status, Verdict
 from aeon_evals.report.diff import DiffCounts, Numbers, Row, counted, coverage_change, numbers
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from aeon_evals.catalog.summary import CatalogSummary
 
 MAX_GAP_LINES = 10
+ROOT_CAUSE = 3  # RESULT_HEADER's Root cause: cause codes, shown as text
 RESULT_HEADER = [
     "Skill",
     "Status",
@@ -89,11 +90,12 @@ def coverage_line(
     legacy_pct: float | None = None,
     contracts: str | None = None,
 ) -> str:
-    """`12/97 (12.4%) ↑ vs prior …`; with SKILL.md contracts, `12/97 (12.4%) by evals.json, +83
-    inferred; 2 without a contract …` (the ratio and percentage stay first: they are parsed)."""
+    """`12/97 (12.4%) ↑ vs prior …`; with SKILL.md contracts (`contracts`: what the coverage is
+    by, `Scope.line`), `12/97 (12.4%) by evals.json, +83 inferred; 2 without a contract …` (the
+    ratio and percentage stay first: they are parsed)."""
     now = f"{coverage.covered}/{coverage.enabled} ({pct_text(coverage.pct)}%)"
     if contracts:
-        now += f" by evals.json, {contracts}"
+        now += f" by {contracts}"
     if legacy_pct is not None:
         return (
             f"{now} (prior article counted coverage another way: {pct_text(legacy_pct)}%; "
@@ -135,17 +137,33 @@ def _words(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def cause_text(row: Row) -> str:
-    """The head cause with its detail, for the Regressions and Still Failing tables."""
+def cause_cell(row: Row) -> str:
+    """The head cause with its detail, escaped for the Regressions and Still Failing tables: the
+    code as text (a pattern's backticks are no code span), the detail as markdown (its code
+    spans show a pattern or a heading as it is)."""
     result = row.result
-    if result is None:  # a row a scoped run kept from today's article: its cause as written
-        if row.kept_cause is not None:
-            return row.kept_cause
-        return row.kept.root_cause if row.kept is not None else "—"
-    if result.head is None:
-        return "—"
-    head = result.head
-    return f"{head.code} — {head.detail}" if head.detail else head.code
+    if result is not None:
+        head = result.head
+        code, detail = (head.code, head.detail) if head is not None else ("—", "")
+    elif row.kept_cause is not None:  # a row a scoped run kept: its cause as written today
+        code, _, detail = row.kept_cause.partition(" — ")
+    else:
+        code, detail = (row.kept.root_cause if row.kept is not None else "—"), ""
+    return mdtable.escape_literal(code) + (f" — {mdtable.escape_cell(detail)}" if detail else "")
+
+
+def _escaped(skill: str, status: str, cause: str, issue: str, since: str) -> list[str]:
+    """A Regressions or Still Failing row, its cells escaped (the cause is already)."""
+    return [
+        *map(mdtable.escape_cell, (skill, status)),
+        cause,
+        *map(mdtable.escape_cell, (issue, since)),
+    ]
+
+
+def since_text(row: Row) -> str:
+    """The Failing since cell: the day, or "—"."""
+    return row.failing_since.since.isoformat() if row.failing_since else "—"
 
 
 def _was(row: Row) -> str:
@@ -157,6 +175,16 @@ def _was(row: Row) -> str:
 
 
 def full_result_cells(row: Row) -> list[str]:
+    """A Full Results (or Inferred contracts) row, each cell escaped for the table: the Root
+    cause's codes as text (mdtable.escape_literal), the others as markdown."""
+    cells = _full_result_raw(row)
+    return [
+        (mdtable.escape_literal if i == ROOT_CAUSE else mdtable.escape_cell)(cell)
+        for i, cell in enumerate(cells)
+    ]
+
+
+def _full_result_raw(row: Row) -> list[str]:
     result = row.result
     if result is None and row.kept is not None:
         kept = row.kept
@@ -211,7 +239,7 @@ class Article:
     day: date
     lines: list[str]
     spans: tuple[Span, Span]  # where the Full Results and Inferred contracts rows are
-    tables: tuple[list[list[str]], list[list[str]]]  # those rows' cells
+    tables: tuple[list[list[str]], list[list[str]]]  # those rows' cells, escaped as written
 
     def text(self) -> str:
         """render_article's text."""
@@ -251,11 +279,12 @@ def article_body(article: Article) -> str | None:
 
 
 def _as_parsed(cell: str) -> str:
-    """history.cell_as_parsed, at once for the usual cell (printable, no `\\` or `|`, nothing
-    to trim), which the table's escaping and parsing leave as it is."""
-    if cell.isprintable() and "\\" not in cell and "|" not in cell and cell == cell.strip():
+    """What the parser reads back from a cell written escaped as `cell` (markdown-it's table
+    rule drops the backslash of `\\|` and trims; then parse.unescape_cell), at once for the
+    usual cell (no `\\`, nothing to trim), which it leaves as it is."""
+    if "\\" not in cell and cell == cell.strip():
         return cell
-    return cell_as_parsed(cell)
+    return unescape_cell(cell.replace("\\|", "|").strip())
 
 
 def article(data: ArticleData) -> Article:
@@ -272,16 +301,19 @@ def _article_lines(
     """The article's lines, where the Full Results and Inferred contracts rows are among them,
     and those rows' cells."""
     coverage = coverage_line(data.coverage, data.previous_pct, data.legacy_pct, data.contracts)
+    # one paragraph each: lines of one paragraph run together on GitHub (no hard breaks)
     out = [
         f"# Skill Evals — {data.day.isoformat()}",
         "",
         f"**Verdict:** {data.verdict.value}",
+        "",
         f"**Coverage:** {coverage}",
+        "",
         f"**Diff:** {data.counts.summary()}",
+        "",
     ]
     if data.catalog is not None:
-        out.append(f"**Catalog:** {data.catalog.line()}")
-    out.append("")
+        out += [f"**Catalog:** {data.catalog.line()}", ""]
     if data.actions:
         out += [
             "## Action Queue",
@@ -299,11 +331,12 @@ def _article_lines(
     if regressions:
         out += ["## Regressions (NEW_FAIL + NEW_QUALITY_DEGRADED)"]
         out += mdtable.table(
-            ["Skill", "Status", "Root cause", "Issue"],
+            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
             [
-                [show_name(r.skill), r.diff, cause_text(r), r.issue or "—"]
+                _escaped(show_name(r.skill), r.diff, cause_cell(r), r.issue or "—", since_text(r))
                 for r in sorted(regressions, key=_status_order)
             ],
+            cell=str,
         )
         out.append("")
     # a scoped run's kept rows too: the tables show what the Diff line counts
@@ -328,15 +361,12 @@ def _article_lines(
         out += mdtable.table(
             ["Skill", "Status", "Root cause", "Issue", "Failing since"],
             [
-                [
-                    show_name(r.skill),
-                    str(r.status),
-                    cause_text(r),
-                    r.issue or "—",
-                    r.failing_since.since.isoformat() if r.failing_since else "—",
-                ]
+                _escaped(
+                    show_name(r.skill), str(r.status), cause_cell(r), r.issue or "—", since_text(r)
+                )
                 for r in sorted(still, key=_status_order)
             ],
+            cell=str,
         )
         out.append("")
     out += ["## Full Results"]
@@ -344,7 +374,7 @@ def _article_lines(
         full_result_cells(r)
         for r in sorted((r for r in data.rows if not r.reported_only), key=_status_order)
     ]
-    out += mdtable.table(RESULT_HEADER, cells)
+    out += mdtable.table(RESULT_HEADER, cells, cell=str)
     span = (len(out) - len(cells), len(out))
     out.append("")
     reported = [r for r in data.rows if r.reported_only]
@@ -355,7 +385,7 @@ def _article_lines(
         if data.inferred_counts is not None:
             out += [f"Inferred diff: {data.inferred_counts.summary()}", ""]
         inferred_cells = [full_result_cells(r) for r in sorted(reported, key=_status_order)]
-        out += mdtable.table(RESULT_HEADER, inferred_cells)
+        out += mdtable.table(RESULT_HEADER, inferred_cells, cell=str)
         inferred_span = (len(out) - len(inferred_cells), len(out))
         out.append("")
     out += _listed(
@@ -411,31 +441,3 @@ def log_section(data: ArticleData, *, article: str, filed: list[str], closed: li
         )
         + "\n"
     )
-
-
-def notify_body(data: ArticleData, *, article: str) -> str:
-    """SPEC §8 body, plus up to 3 `skill: cause` lines when there are new failures and a
-    `Worse:` line naming moves such as PASS→STALE."""
-    n = data.numbers
-    lines = [
-        f"*Skill Evals — {n.verdict.value}*",
-        f"{n.counts.new_fail} new fail · {n.counts.fixed} fixed · coverage "
-        f"{pct_text(n.coverage.pct)}%",
-        f"Top action: {one_line(n.actions[0], tabs=True) if n.actions else 'none'}",
-        f"Article: {article}",
-    ]
-    by_skill = {r.skill: r for r in data.rows}
-    lines += [
-        f"{show_name(skill)}: {one_line(result.root_cause)}"
-        for skill in n.regressions[:3]
-        if (result := by_skill[skill].result) is not None
-    ]
-    if n.worse:
-        named = []
-        for skill in n.worse[:3]:
-            row = by_skill[skill]
-            before = row.previous.status.value if row.previous else "?"
-            named.append(f"{show_name(skill)} {before}→{row.status}")
-        more = f" (+{len(n.worse) - 3} more)" if len(n.worse) > 3 else ""
-        lines.append("Worse: " + ", ".join(named) + more)
-    return "\n".join(lines)

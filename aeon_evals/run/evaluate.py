@@ -4,38 +4,70 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from aeon_evals.cache.folder import Cache
+from aeon_evals.catalog.summary import CatalogSummary, catalog_summary
 from aeon_evals.checks import skill as checks
 from aeon_evals.contracts.audit import AuditReport
 from aeon_evals.contracts.scope import Scope
 from aeon_evals.errors import ConfigError
 from aeon_evals.load import state as state_stage
-from aeon_evals.load.manifest import Manifest, read_manifest
+from aeon_evals.load.manifest import EVALS_PATH, Manifest, read_manifest
 from aeon_evals.load.outputs import Outputs
-from aeon_evals.load.registry import Registry
+from aeon_evals.load.registry import LLM_SKILL, Registry
 from aeon_evals.load.state import StateSources
-from aeon_evals.model import ContractsMode, SkillResult
+from aeon_evals.metrics import history as metrics
+from aeon_evals.metrics.history import History
+from aeon_evals.metrics.read import history_for_run
+from aeon_evals.model import ContractsMode, Coverage, SkillResult
 from aeon_evals.model.problems import Severity
 from aeon_evals.parallel import Forked
+from aeon_evals.report.facts import coverage_audit
 from aeon_evals.run.data import RunOptions
+from aeon_evals.text import patterns
+
+if TYPE_CHECKING:
+    from aeon_evals.run.loaded import Loaded
 
 
-def load_manifest(opts: RunOptions) -> Manifest | None:
-    """evals.json validated, each problem at its line, or None when it is missing or names no
-    skill (bootstrap)."""
+def load_manifest(opts: RunOptions, registry: Registry) -> Manifest | None:
+    """evals.json validated, each problem at its line. None when the run must bootstrap: the
+    instance still registers the LLM-run skill-evals (the layout it seeds: `skills/skill-evals/`)
+    and its evals.json is missing or names no skill. Today's Aeon registers no skill-evals and
+    has no evals.json: an empty manifest, and every enabled skill is evaluated on its SKILL.md
+    contract (enforce, unless `--contracts` or evals.json's `contracts` says otherwise)."""
     manifest = read_manifest(opts.root, retry_delay=opts.retry_delay)
-    return manifest if manifest is not None and manifest.skills else None
+    if manifest is not None and manifest.skills:
+        return manifest
+    if LLM_SKILL in registry.skills:
+        return None
+    if manifest is None:
+        if not registry.found and not (opts.root / "skills").is_dir():
+            # a wrong --root (or cron in the wrong folder): nothing to judge, nothing written
+            raise ConfigError(
+                "not an Aeon instance: no aeon.yml, no skills/ folder and no "
+                "skills/skill-evals/evals.json (check --root; `aeon-evals init` sets up an "
+                "existing Aeon repository)",
+                path=opts.root,
+            )
+        return Manifest(EVALS_PATH, {}, found=False)
+    return manifest
 
 
 def contracts_mode(manifest: Manifest, opts: RunOptions) -> ContractsMode:
-    """`--contracts`, else evals.json's `contracts`, else report. An unusable value in evals.json
-    stops the run (exit 2) unless `--contracts` decides."""
+    """`--contracts`, else evals.json's `contracts`, else report (enforce when evals.json names no
+    skill). An unusable value in evals.json stops the run (exit 2) unless `--contracts` decides."""
     if opts.contracts is not None:
         return opts.contracts
     problem = manifest.contracts_problem
     if problem is not None:
         raise ConfigError(problem.message, path=manifest.path, where=problem.where)
-    return manifest.contracts or ContractsMode.REPORT
+    if manifest.contracts is not None:
+        return manifest.contracts
+    # with no evals.json spec, SKILL.md contracts are all there is to judge by: full citizens
+    return ContractsMode.REPORT if manifest.skills else ContractsMode.ENFORCE
 
 
 def _context(
@@ -44,6 +76,7 @@ def _context(
     state: StateSources,
     opts: RunOptions,
     spec_source: str | None = None,
+    asks: tuple[tuple[str, int], ...] = (),
 ) -> checks.Context:
     """What one skill's checks know besides its spec: its schedule, state and the run's clock
     (and where an inferred spec came from)."""
@@ -58,6 +91,8 @@ def _context(
         cron_known=bool(state.cron),
         listed_on=state.listed.get(skill),
         new_since_prior=state.prior_found and skill not in state.judged,
+        enabled=state.enabled.get(skill),
+        asks=asks,
     )
 
 
@@ -86,7 +121,8 @@ def evaluate_inferred(
     """Checks for every skill evaluated on its SKILL.md contract; the row names the spec's line."""
     results: list[SkillResult] = []
     for skill, inferred in sorted(scope.inferred.items()):
-        ctx = _context(skill, registry, state, opts, inferred.source)
+        asks = tuple((element, ev.line) for element, ev in inferred.output.evidence)
+        ctx = _context(skill, registry, state, opts, inferred.source, asks)
         results.append(checks.evaluate(inferred.output.spec, outputs, ctx))
     return results
 
@@ -182,3 +218,91 @@ def start_checks(
         return Checked(results, checked, warnings, outputs.shallow, extra)
 
     return Forked(work, fork=len(scope) + len(inferred.inferred) >= FORK_MIN_CHECKS)
+
+
+@dataclass
+class Evaluated:
+    """The checks' results (drift applied), the state they used, the coverage audit, the metric
+    history and the catalog checks: everything the rows and the article are made from."""
+
+    results: list[SkillResult]
+    state: StateSources
+    audit: AuditReport | None
+    audit_source: str
+    history: History
+    catalog: CatalogSummary | None
+    shallow: bool
+    warnings: list[str]  # the checks', the past articles', the history's, the audit's, in order
+
+    @property
+    def coverage(self) -> Coverage:
+        return self.audit.coverage if self.audit else Coverage(0, 0)
+
+
+def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
+    """Check every skill in scope and audit the coverage (on the second core with many skills),
+    while this process reads the metric history and runs the catalog checks: none depends on
+    another (the checks change only cron-state's facts, not skill-health's). Then each metric's
+    history turns a sustained step into a drift:<metric> cause (docs/metrics.md). Warnings keep
+    the order of a run in one process."""
+    root, manifest, inferred = opts.root, loaded.manifest, loaded.inferred
+
+    def audit_coverage() -> Audited:
+        # the SKILL.md contracts the run read already (none with contracts off: audit reads them)
+        said: list[str] = []
+        contracts = inferred.contracts if loaded.mode is not ContractsMode.OFF else None
+        # with no evals.json the SKILL.md contracts are the coverage (`aeon-evals audit` agrees)
+        covered = set(manifest.skills) if manifest.found else set(loaded.whole.inferred)
+        found, source = coverage_audit(root, covered, loaded.registry, contracts, said)
+        return Audited(found, source, said)
+
+    checking = start_checks(
+        manifest,
+        inferred,
+        loaded.registry,
+        loaded.state,
+        opts,
+        loaded.scope,
+        loaded.outputs,
+        audit=audit_coverage,
+    )
+    catalog_warnings: list[str] = []
+    try:
+        history = history_for_run(root, loaded.store, loaded.state.health, before=opts.today)
+        catalog = _catalog(root, cache, warnings=catalog_warnings)
+        checked = checking.result()
+    except BaseException:
+        checking.abandon()
+        raise
+    assert checked.audited is not None  # start_checks was given the audit
+    loaded.outputs.release()  # the checks are done: their reads make room for the dashboard's
+    patterns.forget()
+    warnings = [
+        *checked.warnings,
+        *loaded.later,
+        *history.warnings,
+        *checked.audited.warnings,
+        *catalog_warnings,
+    ]
+    specs = {**manifest.specs, **{s: c.output.spec for s, c in inferred.inferred.items()}}
+    results, _steps = metrics.with_drift(checked.results, history, day=opts.today, specs=specs)
+    return Evaluated(
+        results,
+        checked.state,
+        checked.audited.report,
+        checked.audited.source,
+        history,
+        catalog,
+        checked.shallow,
+        warnings,
+    )
+
+
+def _catalog(root: Path, cache: Cache, *, warnings: list[str]) -> CatalogSummary | None:
+    """`aeon-evals lint`'s checks for the article and the dashboard; a failure never stops the
+    run (it becomes a warning and the article has no Catalog line)."""
+    try:
+        return catalog_summary(root, cache)
+    except Exception as exc:  # the catalog is a side view: the evaluation must go on
+        warnings.append(f"catalog checks skipped: {type(exc).__name__}: {exc}")
+        return None

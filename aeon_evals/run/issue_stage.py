@@ -21,6 +21,7 @@ from aeon_evals.issues import (
 )
 from aeon_evals.model import DiffLabel, SkillResult
 from aeon_evals.report import diff as report
+from aeon_evals.report.fixes import known_fixes
 from aeon_evals.text.controls import one_line
 
 
@@ -119,6 +120,7 @@ def issue_requests(rows: list[report.Row], scope: Scope | None = None) -> list[I
                 ),
                 output_path=result.output.path if result.output else None,
                 flaky=row.flaky,
+                fixes=known_fixes(result),
             )
         )
     return requests

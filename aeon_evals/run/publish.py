@@ -184,7 +184,10 @@ def _publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None
     elif not outcome.verdict.notifies:
         outcome.notified = skipped(f"{outcome.verdict.value}: nothing changed", verb="sent")
     else:
-        _notify(opts, outcome, render.notify_body(data, article=outcome.article_path))
+        from aeon_evals.report import message  # only a night that changed something notifies
+
+        found = message.links(os.environ, article=outcome.article_path, day=str(opts.today))
+        _notify(opts, outcome, message.notify_body(data, article=outcome.article_path, links=found))
 
 
 def _notify(opts: RunOptions, outcome: RunOutcome, body: str) -> None:

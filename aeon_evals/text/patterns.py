@@ -56,6 +56,10 @@ class Pattern:
         """The first match in `data`, or None."""
         return self.regex.search(data)  # type: ignore[attr-defined]
 
+    def finditer(self, data: bytes) -> Any:
+        """Every match in `data`, in order (an empty match at most once per position)."""
+        return self.regex.finditer(data)  # type: ignore[attr-defined]
+
 
 @functools.lru_cache(maxsize=8192)
 def compile_pattern(source: str) -> Pattern:

@@ -1,0 +1,232 @@
+"""The run's first stage: everything read from the instance before anything is judged."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from aeon_evals.articles.store import ArticleStore
+from aeon_evals.cache.folder import Cache
+from aeon_evals.checks.skill import scheduled
+from aeon_evals.contracts import scope as scope_stage
+from aeon_evals.contracts.scope import Scope
+from aeon_evals.errors import ArticleNotOurs, EvalsError, NothingEvaluated, UsageError
+from aeon_evals.fs.confine import read_confined
+from aeon_evals.load import registry_cache
+from aeon_evals.load.enabled import enabled_since
+from aeon_evals.load.layout import Layout
+from aeon_evals.load.manifest import Manifest
+from aeon_evals.load.outputs import Outputs
+from aeon_evals.load.registry import LLM_SKILL, Registry, load_registry
+from aeon_evals.load.state import StateSources, load_state
+from aeon_evals.load.switchover import llm_skill
+from aeon_evals.model import ContractsMode, ParsedArticle, Status
+from aeon_evals.run.data import RunOptions
+from aeon_evals.run.evaluate import contracts_mode, load_warnings
+from aeon_evals.run.publish import ARTICLE_BYTES_PER_ROW, probe_writable
+from aeon_evals.text.controls import show_name
+
+
+@dataclass
+class Loaded:
+    """What the instance holds for this run: its registry and specs, the skills in scope (all,
+    or --skill's), the state files, the past articles, and what loading had to say."""
+
+    layout: Layout
+    registry: Registry
+    manifest: Manifest
+    mode: ContractsMode
+    outputs: Outputs
+    whole: Scope  # every inferred contract, as a full run has them (Coverage line, Sources)
+    inferred: Scope  # the inferred contracts this run evaluates (--skill narrows)
+    scope: list[str]  # the evals.json skills this run evaluates
+    state: StateSources
+    store: ArticleStore
+    prior: ParsedArticle | None
+    article: str  # today's article, relative to the root
+    warnings: list[str]  # the loaders' warnings, in the article's order
+    later: list[str]  # the past articles' and the article guard's warnings (after the checks')
+    notices: list[str]  # said on stderr, kept out of the article (the switch-over)
+    parse: registry_cache.CachedParser
+
+
+def read_registry(opts: RunOptions, cache: Cache) -> tuple[Registry, registry_cache.CachedParser]:
+    """aeon.yml (or the instance's renamed config) as last parsed when unchanged."""
+    parse = registry_cache.CachedParser(cache)
+    return load_registry(opts.root, _layout(opts).config, parse=parse), parse
+
+
+def load(
+    opts: RunOptions,
+    cache: Cache,
+    registry: Registry,
+    parse: registry_cache.CachedParser,
+    manifest: Manifest,
+) -> Loaded:
+    """Read what the run judges: the scope (evals.json's skills and the inferred contracts, or
+    --skill's), cron-state and skill-health, the previous article. Stops before anything is
+    written when today's article is not ours or cannot be written (ArticleNotOurs, WriteFailed),
+    and when --skill names nothing to evaluate (NothingEvaluated)."""
+    root, layout = opts.root, _layout(opts)
+    mode = contracts_mode(manifest, opts)
+    outputs = Outputs(root)
+    whole = scope_stage.inferred_scope(
+        root, mode, registry, manifest.skills, outputs, opts.now, cache=cache
+    )
+    inferred = whole if opts.skill is None else scope_stage.narrowed(whole, opts.skill)
+    if opts.skill is not None:
+        _known(opts.skill, root, registry, manifest)
+    scope = in_scope(opts.skill, manifest, inferred)
+    # The article folder is listed once, for the globs and the past articles.
+    store = ArticleStore(
+        root, names=outputs.names(layout.articles), dirs=layout.article_dirs, cache=cache
+    )
+    prior, prior_warnings = store.prior(opts.today)
+    state = load_state(root, [*in_scope(None, manifest, whole), *whole.inferred])
+    state = dataclasses.replace(
+        state,
+        listed=_listed(prior),
+        prior_found=prior is not None and prior.own,
+        judged=_judged(prior),
+        enabled=enabled_since(
+            root, registry, _never_dispatched(registry, state), outputs, opts.now
+        ),
+    )
+    article = layout.article_rel(opts.today)
+    guarded: list[str] = []
+    _guard_article(opts, article, store, len(scope) + len(inferred.inferred), guarded)
+    return Loaded(
+        layout,
+        registry,
+        manifest,
+        mode,
+        outputs,
+        whole,
+        inferred,
+        scope,
+        state,
+        store,
+        prior,
+        article,
+        load_warnings(manifest, registry, state),
+        [*guarded, *prior_warnings],
+        switchover(root, layout, registry),
+        parse,
+    )
+
+
+def _layout(opts: RunOptions) -> Layout:
+    assert opts.layout is not None  # run() detects it
+    return opts.layout
+
+
+def in_scope(skill: str | None, manifest: Manifest, inferred: Scope) -> list[str]:
+    """The evals.json skills a run evaluates: all, or `skill`'s (--skill). A `skill` with no
+    spec and no contract stops the run (NothingEvaluated)."""
+    if skill == LLM_SKILL:
+        raise NothingEvaluated(
+            f"skill-evals: {LLM_SKILL} is not evaluated: its output is this tool's own article"
+        )
+    if skill is not None and skill not in {*manifest.skills, *inferred.inferred}:
+        raise NothingEvaluated(f"skill-evals: {skill} has no spec — add an entry to evals.json")
+    # an evals.json entry for Aeon's LLM-run skill-evals would grade this tool's own article
+    # (a same-day rerun read the first run's): never evaluated, as the audit says
+    return [s for s in manifest.skills if skill in (None, s) and s != LLM_SKILL]
+
+
+def _known(skill: str, root: Path, registry: Registry, manifest: Manifest) -> None:
+    """Raise UsageError (exit 2) when --skill names no skill of the instance (not in its config,
+    evals.json or skills/), with the closest names: a typo is not "a skill without a spec"."""
+    names = {*registry.skills, *manifest.skills}
+    if skill in names:
+        return
+    try:
+        with os.scandir(root / "skills") as entries:
+            names |= {e.name for e in entries if e.is_dir(follow_symlinks=False)}
+    except OSError:
+        pass
+    if skill in names:
+        return
+    close = difflib.get_close_matches(skill, sorted(names), n=3)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise UsageError(f"--skill {show_name(skill)}: no such skill in this instance{hint}")
+
+
+def _never_dispatched(registry: Registry, state: StateSources) -> list[str]:
+    """The enabled, cron-scheduled skills a cron-state that lists skills has never dispatched."""
+    if not state.cron:
+        return []
+    return sorted(
+        name
+        for name, reg in registry.skills.items()
+        if reg.enabled and name not in state.cron and scheduled(reg)
+    )
+
+
+def _listed(prior: ParsedArticle | None) -> dict[str, date]:
+    """Skill -> the day of the previous article that listed it (it was enabled by then)."""
+    if prior is None:
+        return {}
+    return {skill: prior.day for skill in (*prior.rows, *prior.inferred_rows)}
+
+
+def _judged(prior: ParsedArticle | None) -> frozenset[str]:
+    """The skills the previous article judged: listed with a status other than NOT_RUN. Without
+    a previous article of this tool's (a first run, or the old LLM skill's articles, which list
+    only evals.json's skills) nothing says a never-dispatched skill is new, so it is judged:
+    aeonfun's morning-brief, in a chain whose dispatches fail, is a failure, not a skill whose
+    first slot is still to come."""
+    if prior is None:
+        return frozenset()
+    rows = (*prior.rows.values(), *prior.inferred_rows.values())
+    return frozenset(row.skill for row in rows if row.status is not Status.NOT_RUN)
+
+
+def _guard_article(
+    opts: RunOptions, article: str, store: ArticleStore, rows: int, warnings: list[str]
+) -> None:
+    """Stop before anything is written when today's article is not ours (without --force) or
+    cannot be written (a read-only folder, a full disk): issues and INDEX.md come first."""
+    foreign = _not_ours(opts.root, article, store)
+    if foreign is not None:
+        if not opts.force and not opts.dry_run:
+            raise ArticleNotOurs(
+                f"{foreign}; not replaced. Disable the LLM skill (`aeon-evals init "
+                "--disable-llm-skill`), then run again with --force to replace it",
+                path=article,
+            )
+        if opts.dry_run and not opts.force:
+            warnings.append(f"{article}: {foreign}; a real run stops here unless --force")
+    if not opts.dry_run:
+        probe_writable(opts.root, article, size=ARTICLE_BYTES_PER_ROW * rows + 8192)
+
+
+def _not_ours(root: Path, rel: str, store: ArticleStore) -> str | None:
+    """Why today's article at `rel` must not be replaced without --force: it exists and this tool
+    did not write it (the old LLM skill did, or it is no article at all). None when it is ours
+    or absent."""
+    path = root / rel
+    if not path.is_file():
+        return None
+    try:
+        parsed = store.read(path)
+    except (EvalsError, OSError, UnicodeError) as exc:
+        reason = exc.message if isinstance(exc, EvalsError) else str(exc)
+        return f"it exists and is not an aeon-evals article ({reason})"
+    if parsed.own:
+        return None
+    return "it exists and was not written by aeon-evals (the LLM-run skill-evals wrote it)"
+
+
+def switchover(root: Path, layout: Layout, registry: Registry) -> list[str]:
+    """A warning while the registry still enables the LLM-run skill-evals (two writers)."""
+    try:
+        text = read_confined(root, layout.config).decode("utf-8", errors="replace")
+    except (OSError, EvalsError):  # refused (a FIFO, /dev/zero, a link out): load_registry says so
+        return []
+    found = llm_skill(text, path=layout.config, registry=registry)
+    return [found.warning()] if found else []
