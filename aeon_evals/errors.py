@@ -37,7 +37,8 @@ EXIT_MEANINGS: dict[ExitCode, str] = {
         "machine refused a write (a full disk, a read-only folder)"
     ),
     ExitCode.BOOTSTRAP: (
-        "SKILL_EVALS_BOOTSTRAP: no evals.json or no skills in it; a starter spec was written"
+        "SKILL_EVALS_BOOTSTRAP: the instance registers the LLM-run skill-evals and has no "
+        "evals.json, or no skills in it; a starter spec was written"
     ),
     ExitCode.LOCKED: "another aeon-evals run holds the instance lock",
     ExitCode.NOTHING_EVALUATED: "nothing was evaluated (e.g. --skill NAME has no spec)",
