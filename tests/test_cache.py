@@ -197,7 +197,9 @@ def test_any_change_to_the_package_changes_its_fingerprint(tmp_path: Path, edite
     assert before != after
 
 
-@pytest.mark.parametrize("edited", ["site/views.py", "site/build.py", "site/charts.py"])
+@pytest.mark.parametrize(
+    "edited", ["site/views.py", "site/build.py", "site/jinja_env.py", "site/charts.py"]
+)
 def test_run_pages_are_laid_out_again_when_their_code_changes(tmp_path: Path, edited: str) -> None:
     before, after = _after_an_upgrade(tmp_path, edited, "store.ArticleStore(Path('.')).code_key")
     assert before != after

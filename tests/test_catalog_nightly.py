@@ -122,8 +122,9 @@ def test_the_dashboard_shows_the_catalog_panel(instance: Instance, cli: Cli) -> 
     page = (root / "site/index.html").read_text(encoding="utf-8")
     panel = page.split('<section class="card" id="catalog">')[1].split("</section>")[0]
     assert '<h2>Catalog <span class="count">3 errors</span></h2>' in panel
-    assert '<th scope="row">paper-pick · paper-picks</th>' in panel
-    assert '<td class="num">1.000</td>' in panel
+    names = '<span class="name">paper-pick</span> · <span class="name">paper-picks</span>'
+    assert f'<th scope="row">{names}</th>' in panel
+    assert '<td data-label="Similarity" class="num short">1.000</td>' in panel
     assert "alert on token price" in panel and "skills/paper-pick/evals/trigger.json:1" in panel
     # `aeon-evals site` alone shows the same panel.
     (root / "site/index.html").unlink()

@@ -87,7 +87,7 @@ def test_flaky_skill_is_marked_and_its_issue_says_so(instance: Instance, cli: Cl
     cli("site", "--root", str(inst.root), "--now", "2026-05-05T23:00:00Z")
     # the skill's name links its page (issue 18); the flaky tag follows it
     assert (
-        '<th scope="row"><a href="skills/wobbly.html">wobbly</a> <span class="tag"'
+        '<th scope="row" class="name"><a href="skills/wobbly.html">wobbly</a> <span class="tag"'
         in (inst.root / "site/index.html").read_text()
     )
     inst.write("memory/logs/2026-05-06.md", "# 2026-05-06\n### wobbly\nnothing today and more\n")

@@ -20,7 +20,7 @@ from aeon_evals.articles.parse import read_article
 from aeon_evals.cache.folder import CACHE_DIR
 from aeon_evals.errors import ConfigError, ExitCode
 from aeon_evals.model import ArticleRow, ParsedArticle, Status
-from aeon_evals.site import build, charts, views
+from aeon_evals.site import charts, jinja_env, views
 
 Cli = Callable[..., tuple[int, str, str]]
 
@@ -330,7 +330,7 @@ body
 
 
 def test_autoescape_matches_the_template_names() -> None:
-    env = build.make_env([build.templates_dir()])
+    env = jinja_env.make_env([jinja_env.templates_dir()])
     assert callable(env.autoescape)
     for name in ("index.html", "run.html", "base.html", "macros.html", "chart.svg", "unknown.txt"):
         assert env.autoescape(name) is True, name
@@ -338,7 +338,7 @@ def test_autoescape_matches_the_template_names() -> None:
         assert env.autoescape(name) is False, name
     # the site's packaged templates: escaped HTML, plus the two static assets inlined verbatim
     for name in ("base.html", "index.html", "run.html", "macros.html", "style.css", "site.js"):
-        assert (build.templates_dir() / name).is_file(), name
+        assert (jinja_env.templates_dir() / name).is_file(), name
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,13 +1,13 @@
-"""Build the dashboard: read articles and issues, render the views with Jinja2, write the pages.
+"""Build the dashboard: read articles and issues, render the views, write the pages.
 
 The I/O edge of the site package: articles (through the article cache, new bodies rendered on a
 second core) and issue files in, `index.html` and `runs/skill-evals-DATE.html` out, each written
-only when its bytes changed. Everything is inline (CSS, JS, SVG charts), so it opens from file://.
+only when its bytes changed; Jinja2 is set up in `jinja_env`, the skill pages and badges are
+written by `skill_site`. Everything is inline (CSS, JS, SVG charts), so it opens from file://.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import dataclasses
 import errno
@@ -15,35 +15,30 @@ import hashlib
 import os
 import re
 import shutil
-import traceback
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jinja2 import (
-    BaseLoader,
-    ChoiceLoader,
-    Environment,
-    FileSystemLoader,
-    StrictUndefined,
-    TemplateError,
-    TemplateNotFound,
-    TemplateSyntaxError,
-    select_autoescape,
-)
-from jinja2.loaders import split_template_path
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import Environment
 from markupsafe import Markup
 
 from aeon_evals.articles.store import ArticleStore, StoredArticle
-from aeon_evals.errors import ConfigError, EvalsError, WriteFailed
-from aeon_evals.fs.confine import check_writable, read_plain, rel_path
+from aeon_evals.errors import WriteFailed
+from aeon_evals.fs.confine import check_writable
 from aeon_evals.fs.write import write_error, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
 from aeon_evals.metrics.history import History
-from aeon_evals.resources import templates_dir
+from aeon_evals.site.findings import findings
+from aeon_evals.site.jinja_env import (
+    inline_assets,
+    make_env,
+    render,
+    template_errors,
+    template_search_path,
+    templates_digest,
+)
 from aeon_evals.site.skill_site import SkillSite, SkillSiteJob, site_history, start_skill_site
 from aeon_evals.site.views import (
     Assets,
@@ -56,11 +51,7 @@ from aeon_evals.site.views import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from aeon_evals.catalog.summary import CatalogSummary
-
-OVERRIDE_DIR = Path(".aeon-evals") / "templates"  # per-instance template overrides, searched first
 
 # The site's stylesheet as a file, for the skill pages (the other pages hold it inline): a
 # thousand pages are written every night, 12 KB less each.
@@ -107,167 +98,6 @@ def _failed_part(line: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Jinja2, configured once.
-
-
-def template_search_path(root: Path, template_dirs: Sequence[Path] | None = None) -> list[Path]:
-    """Instance overrides first, then `template_dirs`, then the packaged templates (as mkdocs)."""
-    return [root / OVERRIDE_DIR, *(template_dirs or ()), templates_dir()]
-
-
-class InstanceTemplates(BaseLoader):
-    """The instance's template overrides (`.aeon-evals/templates/`), which whoever can push to
-    the repository can plant: only a regular file reached without any symlink is read (a link to
-    `.git/config` or `/proc/self/environ` would publish a secret in the site); anything else is
-    left out with a warning, and the next folder's template is used."""
-
-    def __init__(self, root: Path, warnings: list[str]) -> None:
-        self.root = root
-        self.folder = root / OVERRIDE_DIR
-        self.warnings = warnings
-
-    def get_source(
-        self, environment: Environment, template: str
-    ) -> tuple[str, str | None, Callable[[], bool] | None]:
-        rel = "/".join([OVERRIDE_DIR.as_posix(), *split_template_path(template)])
-        try:
-            raw = read_plain(self.root, rel)
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            raise TemplateNotFound(template) from None
-        except (OSError, EvalsError) as exc:
-            why = exc.line() if isinstance(exc, EvalsError) else f"{rel}: {exc.strerror or exc}"
-            warning = f"{why}; the packaged template is used"
-            if warning not in self.warnings:
-                self.warnings.append(warning)
-            raise TemplateNotFound(template) from None
-        try:
-            source = raw.decode("utf-8")
-        except UnicodeError:
-            raise ConfigError("is not UTF-8 text", path=rel) from None
-        return source, str(self.root / rel), None
-
-    def list_templates(self) -> list[str]:
-        try:
-            with os.scandir(self.folder) as entries:
-                return sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
-        except OSError:
-            return []
-
-
-def make_env(
-    search_path: Sequence[Path], *, root: Path | None = None, warnings: list[str] | None = None
-) -> Environment:
-    """A Jinja2 environment that escapes everything in .html/.svg templates and fails on typos.
-    With `root`, the instance's overrides (the first folder of `search_path`) are read by
-    InstanceTemplates and, when there are any, every template is rendered in Jinja's sandbox:
-    an override may not reach Python (`cycler.__init__.__globals__`)."""
-    folders = list(search_path)
-    loader: BaseLoader = FileSystemLoader([str(p) for p in folders])
-    sandboxed = False
-    if root is not None and folders and folders[0] == root / OVERRIDE_DIR:
-        own = InstanceTemplates(root, warnings if warnings is not None else [])
-        loader = ChoiceLoader([own, FileSystemLoader([str(p) for p in folders[1:]])])
-        sandboxed = bool(own.list_templates())
-    return (SandboxedEnvironment if sandboxed else Environment)(
-        loader=loader,
-        # Only the inline CSS/JS assets are unescaped; any other name is escaped by default.
-        autoescape=select_autoescape(
-            enabled_extensions=("html", "htm", "svg", "xml"),
-            disabled_extensions=("css", "js"),
-            default_for_string=True,
-            default=True,
-        ),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        auto_reload=False,  # one build, one look at each template file
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
-def _render(env: Environment, name: str, **context: object) -> str:
-    """Render one template; a broken (usually user-overridden) template becomes a ConfigError
-    naming the template file (the instance's override, when it is one) and, for a skill page,
-    the skill."""
-    page = context.get("page")
-    skill = getattr(page, "skill", None) if name == "skill.html" else None
-    with _template_errors(name, env, skill=skill if isinstance(skill, str) else None):
-        return env.get_template(name).render(**context)
-
-
-@contextlib.contextmanager
-def _template_errors(
-    name: str, env: Environment | None = None, *, skill: str | None = None
-) -> Iterator[None]:
-    """A broken (usually user-overridden) template `name` becomes a ConfigError naming the file
-    that broke (`.aeon-evals/templates/run.html`, the line when known) and the skill whose page
-    it was rendering."""
-    try:
-        yield
-    except TemplateSyntaxError as exc:
-        where = f"line {exc.lineno}" if exc.lineno else None
-        raise ConfigError(
-            exc.message or "syntax error", path=_shown(exc.filename, name, env), where=where
-        ) from None
-    except TemplateError as exc:
-        filename, line = _failing_template(exc, env)
-        what = f"cannot render the page of skill {skill}" if skill else "cannot render"
-        at = f" (line {line})" if line else ""
-        raise ConfigError(f"{what}: {exc}{at}", path=_shown(filename, name, env)) from None
-
-
-def _failing_template(exc: BaseException, env: Environment | None) -> tuple[str | None, int]:
-    """The template file and line where a render error was raised: Jinja rewrites the
-    traceback so that the frames of templates carry their file names and template lines."""
-    if env is None or exc.__traceback__ is None:
-        return None, 0
-    folders = [str(p) for p in _search_path(env)]
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if any(frame.filename.startswith(folder + os.sep) for folder in folders):
-            return frame.filename, frame.lineno or 0
-    return None, 0
-
-
-def _search_path(env: Environment) -> list[str]:
-    loader = env.loader
-    if isinstance(loader, ChoiceLoader):
-        folders: list[str] = []
-        for one in loader.loaders:
-            if isinstance(one, InstanceTemplates):
-                folders.append(str(one.folder))
-            elif isinstance(one, FileSystemLoader):
-                folders += list(one.searchpath)
-        return folders
-    return list(loader.searchpath) if isinstance(loader, FileSystemLoader) else []
-
-
-def _shown(filename: str | None, name: str, env: Environment | None) -> str:
-    """The template file as a message names it: an override under the instance relative to
-    the instance (`.aeon-evals/templates/run.html`), another template by its path, else `name`
-    when the file is not known."""
-    if filename is None and env is not None:
-        with contextlib.suppress(TemplateError, OSError):
-            filename = env.get_template(name).filename
-    if filename is None:
-        return name
-    for folder in _search_path(env) if env is not None else []:
-        if Path(folder).parts[-2:] == OVERRIDE_DIR.parts and filename.startswith(folder + os.sep):
-            return rel_path(Path(filename), Path(folder).parent.parent)
-    return filename
-
-
-def _assets(env: Environment) -> Assets:
-    script = _render(env, "site.js")
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    csp = (
-        "default-src 'none'; img-src data:; style-src 'unsafe-inline' 'self'; "
-        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
-    )
-    style = _render(env, "style.css")
-    return Assets(style=Markup(style), script=Markup(script), csp=csp)
-
-
-# --------------------------------------------------------------------------------------------
 # I/O at the edges: reading issues (articles come from the store), writing pages.
 
 
@@ -277,17 +107,6 @@ def load_issues(root: Path) -> tuple[list[IssueFile], list[str]]:
     if not issues_dir.is_dir():
         return [], []
     return read_issues(issues_dir, root=root)
-
-
-def _templates_digest(env: Environment) -> str:
-    """A digest of every template the pages can use, overrides included."""
-    digest = hashlib.sha256()
-    loader = env.loader
-    for name in sorted(env.list_templates()):
-        assert loader is not None
-        source, _filename, _uptodate = loader.get_source(env, name)
-        digest.update(name.encode() + b"\0" + source.encode("utf-8"))
-    return digest.hexdigest()
 
 
 def _href(target: Path, start: Path) -> str:
@@ -324,7 +143,7 @@ def build_site(
     store = store or ArticleStore(root)
     refused: list[str] = []
     env = make_env(template_search_path(root, template_dirs), root=root, warnings=refused)
-    assets = _assets(env)
+    assets = inline_assets(env)
     try:
         outcome = _build(root, out, now, env, assets, store, catalog, history)
         if refused:
@@ -372,7 +191,7 @@ def _build(
     # builds the index and the run pages
     history = history or site_history(root, store)
     for name in ("skill.html", "base.html", "macros.html"):  # compiled once, before the fork
-        with _template_errors(name):
+        with template_errors(name):
             env.get_template(name)
     # the newest article whole (its rows count toward the fleet badge); the other rows of the
     # grid's window are read after the fork, by this process only
@@ -384,12 +203,13 @@ def _build(
             history=history,
             issues=issues,
             run_days=[item.parsed.day for item in loaded],
-            render=lambda name, page: _render(env, name, page=page),
+            render=lambda name, page: render(env, name, page=page),
             assets=assets,
             now=now,
             generated=generated_at(now),
             counted=None if newest is None else counted_statuses(newest),
             before=before,
+            findings=findings(newest),
         )
     )
     try:
@@ -493,14 +313,14 @@ def _write_dashboard(
         (written if write_if_changed(out / rel, text) else unchanged).append(rel)
 
     try:
-        emit("index.html", _render(env, "index.html", page=dashboard))
+        emit("index.html", render(env, "index.html", page=dashboard))
     except OSError as exc:
         if exc.errno not in REFUSED:
             raise
         raise WriteFailed(_write_failure(exc, root)) from None
     runs_oldest_first = list(reversed(dashboard.runs))
     listed = {run.href for run in runs_oldest_first}
-    templates = _templates_digest(env)
+    templates = templates_digest(env)
     pages: dict[str, str] = {}
     for i, (item, run) in enumerate(zip(loaded, runs_oldest_first, strict=True)):
         newer = runs_oldest_first[i + 1] if i + 1 < len(runs_oldest_first) else None
@@ -535,7 +355,7 @@ def _write_dashboard(
             source_href=f"{root_from_runs}/{item.parsed.path}",
         )
         try:
-            emit(run.href, _render(env, "run.html", page=page))
+            emit(run.href, render(env, "run.html", page=page))
         except OSError as exc:  # the folder is read-only, the disk full: the others fail too
             if exc.errno not in REFUSED:
                 raise

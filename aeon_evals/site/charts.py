@@ -10,9 +10,11 @@ from datetime import date
 
 from markupsafe import Markup
 
-# Chart geometry (viewBox units). Small enough that text stays legible when scaled to a phone.
+# Chart geometry (viewBox units): drawn at 480 px (docs/dashboard.md), so 12-unit text is 12 px,
+# and small enough that it stays legible when scaled to a phone. LEFT leaves room for a y label
+# of five characters ("37.5k", "7,500": axis_number) right-aligned 6 units before the plot.
 WIDTH, HEIGHT = 480, 210
-LEFT, RIGHT, TOP, BOTTOM = 40, 468, 14, 178
+LEFT, RIGHT, TOP, BOTTOM = 48, 468, 14, 178
 RADIUS = 5.0
 
 
@@ -86,6 +88,17 @@ class StepLine:
 
 
 @dataclass(frozen=True)
+class LimitLine:
+    """A bound a metric is checked against (a spec's `min_words`, a numeric check's `min` or
+    `max`, the quality floor): a dashed line at `y`, or, when `y` is None (far above the values:
+    `max: 100000` over values near 40), named at the top of the chart as off it."""
+
+    y: str | None
+    label: str  # "minimum 200", "maximum 100,000 (above the chart)"
+    css: str  # "low" or "high"
+
+
+@dataclass(frozen=True)
 class Chart:
     """An inline SVG line chart over runs (geometry precomputed, the template only draws): the
     dashboard's trend charts (linked `points`) and the skill pages' metric charts (`markers`
@@ -102,6 +115,7 @@ class Chart:
     band: Band | None = None
     step: StepLine | None = None
     frame: Frame = FRAME
+    limits: tuple[LimitLine, ...] = ()  # the bounds the metric is checked against
 
     # the frame's numbers under the names the templates use
     @property
@@ -133,6 +147,18 @@ def fmt_pct(value: float) -> str:
     """A value as the dashboard prints it: whole numbers bare, others with one decimal."""
     rounded = round(value)
     return str(rounded) if abs(value - rounded) < 0.05 else f"{value:.1f}"
+
+
+def axis_number(value: float) -> str:
+    """A y-axis label of at most five characters: 7,500 · 12.5k · 100k · 2.5M · 0.25."""
+    magnitude = abs(value)
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e4, "k")):
+        if magnitude >= size:
+            short = f"{value / (size if suffix != 'k' else 1e3):.1f}".removesuffix(".0")
+            return f"{short}{suffix}"
+    if value == int(value):
+        return f"{int(value):,}"
+    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def _num(value: float) -> str:
@@ -177,8 +203,9 @@ def x_positions(days: Sequence[date]) -> list[float]:
 def x_ticks(days: Sequence[date], xs: Sequence[float], most: int = 4) -> tuple[Tick, ...]:
     """Date labels for the first and last day and up to `most - 2` in between, never crowded.
 
-    Labels are about 70 units wide; the first is anchored at its start and the last at its end,
-    so a middle label needs 110 units to either end and 80 to its neighbour.
+    Labels are about 70 units wide (82 at the 14 px a phone draws them at); the first is
+    anchored at its start and the last at its end, so a middle label needs 125 units to either
+    end and 95 to its neighbour.
     """
     if not days:
         return ()
@@ -189,8 +216,8 @@ def x_ticks(days: Sequence[date], xs: Sequence[float], most: int = 4) -> tuple[T
     for k in range(1, most - 1):
         target = LEFT + (RIGHT - LEFT) * k / (most - 1)
         i = _nearest(xs, target)
-        room = 110 if chosen[-1] == 0 else 80
-        if i not in (0, last) and xs[i] - xs[chosen[-1]] >= room and xs[last] - xs[i] >= 110:
+        room = 125 if chosen[-1] == 0 else 95
+        if i not in (0, last) and xs[i] - xs[chosen[-1]] >= room and xs[last] - xs[i] >= 125:
             chosen.append(i)
     chosen.append(last)
     return tuple(Tick(_num(xs[i]), days[i].isoformat()) for i in chosen)

@@ -14,9 +14,11 @@ from html import escape
 from markupsafe import Markup
 from markupsafe import escape as escape_markup
 
+from aeon_evals.checks.findings import QUALITY_FAIL
 from aeon_evals.metrics import history as metrics
 from aeon_evals.metrics.history import History
-from aeon_evals.model import drift
+from aeon_evals.metrics.samples import SkillColumns
+from aeon_evals.model import Spec, drift
 from aeon_evals.site.charts import (
     BOTTOM,
     LEFT,
@@ -24,8 +26,10 @@ from aeon_evals.site.charts import (
     TOP,
     Band,
     Chart,
+    LimitLine,
     StepLine,
     Tick,
+    axis_number,
     x_ticks,
 )
 
@@ -90,8 +94,33 @@ def chart_figures(charts: Sequence[Chart]) -> Markup:
             )
         if c.line:
             parts.append(f'<path class="line" d="{e(c.line)}"/>')
+        parts.extend(_limit_html(c, limit) for limit in c.limits)
         parts.append(f'{c.markers}\n</svg>\n<p class="muted summary">{summary}</p>\n</figure>\n')
     return Markup("".join(parts))
+
+
+def _limit_html(c: Chart, limit: LimitLine) -> str:
+    """A bound the metric is checked against: a dashed line labelled at its right end (below
+    it for a floor, above for a ceiling), or its label alone at the top when off the chart."""
+    label = escaped(limit.label)
+    if limit.y is None:
+        return (
+            f'<text class="limit-label {limit.css}" x="{c.plot_right}" y="{c.plot_top - 4}" '
+            f'text-anchor="end">{label} ↑</text>'
+        )
+    y = float(limit.y)
+    below = limit.css == "low"  # a floor's label under its line, a ceiling's over it
+    if below and c.plot_bottom - y < 16:
+        below = False
+    elif not below and y - c.plot_top < 14:
+        below = True
+    text_y = _n(y + 13 if below else y - 4)
+    return (
+        f'<line class="limit {limit.css}" x1="{c.plot_left}" x2="{c.plot_right}" y1="{limit.y}" '
+        f'y2="{limit.y}"><title>{label}</title></line>'
+        f'<text class="limit-label {limit.css}" x="{c.plot_right}" y="{text_y}" '
+        f'text-anchor="end">{label}</text>'
+    )
 
 
 _SPECIAL = re.compile(r"[&<>\"']").search
@@ -224,6 +253,33 @@ class ChartMemo:
         return xs
 
 
+@dataclass(frozen=True)
+class Limits:
+    """The bounds a metric is checked against (None: no such bound)."""
+
+    low: float | None = None
+    high: float | None = None
+
+
+# A ceiling this many times above the chart's values is named off the chart rather than drawn
+# (`max: 100000` over dollar amounts near 40 would flatten every point onto the axis).
+_OFF_CHART = 3.0
+
+
+def spec_limits(spec: Spec | None) -> dict[str, Limits]:
+    """The bounds each charted metric is checked against: the quality floor (check g, whenever
+    skill-health has a score), the spec's `min_words` and each numeric check's `min`/`max`."""
+    found = {metrics.QUALITY: Limits(low=QUALITY_FAIL)}
+    if spec is None:
+        return found
+    if spec.min_words > 0:
+        found[metrics.WORDS] = Limits(low=float(spec.min_words))
+    for check in spec.numeric_checks:
+        if check.min is not None or check.max is not None:
+            found[check.label] = Limits(check.min, check.max)
+    return found
+
+
 def metric_chart(
     key: str,
     title: str,
@@ -231,20 +287,34 @@ def metric_chart(
     flagged: set[date],
     direction: drift.Direction,
     memo: ChartMemo | None = None,
+    *,
+    limits: Limits | None = None,
+    tail: tuple[date, float] | None = None,
 ) -> Chart:
     """The chart of one metric's series (oldest first): line, markers (all of them up to
-    MAX_MARKERS runs, else only the flagged runs), the current bound and the current step.
-    `memo`: shared by the charts of one build."""
+    MAX_MARKERS runs, else only the flagged runs), the current bound and the current step, and
+    the `limits` the metric is checked against. `tail`: the newest run's value when the series
+    left it out (the same output evaluated again: no point of the drift series, but the chart
+    ends at the newest run, as the article and the metrics file do). `memo`: shared by the
+    charts of one build."""
+    # the detector looks at no more than the newest `needed` points (the run's steps_for too)
+    step = drift.detect(series[-drift.needed() :], direction) if series else None
+    if tail is not None and series and tail[0] > series[-1][0]:
+        series = [*series, tail]
     days = list(map(_first, series))
     values = list(map(_second, series))
     memo = memo if memo is not None else ChartMemo()
     placed = memo.days(days) if days else Xs([], [], [], ())
     at, xs = placed.at, placed.xs
-    # the detector looks at no more than the newest `needed` points (the run's steps_for too)
-    step = drift.detect(series[-drift.needed() :], direction) if series else None
     top = max(values, default=1.0)
     if step is not None:
         top = max(top, step.bound.high)
+    low = limits.low if limits is not None and limits.low is not None else None
+    high = limits.high if limits is not None and limits.high is not None else None
+    if low is not None:
+        top = max(top, low)
+    if high is not None and high <= max(top, 1e-9) * _OFF_CHART:
+        top = max(top, high)
     y_max = _nice(top * 1.05)
 
     def y_of(v: float) -> float:
@@ -292,13 +362,22 @@ def metric_chart(
         )
     ticks = memo.y_ticks.get(y_max)
     if ticks is None:  # (the y axis depends on its maximum only: charts share a few)
-        ticks = tuple(Tick(_n(y_of(y_max * i / 4)), number(y_max * i / 4)) for i in range(5))
+        ticks = tuple(Tick(_n(y_of(y_max * i / 4)), axis_number(y_max * i / 4)) for i in range(5))
         memo.y_ticks[y_max] = ticks
+    lines = []
+    if low is not None:
+        lines.append(LimitLine(_n(y_of(low)), f"minimum {number(low)}", "low"))
+    if high is not None:
+        drawn = high <= y_max
+        label = f"maximum {number(high)}" + ("" if drawn else " (above the chart)")
+        lines.append(LimitLine(_n(y_of(high)) if drawn else None, label, "high"))
     if series:
         summary = (
             f"{title}: {len(series)} run{'s' * (len(series) != 1)}, latest "
             f"{number(values[-1])} on {at[-1][3]}"
         )
+        if lines:
+            summary += "; checked against " + " and ".join(line.label for line in lines)
         if step is not None:
             summary += (
                 f"; step {'the worse' if step.worse else 'the better'} way: {step.describe(key)}"
@@ -315,6 +394,7 @@ def metric_chart(
         markers=Markup("".join(dots)),
         band=band,
         step=step_line,
+        limits=tuple(lines),
     )
 
 
@@ -330,14 +410,16 @@ def charts_for(
     history: History,
     memo: ChartMemo | None = None,
     drifted: Mapping[date, str] | None = None,
+    limits: Mapping[str, Limits] | None = None,
 ) -> tuple[Chart, ...]:
-    """Each charted metric of `skill` (the built-ins first, then its numeric checks by label).
-    `memo`: shared by the charts of one build; `drifted`: the cause of each run whose cause
-    names a drift (read from the history when not given)."""
+    """Each charted metric of `skill` (the built-ins first, then its numeric checks by label),
+    each ending at the newest run with a value. `memo`: shared by the charts of one build;
+    `drifted`: the cause of each run whose cause names a drift (read from the history when not
+    given); `limits`: the bounds each metric is checked against (spec_limits)."""
+    cols = history.columns(skill)
     if drifted is None:
-        cols = history.columns(skill)
         drifted = {d: c for d, c in zip(cols.days(), cols.causes(), strict=True) if "drift:" in c}
-    labels = sorted(history.columns(skill).numeric.labels())
+    labels = sorted(cols.numeric.labels())
     candidates = [m for m in metrics.BUILTIN if m not in UNCHARTED and m not in labels]
     charts = []
     names = [*candidates, *labels]
@@ -348,5 +430,22 @@ def charts_for(
         flagged = {day for day, cause in drifted.items() if code in cause}
         title = CHART_LABELS.get(metric, metric)
         direction = metrics.DIRECTIONS.get(metric, drift.Direction.EITHER)
-        charts.append(metric_chart(metric, title, series, flagged, direction, memo))
+        bounds = limits.get(metric) if limits is not None else None
+        tail = _newest(cols, metric) if metric != metrics.SCORE else None
+        charts.append(
+            metric_chart(metric, title, series, flagged, direction, memo, limits=bounds, tail=tail)
+        )
     return tuple(charts)
+
+
+def _newest(cols: SkillColumns, metric: str) -> tuple[date, float] | None:
+    """The newest run's value of `metric` and its day (None: no run has one)."""
+    n = len(cols)
+    last = cols.values(metric, n - 1, n) if n else []
+    if last and last[0] is not None:  # (usually: one value read, not the whole column)
+        return cols.day(n - 1), float(last[0])
+    values = cols.values(metric)
+    for i in range(len(values) - 1, -1, -1):
+        if values[i] is not None:
+            return cols.day(i), float(values[i])
+    return None

@@ -20,15 +20,18 @@ from markupsafe import escape as escape_markup
 from aeon_evals.issues import IssueFile
 from aeon_evals.metrics.history import History
 from aeon_evals.metrics.samples import SkillColumns
-from aeon_evals.model import FAILING, Status
+from aeon_evals.model import FAILING, Spec, Status
 from aeon_evals.site.charts import Chart
+from aeon_evals.site.findings import Finding
 from aeon_evals.site.skill_charts import (
     ChartMemo,
     chart_figures,
     charts_for,
     escaped,
     needs_escape,
+    spec_limits,
 )
+from aeon_evals.site.skill_lead import FindingView, SkillIssueView, finding_view, skill_issues
 from aeon_evals.site.views import ABSENT_MARK, STATUS_MARKS, Assets, Mark
 
 MAX_OUTPUTS = 30  # outputs evaluated, newest first
@@ -46,17 +49,6 @@ class OutputView(NamedTuple):
 
 
 @dataclass(frozen=True)
-class SkillIssueView:
-    id: str
-    title: str
-    status: str
-    open: bool
-    detected: str
-    age: str  # "open 12 d" / "resolved after 5 d"
-    href: str
-
-
-@dataclass(frozen=True)
 class SkillPage:
     """Everything skills/<skill>.html shows."""
 
@@ -64,6 +56,7 @@ class SkillPage:
     skill: str
     mark: Mark  # the latest status
     latest: str  # "2026-08-16: WARN · drift:words"
+    finding: FindingView
     strip: Markup  # every run, oldest first
     runs: int
     pass_30: str  # "92% of 13 runs" or "no runs"
@@ -170,9 +163,10 @@ def output_rows(outputs: Sequence[OutputView]) -> Markup:
     return Markup(
         "".join(
             # the day and the size are this module's text, with nothing to escape
-            f'<tr><td class="nowrap">{o.day}</td><td class="path"><a href="{e(o.href)}">'
-            f'{e(o.path)}</a></td><td class="num nowrap">{o.size}</td>'
-            f'<td class="path sha">{e(o.sha256)}</td></tr>\n'
+            f'<tr><th scope="row" class="nowrap day">{o.day}</th><td data-label="Output" '
+            f'class="path"><a href="{e(o.href)}">{e(o.path)}</a></td><td data-label="Size" '
+            f'class="num nowrap short">{o.size}</td><td data-label="SHA-256" class="path sha">'
+            f"{e(o.sha256)}</td></tr>\n"
             for o in outputs
         )
     )
@@ -187,9 +181,11 @@ def issue_rows(issues: Sequence[SkillIssueView]) -> Markup:
     return Markup(
         "".join(
             f"<tr{_FAILING_ROW if i.open else ''}>"
-            f'<td class="nowrap"><a href="{e(i.href)}">{e(i.id)}</a></td>'
-            f'<td class="wrap">{e(i.title)}</td><td>{e(i.status)}</td>'
-            f'<td class="nowrap">{e(i.detected)}</td><td class="nowrap">{e(i.age)}</td></tr>\n'
+            f'<th scope="row" class="nowrap"><a href="{e(i.href)}">{e(i.id)}</a></th>'
+            f'<td data-label="Title" class="wrap">{e(i.title)}</td><td data-label="Status" '
+            f'class="short">{e(i.status)}</td><td data-label="Detected" class="nowrap short">'
+            f'{e(i.detected)}</td><td data-label="Age" class="nowrap short">{e(i.age)}</td>'
+            "</tr>\n"
             for i in issues
         )
     )
@@ -280,49 +276,6 @@ def _outputs(cols: SkillColumns, root_href: str) -> tuple[OutputView, ...]:
     return tuple(out)
 
 
-def _day(text: str | None) -> date | None:
-    try:
-        return date.fromisoformat((text or "").strip()[:10])
-    except ValueError:
-        return None
-
-
-def skill_issues(
-    skill: str,
-    issues: Sequence[IssueFile],
-    today: date,
-    root_href: str,
-    memo: PageMemo | None = None,
-) -> tuple[SkillIssueView, ...]:
-    """The issues naming `skill`: open ones first, newest first, with their ages."""
-    views = []
-    if memo is not None and memo.issues is not None:
-        named = memo.issues.get(skill, ())
-    else:
-        named = [issue for issue in issues if skill in issue.affected_skills]
-    for issue in named:
-        detected = _day(issue.detected_at)
-        resolved = _day(issue.resolved_at)
-        if issue.is_open:
-            age = f"open {(today - detected).days} d" if detected else "open"
-        elif detected and resolved:
-            age = f"resolved after {(resolved - detected).days} d"
-        else:
-            age = "resolved"
-        views.append(
-            SkillIssueView(
-                issue.id,
-                issue.title,
-                issue.status,
-                issue.is_open,
-                detected.isoformat() if detected else (issue.detected_at or "?"),
-                age,
-                f"{root_href}/{issue.path}",
-            )
-        )
-    return tuple(sorted(views, key=lambda v: (not v.open, v.detected), reverse=False))
-
-
 def _drifted(days: Sequence[date], causes: Sequence[str]) -> dict[date, str]:
     """The cause of each run whose cause names a drift (looked for in all of them at once
     first: most skills never drifted)."""
@@ -344,19 +297,28 @@ def skill_page(
     root_href: str = "../..",
     skill_md: bool = False,
     memo: PageMemo | None = None,
+    finding: Finding | None = None,
+    checked: Spec | None = None,
 ) -> SkillPage:
     """The context of one skill's page. `spec`: its evals.json entry (None: none); `run_pages`:
     each run's page relative to skills/; `skill_md`: skills/<skill>/SKILL.md exists; `memo`:
-    shared by the pages of one build (strip, issues)."""
+    shared by the pages of one build (strip, issues); `finding`: the skill's row of the newest
+    article (findings.finding; None: not in it); `checked`: its spec, validated (the bounds its
+    charts draw)."""
     memo = memo if memo is not None else PageMemo()
     cols = history.columns(skill)
     days, statuses, causes = cols.days(), cols.statuses(), cols.causes()
     last = cols.sample(len(days) - 1) if days else None
-    mark = STATUS_MARKS[last.status] if last is not None and last.status else ABSENT_MARK
+    named = skill_issues(skill, issues, today, root_href, memo.issues)
+    lead = finding_view(finding, days, statuses, causes, named, today)
+    mark = lead.mark
     latest = "no run recorded"
-    if last is not None:
+    if lead.day:
+        latest = f"{lead.day}: {mark.label}" + (
+            f" · {lead.codes or lead.headline}" if lead.codes or lead.failing else ""
+        )
+    elif last is not None:
         latest = f"{last.day.isoformat()}: {last.status.value if last.status else '—'}"
-        latest += f" · {last.cause}" if last.cause else ""
     if spec is not None:
         spec_text = pretty_json(spec)
         source = "its entry in skills/skill-evals/evals.json"
@@ -374,13 +336,16 @@ def skill_page(
         skill=skill,
         mark=mark,
         latest=latest,
+        finding=lead,
         strip=strip_html(days, statuses, causes, run_pages, memo),
         runs=len(days),
         pass_30=pass_rate(days, statuses, today, 30),
         pass_90=pass_rate(days, statuses, today, 90),
-        charts=charts_for(skill, history, memo.charts, _drifted(days, causes)),
+        charts=charts_for(
+            skill, history, memo.charts, _drifted(days, causes), spec_limits(checked)
+        ),
         outputs=_outputs(cols, root_href),
-        issues=skill_issues(skill, issues, today, root_href, memo),
+        issues=named,
         spec=spec_text,
         spec_source=source,
         spec_href=spec_href,

@@ -28,13 +28,14 @@ from aeon_evals.errors import EvalsError
 from aeon_evals.fs.write import _after_write as after_write
 from aeon_evals.fs.write import encoded, signals_held
 from aeon_evals.issues import IssueFile
-from aeon_evals.load.manifest import read_manifest_data
+from aeon_evals.load.manifest import parse_manifest, read_manifest_data
 from aeon_evals.load.state import load_state
 from aeon_evals.metrics.history import History
 from aeon_evals.metrics.read import history_for_run
-from aeon_evals.model import Status
+from aeon_evals.model import Spec, Status
 from aeon_evals.parallel import FORK, Forked, checkpoint
 from aeon_evals.site.badges import fleet_badge, skill_badge
+from aeon_evals.site.findings import Finding
 from aeon_evals.site.skill_pages import PageMemo, skill_page
 from aeon_evals.site.views import Assets, page_name
 
@@ -54,15 +55,16 @@ class SkillSite:
     warnings: tuple[str, ...] = ()
 
 
-def _specs(root: Path) -> dict[str, Any]:
-    """The raw evals.json entries by skill (none when the file is missing or broken: the run
-    reports that)."""
+def _specs(root: Path) -> tuple[dict[str, Any], dict[str, Spec]]:
+    """The evals.json entries by skill, raw (as each page shows them) and validated (the bounds
+    its charts draw); none when the file is missing or broken: the run reports that."""
     try:
         data = read_manifest_data(root, retry_delay=None)
+        checked = parse_manifest(data).specs
     except (EvalsError, OSError, ValueError):
-        return {}
+        return {}, {}
     skills = data.get("skills") if isinstance(data, dict) else None
-    return skills if isinstance(skills, dict) else {}
+    return (skills if isinstance(skills, dict) else {}), checked
 
 
 class PageWriter:
@@ -173,6 +175,7 @@ class SkillSiteJob:
     generated: str
     counted: Mapping[str, Status | None] | None = None
     before: Mapping[str, str] = field(default_factory=dict)
+    findings: Mapping[str, Finding] = field(default_factory=dict)  # by skill, newest article
 
     def pages(self) -> list[tuple[str, str]]:
         """(skill, page) of every skill with a page, by skill."""
@@ -201,7 +204,7 @@ class _Renderer:
 
     def __init__(self, job: SkillSiteJob) -> None:
         self.job = job
-        self._specs = _specs(job.root)
+        self._specs, self._checked = _specs(job.root)
         self._runs = {day: f"../runs/skill-evals-{day.isoformat()}.html" for day in job.run_days}
         self._memo = PageMemo.for_build(job.issues)
 
@@ -219,6 +222,8 @@ class _Renderer:
             generated=job.generated,
             skill_md=os.path.isfile(f"{job.root}/skills/{skill}/SKILL.md"),
             memo=self._memo,
+            finding=job.findings.get(skill),
+            checked=self._checked.get(skill),
         )
         return encoded(job.render("skill.html", page))
 

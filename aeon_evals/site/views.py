@@ -19,8 +19,9 @@ from markupsafe import Markup
 from aeon_evals.articles.cache import counts_of
 from aeon_evals.articles.parse import BODY_MD
 from aeon_evals.issues import IssueFile
-from aeon_evals.model import ArticleRow, FailingSince, ParsedArticle, Status, flags_count
+from aeon_evals.model import ArticleRow, ParsedArticle, Status, flags_count
 from aeon_evals.site.charts import Chart, Point, fmt_pct, trend_chart
+from aeon_evals.site.findings import code_spans, finding
 from aeon_evals.site.grid import Cell, cells_html, grid_data
 
 if TYPE_CHECKING:
@@ -30,6 +31,9 @@ GRID_RUNS = 52  # a year of weekly runs in the skills × runs grid; the charts a
 # A large fleet gets fewer grid columns (never under GRID_MIN_RUNS) so the page stays light.
 GRID_CELLS = 12_000
 GRID_MIN_RUNS = 8
+# An issue naming more skills than this lists them folded ("53 skills ▸", <details>).
+FOLD_SKILLS = 6
+NO_DETAIL = Markup("")
 
 
 # A skill's name becomes a file name: plain names only (as evals.json requires them).
@@ -135,7 +139,7 @@ class RunView:
 
 @dataclass(frozen=True)
 class SkillView:
-    """One grid row plus the skill's details from the newest article."""
+    """One grid row plus the skill's finding in the newest article (findings.Finding)."""
 
     skill: str
     failing: bool  # failing in the newest run
@@ -143,7 +147,7 @@ class SkillView:
     cells: tuple[Cell, ...]
     mark: Mark  # latest status (ABSENT_MARK when not in the newest run)
     diff: str
-    root_cause: str
+    root_cause: str  # the cause codes ("word_count"), "—" when clean
     quality: str
     words: str
     last_output: str
@@ -152,6 +156,7 @@ class SkillView:
     notes: str = "—"  # the article's Notes cell: disabled, muted, flaky, which log was used …
     flaky: bool = False
     page: str = ""  # skills/<skill>.html, "" when the name cannot be a file name
+    detail: Markup = NO_DETAIL  # expected vs actual ("107 words, minimum 200"), code spans shown
 
     @property
     def cells_html(self) -> Markup:
@@ -170,9 +175,14 @@ class IssueView:
     status: str
     detected: str
     age: str  # "12 d", or "?" when detected_at is unreadable
-    skills: str
+    skills: tuple[str, ...]  # the skills it names, in its order
     root_cause: str
     href: str  # relative from the site root to the issue file
+
+    @property
+    def folded(self) -> bool:
+        """Whether its skills are too many to list open: shown as "53 skills ▸"."""
+        return len(self.skills) > FOLD_SKILLS
 
 
 @dataclass(frozen=True)
@@ -323,13 +333,11 @@ def skill_views(
             for article, run in zip(reversed(articles), reversed(runs), strict=True)
         )
         row = rows_of(latest).get(skill) if latest is not None else None
-        since: FailingSince | None = latest.failing_since.get(skill) if latest is not None else None
-        issue = (latest.issues.get(skill) if latest is not None else None) or (
-            since.issue if since else None
+        found = (
+            finding(latest, skill, row, inferred=inferred)
+            if latest is not None and row is not None
+            else None
         )
-        since_text = "—"
-        if since is not None and row is not None and row.status.failing:
-            since_text = f"{since.since.isoformat()} ({(today - since.since).days} d)"
         views.append(
             SkillView(
                 skill=skill,
@@ -338,22 +346,19 @@ def skill_views(
                 cells=cells,
                 mark=STATUS_MARKS[row.status] if row is not None else ABSENT_MARK,
                 diff=row.diff if row is not None and row.diff else "—",
-                root_cause=row.root_cause if row is not None else "—",
+                root_cause=found.codes if found is not None else "—",
                 quality=row.quality if row is not None else "—",
                 words=f"{row.words:,}" if row is not None and row.words is not None else "—",
                 last_output=(row.last_output or "—") if row is not None else "—",
-                failing_since=since_text,
-                issue=issue or "—",
+                failing_since=found.since_text(today) if found is not None else "—",
+                issue=(found.issue if found is not None else None) or "—",
                 notes="; ".join(row.flags) if row is not None and row.flags else "—",
                 flaky=row is not None and "flaky" in row.flags,
                 page=page_name(skill) or "",
+                detail=code_spans(found.detail) if found is not None else NO_DETAIL,
             )
         )
     return tuple(views)
-
-
-# Chart geometry (viewBox units). Small enough that text stays legible when scaled to a phone.
-_W, _H = 480, 210
 
 
 def _points(runs: Sequence[RunView], values: Sequence[float | None]) -> list[Point]:
@@ -414,7 +419,7 @@ def issue_views(
             status=issue.status,
             detected=detected.isoformat() if detected else issue.detected_at or "?",
             age=f"{(today - detected).days} d" if detected else "?",
-            skills=", ".join(issue.affected_skills) or "—",
+            skills=tuple(dict.fromkeys(issue.affected_skills)),
             root_cause=issue.root_cause or "—",
             href=f"{root_href}/{issue.path}",
         )
