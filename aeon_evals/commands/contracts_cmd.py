@@ -13,6 +13,7 @@ from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import audit
 from aeon_evals.contracts.instance import Contract, ContractOutput, contract_to_json, load_contracts
 from aeon_evals.errors import ConfigError, UsageError
+from aeon_evals.load import layout
 from aeon_evals.load.manifest import EVALS_PATH, SKILL_NAME, parse_manifest, read_manifest_data
 from aeon_evals.load.registry import LLM_SKILL, load_registry
 from aeon_evals.model.problems import warning_line
@@ -32,7 +33,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("skills", nargs="*", metavar="SKILL", help="only these skills")
-    add_instance_options(p, config=False)
+    add_instance_options(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -91,6 +92,7 @@ def render_text(
 
 def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
+    config = layout.instance(root, config=args.config).config
     if not (root / audit.SKILLS_DIR).is_dir():
         raise ConfigError("not an Aeon instance: no skills/ folder (check --root)", path=root)
     folders = audit.skill_folders(root)
@@ -105,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     )  # reads the cache, writes none
     missing = [s for s in wanted if s not in contracts]
     overridden = _overrides(root)
-    registry = load_registry(root)
+    registry = load_registry(root, config)
     enabled = registry.enabled()
     if args.json:
         data: dict[str, Any] = {"skills": {}}

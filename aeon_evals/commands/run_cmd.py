@@ -171,11 +171,9 @@ def options(args: argparse.Namespace) -> RunOptions:
     check_junit(getattr(args, "junit", None))
     today, now = clock.resolve(args.today, args.now)
     root = args.root.resolve()
-    found = (
-        layout.detect(root, articles=args.articles_dir, config=args.config)
-        if root.is_dir()
-        else None
-    )
+    # a folder with no skill registry is no instance: exit 2 naming what was looked for, never
+    # an OK verdict over an empty fleet
+    found = layout.instance(root, articles=args.articles_dir, config=args.config)
     return RunOptions(
         root=args.root.resolve(),
         today=today,
@@ -347,10 +345,10 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     --json; with `GITHUB_STEP_SUMMARY` set a job summary is appended to that file.
     """
     env = os.environ if env is None else env
-    opts = options(args)
     fail_on = ci.FailOn(args.fail_on)
     human = sys.stderr if args.json else sys.stdout
     try:
+        opts = options(args)
         from aeon_evals.run import pipeline  # here: `run --help` does without the stages
 
         outcome = pipeline.run(opts)
@@ -358,6 +356,11 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         _github_error(env, exc, stream=human)
         raise
     code = ci.exit_code(outcome, fail_on)
+    if args.junit is not None:  # before --json's result: a refused write is the JSON error
+        try:
+            atomic_write(args.junit, ci.junit_xml(outcome))
+        except OSError as exc:
+            raise WriteFailed(write_error(exc, args.junit)) from None
     if args.json:
         print(json.dumps(to_json(outcome, fail_on=fail_on), indent=2, ensure_ascii=False))
     elif args.dry_run and outcome.article is not None:
@@ -373,10 +376,6 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     for line in outcome.ledger():
         print(line, file=human)
     if args.junit is not None:
-        try:
-            atomic_write(args.junit, ci.junit_xml(outcome))
-        except OSError as exc:
-            raise WriteFailed(write_error(exc, args.junit)) from None
         print(f"junit: {args.junit}", file=human)
     reason = ci.fail_reason(outcome, fail_on)
     if reason is not None and code == ExitCode.FAILED:

@@ -48,15 +48,7 @@ def load_manifest(opts: RunOptions, registry: Registry) -> Manifest | None:
         return manifest
     if LLM_SKILL in registry.skills:
         return None
-    if manifest is None:
-        if not registry.found and not (opts.root / "skills").is_dir():
-            # a wrong --root (or cron in the wrong folder): nothing to judge, nothing written
-            raise ConfigError(
-                "not an Aeon instance: no aeon.yml, no skills/ folder and no "
-                "skills/skill-evals/evals.json (check --root; `aeon-evals init` sets up an "
-                "existing Aeon repository)",
-                path=opts.root,
-            )
+    if manifest is None:  # (a folder with no registry at all stopped at load_registry)
         return Manifest(EVALS_PATH, {}, found=False)
     return manifest
 
