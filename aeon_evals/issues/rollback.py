@@ -12,10 +12,6 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from aeon_evals.issues.plan import IssuePlan
 
 _FS_IOC_GETFLAGS = 0x80086601  # ioctl(2) on Linux (64-bit): the inode's attribute flags
 _IMMUTABLE_OR_APPEND = 0x10 | 0x20  # FS_IMMUTABLE_FL | FS_APPEND_FL (`chattr +i`, `+a`)
@@ -86,21 +82,14 @@ def sweep(folder: Path) -> None:
                     os.unlink(entry.path)
 
 
-def probe(plan: IssuePlan) -> str | None:
-    """Why applying `plan` would fail, found before anything is written, or None: a folder that
-    refuses new files, a full disk for the new files, an issue file or INDEX.md that is
-    immutable or append-only (`chattr +i`, `+a`: replaced by a rename, which they refuse)."""
-    folder = plan.state.issues_dir
-    replaced = [c.file for c in plan.closing]
-    if plan.index_text is not None:
-        replaced.append(plan.state.index_path)
+def probe(folder: Path, replaced: list[Path], size: int) -> str | None:
+    """Why writing `size` bytes of new files into `folder` and replacing the files `replaced`
+    (closed issues, INDEX.md) would fail, found before anything is written, or None: a folder
+    that refuses new files, a full disk, a file that is immutable or append-only (`chattr +i`,
+    `+a`: replaced by a rename, which they refuse)."""
     for path in replaced:
         if path.exists() and _locked(path):
             return f"{path.name}: {os.strerror(errno.EPERM)} (immutable or append-only)"
-    size = sum(len(n.text.encode("utf-8")) + 4096 for n in plan.new)
-    size += len((plan.index_text or "").encode("utf-8")) + 4096 if plan.index_text else 0
-    if not (plan.new or plan.closing or plan.index_text is not None):
-        return None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".probe.", dir=folder)

@@ -6,7 +6,6 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from aeon_evals.cache.folder import Cache
 from aeon_evals.catalog.summary import CatalogSummary, catalog_summary
@@ -14,57 +13,22 @@ from aeon_evals.checks import skill as checks
 from aeon_evals.checks.outcome import judge_runs, with_outcome
 from aeon_evals.checks.runs import RunReader
 from aeon_evals.contracts.audit import AuditReport
-from aeon_evals.contracts.instance import Contract
 from aeon_evals.contracts.scope import Scope, choose_output
-from aeon_evals.errors import ConfigError
 from aeon_evals.load import state as state_stage
-from aeon_evals.load.manifest import EVALS_PATH, Manifest, read_manifest
+from aeon_evals.load.manifest import Manifest
 from aeon_evals.load.outputs import Outputs
-from aeon_evals.load.registry import LLM_SKILL, Registry
+from aeon_evals.load.registry import Registry
 from aeon_evals.load.state import StateSources
 from aeon_evals.metrics import history as metrics
 from aeon_evals.metrics.history import History
 from aeon_evals.metrics.read import history_for_run
 from aeon_evals.model import Cause, ContractsMode, Coverage, SkillResult, Status
-from aeon_evals.model.problems import Severity
-from aeon_evals.outcomes import Judgement, Vocabulary
+from aeon_evals.outcomes import Judgement
 from aeon_evals.parallel import Forked
 from aeon_evals.report.facts import coverage_audit
 from aeon_evals.run.data import RunOptions
+from aeon_evals.run.loaded import Judging, Loaded
 from aeon_evals.text import patterns
-
-if TYPE_CHECKING:
-    from aeon_evals.run.loaded import Loaded
-
-
-def load_manifest(opts: RunOptions, registry: Registry) -> Manifest | None:
-    """evals.json validated, each problem at its line. None when the run must bootstrap: the
-    instance still registers the LLM-run skill-evals (the layout it seeds: `skills/skill-evals/`)
-    and its evals.json is missing or names no skill. Today's Aeon registers no skill-evals and
-    has no evals.json: an empty manifest, and every enabled skill is evaluated on its SKILL.md
-    contract (enforce, unless `--contracts` or evals.json's `contracts` says otherwise)."""
-    manifest = read_manifest(opts.root, retry_delay=opts.retry_delay)
-    if manifest is not None and manifest.skills:
-        return manifest
-    if LLM_SKILL in registry.skills:
-        return None
-    if manifest is None:  # (a folder with no registry at all stopped at load_registry)
-        return Manifest(EVALS_PATH, {}, found=False)
-    return manifest
-
-
-def contracts_mode(manifest: Manifest, opts: RunOptions) -> ContractsMode:
-    """`--contracts`, else evals.json's `contracts`, else report (enforce when evals.json names no
-    skill). An unusable value in evals.json stops the run (exit 2) unless `--contracts` decides."""
-    if opts.contracts is not None:
-        return opts.contracts
-    problem = manifest.contracts_problem
-    if problem is not None:
-        raise ConfigError(problem.message, path=manifest.path, where=problem.where)
-    if manifest.contracts is not None:
-        return manifest.contracts
-    # with no evals.json spec, SKILL.md contracts are all there is to judge by: full citizens
-    return ContractsMode.REPORT if manifest.skills else ContractsMode.ENFORCE
 
 
 def _context(
@@ -124,19 +88,6 @@ def evaluate_inferred(
     return results
 
 
-def load_warnings(manifest: Manifest, registry: Registry, state: StateSources) -> list[str]:
-    """The loaders' warnings, in the article's order: evals.json, the registry, the state files."""
-    return (
-        [
-            p.brief()
-            + ("" if p.severity is Severity.WARNING else " (the skill is reported as ERROR)")
-            for p in manifest.problems
-        ]
-        + list(registry.warnings)
-        + list(state.warnings)
-    )
-
-
 def check_all(
     manifest: Manifest,
     inferred: Scope,
@@ -160,18 +111,6 @@ def check_all(
         results = evaluate_all(manifest, registry, state, opts, scope, outputs)
         results += evaluate_inferred(inferred, registry, state, opts, outputs)
     return results, state
-
-
-@dataclass(frozen=True)
-class Judging:
-    """What judging the runs needs besides the results: each skill's outcome vocabulary, the
-    headings its log entries start with (every registered skill's: where one skill's section
-    ends depends on the others'), and the SKILL.md contracts of the evals.json skills (a spec
-    that finds nothing is held against its skill's own contract, issue #32.7)."""
-
-    by_skill: dict[str, Vocabulary]
-    headings: dict[str, tuple[str, ...]]
-    spec_contracts: dict[str, Contract] = field(default_factory=dict)
 
 
 def disagreement(

@@ -23,7 +23,7 @@ from aeon_evals.issues import (
     plan_issues,
     read_state,
 )
-from aeon_evals.issues.rollback import Undo, probe, sweep
+from aeon_evals.issues.rollback import Undo, sweep
 from aeon_evals.model import DiffLabel, SkillResult
 from aeon_evals.report import diff as report
 from aeon_evals.report.fixes import known_fixes
@@ -70,7 +70,7 @@ def keep_issues(
         issues = plan.outcome
         if undo is not None:  # a run that writes: probe the writes, then make them
             sweep(state.issues_dir)
-            refused = probe(plan)
+            refused = plan.probe()
             if refused is None:
                 try:
                     issues = apply_plan(plan, undo)

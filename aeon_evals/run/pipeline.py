@@ -20,10 +20,10 @@ from aeon_evals.load.registry import LLM_SKILL
 from aeon_evals.model.artifacts import skipped
 from aeon_evals.run.compose import compose, kept_today, label_rows
 from aeon_evals.run.data import RunOptions, RunOutcome
-from aeon_evals.run.evaluate import evaluate, load_manifest
+from aeon_evals.run.evaluate import evaluate
 from aeon_evals.run.fleet import fleet_of
 from aeon_evals.run.issue_stage import keep_issues
-from aeon_evals.run.loaded import Loaded, load, read_registry, switchover
+from aeon_evals.run.loaded import Loaded, load, load_manifest, read_registry, switchover
 from aeon_evals.run.publish import publish
 
 
