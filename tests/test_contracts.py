@@ -479,7 +479,7 @@ def test_contracts_command_shows_the_evidence_and_writes_nothing(tmp_path: Path,
         and err == "aeon-evals: 'no-such-skill': no such skill (no skills/no-such-skill/ folder)\n"
     )
     code, _, err = cli("contracts", "--root", str(tmp_path))
-    assert code == 2 and "no skills/ folder" in err
+    assert code == 2 and "aeon.yml: not found (looked for aeon.yml" in err
 
 
 def test_contracts_command_names_a_skill_without_a_contract_and_why(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from conftest import Instance
@@ -233,8 +232,8 @@ def test_a_skill_md_without_tokens_says_so(instance: Instance, cli: Cli) -> None
     ]
 
 
-def test_binary_skill_md_has_no_vocabulary(tmp_path: Path, cli: Cli) -> None:
-    (tmp_path / "skills/b").mkdir(parents=True)
-    (tmp_path / "skills/b/SKILL.md").write_bytes(b"\x00\x01")
-    code, out, _ = cli("contracts", "--json", "--root", str(tmp_path))
+def test_binary_skill_md_has_no_vocabulary(instance: Instance, cli: Cli) -> None:
+    instance.aeon_yml({})
+    instance.write("skills/b/SKILL.md", b"\x00\x01")
+    code, out, _ = cli("contracts", "--json", "--root", str(instance.root))
     assert code == 0 and json.loads(out)["skills"]["b"]["outcomes"] is None

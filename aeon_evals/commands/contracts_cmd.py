@@ -17,6 +17,7 @@ from aeon_evals.contracts.branches import ANY, DEFAULT, selected_branch
 from aeon_evals.contracts.instance import Contract, ContractOutput, contract_to_json, load_contracts
 from aeon_evals.contracts.scope import configured_var
 from aeon_evals.errors import ConfigError, UsageError
+from aeon_evals.load import layout
 from aeon_evals.load.manifest import (
     EVALS_PATH,
     SKILL_NAME,
@@ -45,7 +46,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("skills", nargs="*", metavar="SKILL", help="only these skills")
-    add_instance_options(p, config=False)
+    add_instance_options(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -214,6 +215,7 @@ def render_text(
 
 def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
+    config = layout.instance(root, config=args.config).config
     if not (root / audit.SKILLS_DIR).is_dir():
         raise ConfigError("not an Aeon instance: no skills/ folder (check --root)", path=root)
     folders = audit.skill_folders(root)
@@ -242,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
         )
         is not None
     }
-    registry = load_registry(root)
+    registry = load_registry(root, config)
     enabled = registry.enabled()
     variables = {skill: configured_var(registry, skill) for skill in wanted}
     if args.json:

@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from aeon_evals.errors import ConfigError, EvalsError
-from aeon_evals.fs.confine import read_confined
-from aeon_evals.load.spec_fields import EVALS_PATH as EVALS_PATH
+from aeon_evals.errors import ConfigError
+from aeon_evals.load.evals_json import EVALS_PATH as EVALS_PATH
+from aeon_evals.load.evals_json import (
+    duplicate_keys,
+    has_repeated_keys,
+    read_raw,
+    to_stderr,
+    with_lines,
+)
 from aeon_evals.load.spec_fields import SKILL_NAME as SKILL_NAME
 from aeon_evals.load.spec_fields import SKILL_NAME_MAX as SKILL_NAME_MAX
 from aeon_evals.load.spec_fields import SPEC_KEYS as SPEC_KEYS
 from aeon_evals.load.spec_fields import Collector, got, show, spec_entry, type_name
 from aeon_evals.model import ContractsMode, Spec
 from aeon_evals.model.problems import Problem, Severity
-from aeon_evals.text import jsonio
 
-TOP_KEYS = {"version", "description", "skills", "$schema", "contracts"}
+# `lint`: the instance's lint settings (catalog/settings.py), read by `aeon-evals lint`
+TOP_KEYS = {"version", "description", "skills", "$schema", "contracts", "lint"}
 VERSIONS = ("1",)
 
 
@@ -97,123 +101,23 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
     )
 
 
-def decode_json(raw: bytes) -> Any:
-    """Parse evals.json bytes (a UTF-8 BOM is tolerated). Raises ValueError with the location:
-    `invalid JSON at line 3 column 5: …` or `not UTF-8 text (byte 0xff at offset 12)`."""
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
-        ) from None
-    try:
-        return jsonio.loads(text).data
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-    except jsonio.JSONTooDeep:
-        raise ValueError("invalid JSON: nested too deeply") from None
-
-
-def duplicate_keys(raw: bytes) -> list[Problem]:
-    """Warnings for keys written twice in one JSON object (json.loads silently keeps the last),
-    each at the path and line of the repeat."""
-    from aeon_evals.text import jsonpos  # the line finder: only a file with problems needs it
-
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return []
-    return [
-        Problem(
-            EVALS_PATH,
-            where,
-            "written twice in the same object; the last one wins",
-            Severity.WARNING,
-            line,
-        )
-        for where, line in jsonpos.duplicate_members(text)
-    ]
-
-
-class _Repeated(Exception):
-    """A JSON object writes a key twice (raised by `_has_repeated_keys`'s hook)."""
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        raise _Repeated
-    return found
-
-
-def _has_repeated_keys(text: str) -> bool:
-    """Whether some object of the JSON `text` (which parsed) writes a key twice: one pass of the
-    C parser, a fiftieth of the cost of locating every member (jsonpos), which only the
-    documents with a repeat then pay."""
-    try:
-        json.loads(text, object_pairs_hook=_unique_pairs)
-    except _Repeated:
-        return True
-    except (ValueError, RecursionError):  # decode_json has reported it; the scan will tell
-        return True
-    return False
-
-
-def with_lines(problems: Iterable[Problem], lines: Mapping[str, int]) -> list[Problem]:
-    """evals.json problems located at the line of the member they name (`lines` from
-    `jsonpos.member_lines`); a problem that already has its line keeps it."""
-    from aeon_evals.text import jsonpos  # the line finder: only a file with problems needs it
-
-    return [
-        replace(p, line=jsonpos.line_of(lines, p.where))
-        if p.file == EVALS_PATH and p.line is None
-        else p
-        for p in problems
-    ]
-
-
-def _read_raw(root: Path, retry_delay: float | None) -> tuple[bytes, Any] | None:
-    """evals.json's bytes and parsed JSON, None when the file does not exist (see
-    `read_manifest_data`). `retry_delay=None`: read once, no retry."""
-    attempts = (1,) if retry_delay is None else (1, 2)
-    for attempt in attempts:
-        try:
-            raw = read_confined(root, EVALS_PATH)
-        except FileNotFoundError:
-            return None
-        except IsADirectoryError:
-            raise ConfigError("is a folder, not a file", path=EVALS_PATH) from None
-        except EvalsError as exc:
-            raise ConfigError(exc.message, path=EVALS_PATH) from None
-        except OSError as exc:
-            raise ConfigError(f"cannot read: {exc.strerror}", path=EVALS_PATH) from None
-        try:
-            return raw, decode_json(raw)
-        except ValueError as exc:
-            if retry_delay is None:
-                raise ConfigError(str(exc), path=EVALS_PATH) from None
-            if attempt == 2:
-                raise ConfigError(
-                    f"{exc} (also after a retry {retry_delay:g}s later)", path=EVALS_PATH
-                ) from None
-            time.sleep(retry_delay)
-    return None  # pragma: no cover - the loop always returns or raises
-
-
 def read_manifest_data(
-    root: Path, *, retry_delay: float | None = 5.0, problems: list[Problem] | None = None
+    root: Path,
+    *,
+    retry_delay: float | None = 5.0,
+    problems: list[Problem] | None = None,
+    announce: Callable[[str], None] = to_stderr,
 ) -> Any | None:
     """The parsed JSON of evals.json, None when the file does not exist.
 
     The file is read confined to the root, only when it is a regular file under the size cap
     (ConfigError otherwise). A file that does not parse is read once more `retry_delay` seconds
-    later (it may be half-written by a concurrent commit); a second failure raises ConfigError.
-    `retry_delay=None` reads it once (audit, contracts, the site: no run to protect).
+    later (it may be half-written by a concurrent commit), once `announce` has said so; a
+    second failure raises ConfigError. `retry_delay=None` reads it once (audit, contracts, the
+    site: no run to protect).
     `problems`, when given, receives a warning for each key written twice.
     """
-    found = _read_raw(root, retry_delay)
+    found = read_raw(root, retry_delay, announce)
     if found is None:
         return None
     raw, data = found
@@ -222,17 +126,19 @@ def read_manifest_data(
     return data
 
 
-def read_manifest(root: Path, *, retry_delay: float = 5.0) -> Manifest | None:
+def read_manifest(
+    root: Path, *, retry_delay: float = 5.0, announce: Callable[[str], None] = to_stderr
+) -> Manifest | None:
     """evals.json read (as `read_manifest_data`) and validated, every problem (keys written
     twice first) located at its line; None when the file does not exist. Raises ConfigError
     when nothing in it can be used."""
-    found = _read_raw(root, retry_delay)
+    found = read_raw(root, retry_delay, announce)
     if found is None:
         return None
     raw, data = found
     manifest = parse_manifest(data)
     text = raw.decode("utf-8-sig")  # it parsed: it is UTF-8
-    repeated = _has_repeated_keys(text)
+    repeated = has_repeated_keys(text)
     if not (repeated or manifest.problems or manifest.spec_errors):
         return manifest  # nothing to locate: the scan of every member's line is not needed
     from aeon_evals.text import jsonpos  # the line finder: only a file with problems needs it

@@ -10,11 +10,10 @@ import re
 from datetime import date
 
 from aeon_evals.load import cadence
+from aeon_evals.load.evals_json import EVALS_PATH
 from aeon_evals.model import DriftMode, Mute, NumericCheck, OutcomeClass, Spec
 from aeon_evals.model.problems import Problem, Severity
 from aeon_evals.text.patterns import PatternError, compile_pattern
-
-EVALS_PATH = "skills/skill-evals/evals.json"
 
 SPEC_KEYS = {
     "output_pattern",

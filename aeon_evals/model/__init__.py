@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from aeon_evals.model.results import FailingSince as FailingSince
     from aeon_evals.model.results import OutputFile as OutputFile
     from aeon_evals.model.results import ParsedArticle as ParsedArticle
+    from aeon_evals.model.results import RunReport as RunReport
     from aeon_evals.model.results import SkillResult as SkillResult
 else:
     _RESULTS = frozenset(
@@ -35,6 +36,7 @@ else:
             "FailingSince",
             "OutputFile",
             "ParsedArticle",
+            "RunReport",
             "SkillResult",
         }
     )

@@ -193,6 +193,7 @@ class Judgement:
     signature: str = ""
     message: str = ""
     newest: RunOutcome | None = None
+    streak: Streak | None = None
 
 
 class FleetKind(enum.StrEnum):
