@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Instance
@@ -237,3 +239,32 @@ def test_binary_skill_md_has_no_vocabulary(instance: Instance, cli: Cli) -> None
     instance.write("skills/b/SKILL.md", b"\x00\x01")
     code, out, _ = cli("contracts", "--json", "--root", str(instance.root))
     assert code == 0 and json.loads(out)["skills"]["b"]["outcomes"] is None
+
+
+def test_an_outcomes_override_reaches_the_runs_judgement(tmp_path: Path, cli: Cli) -> None:
+    """aeonfun's fleet-control logs `FLEET_EMPTY: no managed instances` on every run: it never
+    does its job, until the operator says in evals.json that an empty fleet is quiet."""
+    root = Path(shutil.copytree(realdata() / "instances" / FUN, tmp_path / "f"))
+    args = ("--root", str(root), "--now", "2026-05-03T23:00:00Z", "--no-notify", "--no-site")
+
+    def row() -> dict[str, Any]:
+        code, out, err = cli("run", *args, "--dry-run", "--json", "--contracts", "enforce")
+        assert code in (0, 1), err
+        return next(r for r in json.loads(out)["skills"] if r["skill"] == "fleet-control")
+
+    before = row()
+    assert (before["status"], before["run"]["cause"]) == ("FAIL", "never_does_its_job:FLEET_EMPTY")
+    evals = root / "skills/skill-evals/evals.json"
+    data = json.loads(evals.read_text())
+    data["skills"]["fleet-control"] = {
+        "output_pattern": "memory/logs/*.md",
+        "section": "## fleet-control",
+        "outcomes": {"FLEET_EMPTY": "quiet"},
+    }
+    evals.write_text(json.dumps(data))
+    after = row()
+    assert (after["status"], after["run"]["outcome"], after["run"]["cause"]) == (
+        "PASS",
+        "quiet",
+        "",
+    )
