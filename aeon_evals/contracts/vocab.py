@@ -1,7 +1,7 @@
 """Each skill's outcome vocabulary (issue #32), read from its SKILL.md and kept in the cache as
 its contract is: one item per skill with the SKILL.md's SHA-256 and stat signature, so that an
-unchanged SKILL.md is not even read on a warm run. evals.json's `outcomes` overrides are applied
-on top (a skill with overrides is read and extracted again: they are rare)."""
+unchanged SKILL.md is not even read on a warm run. evals.json's `outcomes` map is applied on top
+of the cached reading (`outcomes.with_overrides`: the same as reading with it)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from aeon_evals.cache.folder import Cache, Entry
 from aeon_evals.contracts.instance import RACY_NS, _plain_folders, _signature
 from aeon_evals.load.skillmd import read_skill_bytes
 from aeon_evals.outcomes import OutcomeClass, TokenUse, VocabToken, Vocabulary, Why
+from aeon_evals.outcomes.spec import with_overrides
 from aeon_evals.outcomes.vocabulary import extract_vocabulary
 
 ENTRY = Entry("vocabulary", 1)
@@ -24,7 +25,7 @@ def load_vocabularies(
     root: Path,
     skills: Iterable[str],
     cache: Cache,
-    overrides: Mapping[str, Mapping[str, str]] | None = None,
+    overrides: Mapping[str, Iterable[tuple[str, OutcomeClass]]] | None = None,
 ) -> dict[str, Vocabulary]:
     """The vocabulary of each skill of `skills` (empty for a skill without a readable SKILL.md),
     with `overrides` (skill → evals.json's `outcomes`) applied."""
@@ -36,25 +37,21 @@ def load_vocabularies(
     now = time.time_ns()
     overrides = overrides or {}
     for skill in sorted(set(skills)):
-        forced = overrides.get(skill)
         entry = entries.get(skill)
         if not (isinstance(entry, list) and len(entry) == 3):
             entry = None  # [SHA-256, signature, vocabulary as a row]
         signature = _signature(plain.get(skill))
-        if not forced and entry is not None and signature is not None and entry[1] == signature:
+        if entry is not None and signature is not None and entry[1] == signature:
             vocab = _from_row(skill, entry[2])
             if vocab is not None:
                 result[skill] = vocab
                 continue
         raw = read_skill_bytes(root, skill)
         if not isinstance(raw, bytes):  # none, or unusable (the contract says why)
-            result[skill] = extract_vocabulary(skill, "", forced)
+            result[skill] = extract_vocabulary(skill, "")
             changed |= entries.pop(skill, None) is not None
             continue
         text = raw.decode("utf-8", errors="replace")
-        if forced:
-            result[skill] = extract_vocabulary(skill, text, forced)
-            continue
         digest = hashlib.sha256(raw).hexdigest()
         vocab = _from_row(skill, entry[2]) if entry is not None and entry[0] == digest else None
         if vocab is None:
@@ -67,7 +64,7 @@ def load_vocabularies(
         result[skill] = vocab
     if changed:
         cache.store(ENTRY, ENTRY.key(), dict(sorted(entries.items())))
-    return result
+    return {s: with_overrides(v, overrides.get(s, ())) for s, v in result.items()}
 
 
 def _to_row(vocab: Vocabulary) -> dict[str, Any]:

@@ -236,8 +236,8 @@ def _vocabularies(
     """The outcome vocabulary of each skill in scope (through the cache, evals.json's `outcomes`
     applied) and the headings the log entries of every registered skill start with: `### name`,
     and the log section its spec or contract names."""
-    overrides = {s: dict(manifest.specs[s].outcomes) for s in skills if s in manifest.specs}
-    by_skill = load_vocabularies(root, skills, cache, {s: o for s, o in overrides.items() if o})
+    overrides = {s: manifest.specs[s].outcomes for s in skills if s in manifest.specs}
+    by_skill = load_vocabularies(root, skills, cache, overrides)
     headings: dict[str, tuple[str, ...]] = {}
     for name in sorted({*registry.skills, *skills}):
         sections: list[str] = []
