@@ -7,6 +7,7 @@ import errno
 
 TYPE_CHECKING = False  # not from typing, which `aeon-evals --version` does without
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
     from pathlib import Path
 
 
@@ -32,11 +33,13 @@ EXIT_MEANINGS: dict[ExitCode, str] = {
         "rank-1 rate below --min-rank1"
     ),
     ExitCode.ERROR: (
-        "SKILL_EVALS_ERROR: unreadable configuration (evals.json after one retry), invalid spec "
-        "(validate), bad usage, or the machine refused a write (a full disk, a read-only folder)"
+        "SKILL_EVALS_ERROR: a missing or unreadable configuration (no skill registry, so not an "
+        "Aeon instance; evals.json after one retry), invalid spec (validate), bad usage, or the "
+        "machine refused a write (a full disk, a read-only folder)"
     ),
     ExitCode.BOOTSTRAP: (
-        "SKILL_EVALS_BOOTSTRAP: no evals.json or no skills in it; a starter spec was written"
+        "SKILL_EVALS_BOOTSTRAP: the instance registers the LLM-run skill-evals and has no "
+        "evals.json, or no skills in it; a starter spec was written"
     ),
     ExitCode.LOCKED: "another aeon-evals run holds the instance lock",
     ExitCode.NOTHING_EVALUATED: "nothing was evaluated (e.g. --skill NAME has no spec)",
@@ -53,13 +56,19 @@ EXIT_MEANINGS: dict[ExitCode, str] = {
 }
 
 
-def exit_codes_help(width: int = 96) -> str:
-    """The `exit codes:` block of every command's --help, made from ExitCode and EXIT_MEANINGS."""
+def exit_codes_help(
+    codes: Iterable[ExitCode] = ExitCode,
+    meanings: Mapping[ExitCode, str] | None = None,
+    width: int = 96,
+) -> str:
+    """The `exit codes:` block of a --help: `codes` (default: every one, for `aeon-evals
+    --help`), each with its meaning from `meanings` (a command's own words) else EXIT_MEANINGS."""
     import textwrap
 
+    own = meanings or {}
     lines = ["exit codes:"]
-    for code in ExitCode:
-        text = textwrap.wrap(EXIT_MEANINGS[code], width - 8)
+    for code in sorted(codes):
+        text = textwrap.wrap(own.get(code, EXIT_MEANINGS[code]), width - 8)
         lines.append(f"  {code.value:<3} {text[0]}")
         lines += [f"      {more}" for more in text[1:]]
     return "\n".join(lines) + "\n"

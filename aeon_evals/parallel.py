@@ -48,9 +48,14 @@ class Forked(Generic[T]):
         sys.stdout.flush()
         sys.stderr.flush()
         parent = os.getpid()
+        # SIGTERM and SIGINT held back over the fork: the parent's handlers raise, and a signal
+        # landing in the fork's own handlers (logging's lock release) was printed as an ignored
+        # exception with its traceback; it is taken just after, in the parent
+        held = _hold()
         try:
             pid = os.fork()
         except OSError:  # no room for a process: worked out here instead
+            _release(held)
             os.close(read)
             os.close(write)
             return
@@ -59,6 +64,7 @@ class Forked(Generic[T]):
             try:
                 os.close(read)
                 _become_child(parent)
+                _release(held)  # the default actions now: a signal ends the child
                 try:
                     payload = pickle.dumps(self._work(), protocol=pickle.HIGHEST_PROTOCOL)
                     code = 0
@@ -70,6 +76,7 @@ class Forked(Generic[T]):
                 os._exit(code)
         os.close(write)
         self._pid, self._read = pid, read
+        _release(held)
 
     def result(self) -> T:
         """The child's result, or `work()` computed here when the child gave none."""
@@ -101,6 +108,21 @@ class Forked(Generic[T]):
             with contextlib.suppress(OSError):
                 os.waitpid(self._pid, 0)
             self._pid = None
+
+
+_SIGNALS = {signal.SIGTERM, signal.SIGINT}
+
+
+def _hold() -> set[int | signal.Signals] | None:
+    """Block SIGTERM and SIGINT; the mask before, to give back to `_release`."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+
+
+def _release(held: set[int | signal.Signals] | None) -> None:
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _become_child(parent: int) -> None:

@@ -28,7 +28,9 @@ def _quiet_fleet(inst: Instance) -> Instance:
     """Daily skills whose last outputs are dated 2026-06-01 (pulse, patient, keyed) and
     2026-06-02 (other); keyed's cron-state shows its last two runs failing."""
     daily = "0 8 * * *"
-    inst.aeon_yml({name: (True, daily) for name in ("pulse", "patient", "keyed", "other")})
+    # (`fresh` writes every day: the rest of the fleet runs, this is no stopped scheduler)
+    names = ("pulse", "patient", "keyed", "other", "fresh")
+    inst.aeon_yml({name: (True, daily) for name in names})
     inst.evals(
         {
             "pulse": {"output_pattern": "articles/pulse-*.md", "min_words": 5},
@@ -39,8 +41,11 @@ def _quiet_fleet(inst: Instance) -> Instance:
             },
             "keyed": {"output_pattern": "articles/keyed-*.md", "min_words": 5},
             "other": {"output_pattern": "articles/other-*.md", "min_words": 5},
+            "fresh": {"output_pattern": "articles/fresh-*.md", "min_words": 5},
         }
     )
+    for day in ("2026-06-02", "2026-06-03", "2026-06-04", "2026-06-05"):
+        inst.write(f"articles/fresh-{day}.md", WORDS)
     for name in ("pulse", "patient", "keyed"):
         inst.write(f"articles/{name}-2026-06-01.md", WORDS)
     inst.write("articles/other-2026-06-02.md", WORDS)

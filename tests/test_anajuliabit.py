@@ -38,7 +38,11 @@ def test_enabled_skills_match_the_real_article(tmp_path: Path, cli: Cli) -> None
     # heartbeat PASS.
     assert (rows["cost-report"]["status"], rows["cost-report"]["diff"]) == ("PASS", "FIXED")
     assert (rows["token-alert"]["status"], rows["token-alert"]["diff"]) == ("PASS", "FIXED")
-    assert (rows["skill-health"]["status"], rows["skill-health"]["diff"]) == ("PASS", "FIXED")
+    # skill-health's run logs `SKILL_HEALTH_PARTIAL — skill-runs unavailable` (a step needed an
+    # approval; its SKILL.md: "log SKILL_HEALTH_PARTIAL … and continue"): fixed, and a partial
+    # run, which the LLM-written article could not see (issue #32)
+    assert (rows["skill-health"]["status"], rows["skill-health"]["diff"]) == ("WARN", "FIXED")
+    assert [c["code"] for c in rows["skill-health"]["root_causes"]] == ["run_partial"]
     assert (rows["heartbeat"]["status"], rows["heartbeat"]["diff"]) == ("PASS", "STABLE")
     data = rows["_"]
     assert data["verdict"] == "SKILL_EVALS_RECOVERED"  # as the real article
@@ -71,9 +75,10 @@ def test_a_06_00_run_does_not_fail_skills_that_run_later(tmp_path: Path, cli: Cl
         ("skill-health", "18:00"),
         ("heartbeat", "20:00"),
     ):
-        assert rows[skill]["status"] == "PASS", rows[skill]
+        # (skill-health's 05-30 run was partial: WARN, not a failure)
+        assert rows[skill]["status"] == ("WARN" if skill == "skill-health" else "PASS"), rows[skill]
         assert rows[skill]["output"]["path"] == "memory/logs/2026-05-30.md"
-        assert rows[skill]["notes"] == [
+        assert rows[skill]["notes"][:1] == [
             "used memory/logs/2026-05-30.md: the newest log has no entry yet (last expected run "
             f"2026-05-30 {hour} UTC)"
         ]
@@ -90,7 +95,7 @@ def test_where_the_real_article_was_wrong(tmp_path: Path, cli: Cli) -> None:
             "NEW_FAIL",
             False,
         )
-    assert rows["_"]["issues"] == {"filed": [], "closed": []}
+    assert (rows["_"]["issues"]["filed"], rows["_"]["issues"]["closed"]) == ([], [])
     # The real article counted the 14 spec keys, disabled ones included, as coverage (14/29);
     # coverage is enabled skills with a spec over enabled skills: heartbeat, token-alert,
     # skill-health and cost-report of the 28 enabled besides skill-evals (the LLM-run skill

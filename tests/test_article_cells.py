@@ -116,13 +116,14 @@ def test_a_tab_in_a_skill_name_was_printed_raw(instance: Instance, cli: Cli) -> 
 
 
 def test_a_coverage_cliff_with_nothing_to_do_said_all_green(tmp_path: Path, cli: Cli) -> None:
-    """The demo with its aeon.yml deleted (or turned binary): every skill is unregistered, none
-    is counted, the Action Queue is empty, and the article said "none — all green" under a
-    COVERAGE_CLIFF verdict. "All green" is said only when the verdict is OK (or RECOVERED)."""
+    """The demo with its aeon.yml emptied (`skills:` with no entry; a deleted or binary one is an
+    error since issue 33): every skill is unregistered, none is counted, the Action Queue is
+    empty, and the article said "none — all green" under a COVERAGE_CLIFF verdict. "All green"
+    is said only when the verdict is OK (or RECOVERED)."""
     root = tmp_path / "demo"
     pinned = ("--today", "2026-06-01", "--now", "2026-06-01T06:00:00Z")
     assert cli("demo", str(root), *pinned)[0] == 0
-    (root / "aeon.yml").unlink()
+    (root / "aeon.yml").write_text("skills:\n", encoding="utf-8")
     code, out, err = cli("run", "--root", str(root), *pinned, "--no-site", "--no-notify", "--json")
     assert code == 0, err
     assert json.loads(out)["verdict"] == "SKILL_EVALS_COVERAGE_CLIFF"

@@ -823,5 +823,9 @@ def test_audit_of_a_folder_that_is_no_instance_said_0_of_0_and_exit_0(
     (tmp_path / "notes.txt").write_text("not an Aeon repository\n")
     code, out, err = cli("audit", "--root", str(tmp_path))
     assert (code, out) == (2, "")
-    assert err.startswith(f"aeon-evals: {tmp_path}: not an Aeon instance: no aeon.yml, no skills/")
+    assert err == (
+        "aeon-evals: aeon.yml: not found (looked for aeon.yml, then a *.yml or *.yaml with a "
+        f"top-level skills: block, in {tmp_path}): not an Aeon instance (check --root, or pass "
+        "--config FILE)\n"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]

@@ -291,6 +291,7 @@ def W(line: int) -> str:
 
 
 A = "warning: aeon.yml: "
+NEED = ": the skill registry is needed (without it every skill would count as unregistered)"
 FAIL_COST = spec("cost-report", min_words=1000)  # a failing skill, so that an issue is filed
 
 CASES = [
@@ -559,13 +560,15 @@ CASES = [
         0,
         stream="out",
     ),
-    # aeon.yml: read what can be read, say what could not
+    # aeon.yml: read what can be read, say what could not; no skill registry at all is an error
+    # (issue 33: a missing aeon.yml turned the fleet green, Coverage 0/0)
     Case(
         "missing-aeon-yml",
         "no aeon.yml",
         remove("aeon.yml"),
-        A + "not found; every skill counts as unregistered",
-        0,
+        "aeon-evals: aeon.yml: not found (looked for aeon.yml, then a *.yml or *.yaml with a "
+        "top-level skills: block, in ",
+        2,
     ),
     Case(
         "aeon-yml-tab",
@@ -624,16 +627,17 @@ CASES = [
         "aeon-yml-no-skills",
         "aeon.yml without a `skills:` block",
         write("aeon.yml", "model: claude-sonnet-4-6\n"),
-        A + "no top-level 'skills:' block; every skill counts as unregistered",
-        0,
+        "aeon-evals: aeon.yml: no top-level 'skills:' block: not an Aeon instance (check --root, "
+        "or pass --config FILE)",
+        2,
     ),
     Case(
         "aeon-yml-skills-list",
         "aeon.yml `skills:` is a list",
         write("aeon.yml", "skills:\n  - cost-report\n  - heartbeat\n"),
-        A + "skills: expected a mapping of skill names, got a list; every skill counts as "
-        "unregistered",
-        0,
+        "aeon-evals: aeon.yml: skills: expected a mapping of skill names, got a list: not an Aeon "
+        "instance (check --root, or pass --config FILE)",
+        2,
     ),
     Case(
         "aeon-yml-not-utf8",
@@ -791,32 +795,31 @@ CASES = [
         "aeon-yml-fifo",
         "aeon.yml is a FIFO (named pipe)",
         fifo("aeon.yml"),
-        A + "is a FIFO (named pipe), not a regular file; not read; every skill counts as "
-        "unregistered",
-        0,
+        "aeon-evals: aeon.yml: is a FIFO (named pipe), not a regular file; not read" + NEED,
+        2,
     ),
     Case(
         "aeon-yml-dev-zero",
         "aeon.yml is a symlink to /dev/zero",
         symlink("aeon.yml", "/dev/zero"),
-        A + "leads outside the root through the symlink aeon.yml -> /dev/zero; not read; every "
-        "skill counts as unregistered",
-        0,
+        "aeon-evals: aeon.yml: leads outside the root through the symlink aeon.yml -> /dev/zero; "
+        "not read" + NEED,
+        2,
     ),
     Case(
         "aeon-yml-outside",
         "aeon.yml is a symlink to a file outside the root",
         symlink("aeon.yml", "../elsewhere/aeon.yml", AEON),
-        A
-        + "leads outside the root through the symlink aeon.yml -> ../elsewhere/aeon.yml; not read",
-        0,
+        "aeon-evals: aeon.yml: leads outside the root through the symlink aeon.yml -> "
+        "../elsewhere/aeon.yml; not read" + NEED,
+        2,
     ),
     Case(
         "aeon-yml-50mb",
         "aeon.yml is 50 MB",
         sparse("aeon.yml", 50 << 20),
-        A + "is 50.0 MB, over the 16.0 MB limit; not read; every skill counts as unregistered",
-        0,
+        "aeon-evals: aeon.yml: is 50.0 MB, over the 16.0 MB limit; not read" + NEED,
+        2,
     ),
     Case(
         "aeon-yml-alias-bomb",
@@ -1067,6 +1070,17 @@ CASES = [
         "/no-such-folder does not exist",
         2,
         argv=("--junit", "{root}/no-such-folder/x.xml"),
+    ),
+    Case(
+        "trailing-comma",
+        "a comma after the last spec in evals.json (the retry is announced first, on stderr)",
+        evals_bytes(
+            b'{\n  "version": "1",\n  "skills": {\n'
+            b'    "heartbeat": {"output_pattern": "memory/logs/*.md"},\n  }\n}\n'
+        ),
+        "aeon-evals: skills/skill-evals/evals.json: invalid JSON: trailing comma at line 4 column "
+        "56 (JSON allows none before '}') (also after a retry 0s later)",
+        2,
     ),
     # issue 35: every number bounded, work bounded by the instance, names are data
     Case(

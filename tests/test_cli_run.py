@@ -341,11 +341,12 @@ def test_unreadable_evals_json_is_retried_then_an_error(instance: Instance, cli:
     before = inst.snapshot()
     code, _, err = cli("run", "--root", str(inst.root), "--now", WEEK1, "--retry-delay", "0")
     assert code == 2
-    assert (
-        err.strip()
-        == "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 1 column 18: Expecting "
-        "value (also after a retry 0s later)"
-    )
+    assert err.splitlines() == [  # the retry is announced before the wait
+        "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 1 column 18: Expecting "
+        "value; reading it again in 0s (it may be half-written by a commit)",
+        "aeon-evals: skills/skill-evals/evals.json: invalid JSON at line 1 column 18: Expecting "
+        "value (also after a retry 0s later)",
+    ]
     assert inst.snapshot() == before
 
 
@@ -407,5 +408,9 @@ def test_a_folder_that_is_no_aeon_instance_is_refused_and_left_alone(
     """A wrong --root (or cron in the wrong folder) must not bootstrap an evals.json there."""
     (tmp_path / "notes.txt").write_text("unrelated")
     code, _out, err = cli("run", "--root", str(tmp_path), "--now", WEEK1)
-    assert code == 2 and "not an Aeon instance: no aeon.yml, no skills/ folder" in err
+    assert code == 2 and err == (
+        "aeon-evals: aeon.yml: not found (looked for aeon.yml, then a *.yml or *.yaml with a "
+        f"top-level skills: block, in {tmp_path}): not an Aeon instance (check --root, or pass "
+        "--config FILE)\n"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]

@@ -82,13 +82,20 @@ def test_a_run_killed_after_any_write_leaves_every_file_whole(tmp_path: Path) ->
             break
         assert proc.returncode == -9, proc.stderr
         _consistent(inst.root)
-        changed = {k for k in inst.snapshot() if before.get(k) != inst.snapshot()[k]}
+        # (a killed run may leave the issues' hidden backups, `.ISS-001.md.undo`: whole links to
+        # the old files, swept by the next run)
+        changed = {
+            k
+            for k in inst.snapshot()
+            if before.get(k) != inst.snapshot()[k] and not k.endswith(".undo")
+        }
         assert (
             len(changed) <= crash + 1
         )  # only whole files, one per completed write (+ the lock-free log)
         # the next run repairs and completes: the issue is filed once, the index agrees
         assert _run_process(inst.root, WEEK2, None, "--no-notify").returncode == 0
         _consistent(inst.root)
+        assert not list((inst.root / "memory/issues").glob(".*.undo"))
         filed = [
             i
             for i in read_issues(inst.root / "memory/issues", root=inst.root)[0]

@@ -169,8 +169,8 @@ def test_a_wildcard_through_a_link_out_of_the_root_is_one_warning_and_not_search
         f"warning: reports/rootfs is a symlink leading outside the root (-> {outside}); not "
         "searched"
     ]
-    rows = {s["skill"]: s for s in json.loads(out)["skills"]}
-    assert rows["cost-report"]["status"] == "NO_OUTPUT"
+    row = next(s for s in json.loads(out)["skills"] if s["skill"] == "cost-report")
+    assert row["output"] is None or not row["output"]["path"].startswith("reports/")
 
 
 def test_a_skill_named_fleet_does_not_overwrite_the_fleet_badge(tmp_path: Path, cli: Cli) -> None:
@@ -225,7 +225,5 @@ def test_os_errors_are_one_line_with_paths_relative_to_the_root(tmp_path: Path, 
         f"site/runs -> {outside}; not written" in out.splitlines()
     )
     if locked.returncode == 0:  # chattr is there (root on ext4, as in CI)
-        assert (
-            "warning: memory/issues: issue keeping skipped: memory/issues/INDEX.md: operation "
-            "not permitted" in err.splitlines()
-        )
+        said = [line for line in err.splitlines() if line.startswith("warning: memory/issues")]
+        assert len(said) == 1 and "INDEX.md" in said[0] and "not permitted" in said[0], err

@@ -122,7 +122,7 @@ def test_init_refuses_a_folder_that_is_not_an_aeon_repository(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert cli.main(["init", "--root", str(tmp_path)]) == 2
-    assert "not an Aeon repository" in capsys.readouterr().err
+    assert "aeon.yml: not found (looked for aeon.yml" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 

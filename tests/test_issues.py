@@ -991,7 +991,8 @@ def test_a_number_taken_after_the_plan_renumbers_the_rest_in_order(tmp_path: Pat
     """The new issues are written together and synced side by side (boot pass), yet named one by
     one: a number another filer took between the plan and the write moves that issue and every
     later one up, as the one-at-a-time loop did; nothing half-written, no temp file left."""
-    from aeon_evals.issues.plan import apply_plan, plan_issues, read_state
+    from aeon_evals.issues.apply import apply_plan
+    from aeon_evals.issues.plan import plan_issues, read_state
 
     root = make_root(tmp_path)
     write_issue(root, "ISS-030.md", issue_text("ISS-030", title="x", skills="[other]"))

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+import pytest
+
+from aeon_evals.load.evals_json import decode_json
 from aeon_evals.load.manifest import read_manifest
+from aeon_evals.text import jsonpos
 from aeon_evals.text.jsonpos import duplicate_members, line_of, member_lines
 
 DOC = """{
@@ -64,7 +69,11 @@ def test_a_key_written_twice_keeps_its_last_line_as_json_loads_keeps_its_last_va
 
 
 def test_deep_nesting_does_not_exhaust_the_stack() -> None:
-    depth = 50_000
+    # five times Python's recursion limit: a recursive scan would fail. (Each level's path holds
+    # the levels above it, so the paths alone grow with depth²: 50,000 levels took 3.6 GB, and a
+    # pytest worker's peak is what a child it starts reports as its own ru_maxrss on Linux,
+    # which failed the alias-bomb memory bounds of tests/test_issues_hostile.py run after it.)
+    depth = 5 * sys.getrecursionlimit()
     lines = member_lines("[" * depth + "]" * depth)
     assert lines["[0]"] == 1 and len(lines) == depth - 1
 
@@ -110,3 +119,48 @@ def test_a_repeated_key_anywhere_is_found_by_the_cheap_check_that_spares_clean_f
         assert [(p.line, p.message) for p in manifest.problems] == [
             (line, "written twice in the same object; the last one wins")
         ]
+
+
+DECODE_ERRORS = [
+    # (text, the message): the offending token's line, not the line the parser stopped at
+    (
+        '{\n  "a": 1,\n  "b": [1, 2],\n}\n',
+        "invalid JSON: trailing comma at line 3 column 14 (JSON allows none before '}')",
+    ),
+    (
+        "[1,\n 2,\n\n]",
+        "invalid JSON: trailing comma at line 2 column 3 (JSON allows none before ']')",
+    ),
+    (
+        '{"a": [1,\r\n]}',
+        "invalid JSON: trailing comma at line 1 column 9 (JSON allows none before ']')",
+    ),
+    (
+        '{\n  "a": 1\n  "b": 2\n}',
+        "invalid JSON: missing comma at line 2 column 9 (before the next member at line 3 "
+        "column 3)",
+    ),
+    (
+        "[1 2]",
+        "invalid JSON: missing comma at line 1 column 3 (before the next member at line 1 "
+        "column 4)",
+    ),
+    # anything else as the parser says it
+    ('{"skills": {"a": ', "invalid JSON at line 1 column 18: Expecting value"),
+    ("", "invalid JSON at line 1 column 1: Expecting value"),
+    ("{,}", "invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes"),
+    ('{"a" 1}', "invalid JSON at line 1 column 6: Expecting ':' delimiter"),
+    ('{"a": 1}\n{}', "invalid JSON at line 2 column 1: Extra data"),
+    ('{"a": "b', "invalid JSON at line 1 column 7: Unterminated string starting at"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), DECODE_ERRORS)
+def test_a_json_error_names_the_offending_tokens_line(text: str, message: str) -> None:
+    """Issue 33: a trailing comma was reported at the line after it (where the parser stops)."""
+    with pytest.raises(json.JSONDecodeError) as failed:
+        json.loads(text)
+    assert jsonpos.decode_error(text, failed.value) == message
+    with pytest.raises(ValueError) as refused:
+        decode_json(text.encode())
+    assert str(refused.value) == message

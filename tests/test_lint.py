@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -56,7 +57,10 @@ def test_a_clean_catalog_exits_0(instance: Instance, cli: Cli) -> None:
     root = good_catalog(instance).root
     code, out, err = cli("lint", "--root", str(root))
     assert (code, err) == (0, "")
-    assert out == "lint: 3 skills: 0 errors, 0 warnings, 0 infos; 0 collisions\n"
+    assert (
+        out
+        == "lint: 3 SKILL.md (3 Agent Skills form): 0 errors, 0 warnings, 0 infos; 0 collisions\n"
+    )
 
 
 def broken_catalog(instance: Instance) -> Instance:
@@ -129,7 +133,8 @@ def test_every_structural_rule_names_the_file_and_line(instance: Instance, cli: 
     for line in out.splitlines()[:-1]:
         file, number, rest = line.split(":", 2)
         assert file.startswith(("skills/", "aeon.yml")) and int(number) >= 1
-        assert rest.startswith((" error: ", " warning: ", " info: "))
+        code_, severity, _ = rest.split(" ", 3)[1:]
+        assert re.fullmatch(r"AE[1-3]\d\d", code_) and severity in ("error:", "warning:", "info:")
 
 
 def test_a_5000_character_name_is_one_short_finding(instance: Instance, cli: Cli) -> None:
@@ -137,9 +142,12 @@ def test_a_5000_character_name_is_one_short_finding(instance: Instance, cli: Cli
     code, out, _ = cli("lint", "--root", str(root), "verbose")
     assert code == 1
     [finding, summary] = out.splitlines()
-    assert finding.startswith("skills/verbose/SKILL.md:2: error: name 'aaaa")
+    assert finding.startswith("skills/verbose/SKILL.md:2: AE105 error: name 'aaaa")
     assert "5000 characters (at most 64)" in finding and len(finding) < 200
-    assert summary == "lint: 1 skill: 1 error, 0 warnings, 0 infos; 0 collisions"
+    assert (
+        summary
+        == "lint: 1 SKILL.md (1 Agent Skills form): 1 error, 0 warnings, 0 infos; 0 collisions"
+    )
 
 
 def test_a_300_character_name_is_an_error_in_the_agent_skills_form_and_a_warning_flat(
@@ -161,10 +169,13 @@ def test_a_300_character_name_is_an_error_in_the_agent_skills_form_and_a_warning
     code, out, _ = cli("lint", "--root", str(instance.root), "paper-pick", "rss-feed")
     assert code == 1
     agent, flat, summary = out.splitlines()
-    assert agent.startswith("skills/paper-pick/SKILL.md:2: error: name 'aaaa")
-    assert flat.startswith("skills/rss-feed/SKILL.md:2: warning: name 'aaaa")
+    assert agent.startswith("skills/paper-pick/SKILL.md:2: AE105 error: name 'aaaa")
+    assert flat.startswith("skills/rss-feed/SKILL.md:2: AE105 warning: name 'aaaa")
     assert "300 characters (at most 64)" in agent and "300 characters (at most 64)" in flat
-    assert summary == "lint: 2 skills: 1 error, 1 warning, 0 infos; 0 collisions"
+    assert summary == (
+        "lint: 2 SKILL.md (1 flat form, 1 Agent Skills form): 1 error, 1 warning, 0 infos; "
+        "0 collisions"
+    )
 
 
 def test_scope_by_name_folder_or_file(instance: Instance, cli: Cli) -> None:
@@ -179,7 +190,9 @@ def test_scope_by_name_folder_or_file(instance: Instance, cli: Cli) -> None:
         "skills/huge/SKILL.md",
         "skills/shouting/SKILL.md",
     ]
-    assert out.splitlines()[-1].startswith("lint: 3 skills: 3 errors")
+    assert out.splitlines()[-1].startswith(
+        "lint: 3 SKILL.md (1 Agent Skills form, 2 unreadable): 3 errors"
+    )
 
 
 @pytest.mark.parametrize(
@@ -205,6 +218,7 @@ def test_unusable_input_exits_2(
 
 
 def test_a_root_without_skills_exits_2(tmp_path: Path, cli: Cli) -> None:
+    (tmp_path / "aeon.yml").write_text("skills:\n  a: { enabled: true }\n")
     code, _, err = cli("lint", "--root", str(tmp_path))
     assert code == 2
     assert err == f"aeon-evals: {tmp_path}: no skills/ folder: not an Aeon instance\n"
@@ -231,14 +245,16 @@ def test_colliding_descriptions(instance: Instance, cli: Cli) -> None:
     assert code == 1
     collisions = [line for line in out.splitlines() if "collides" in line]
     assert collisions == [
-        "skills/paper-digest/SKILL.md:3: warning: description collides with paper-pick "
+        "skills/paper-digest/SKILL.md:3: AE301 warning: description collides with paper-pick "
         "(skills/paper-pick/SKILL.md): similarity 0.517; shared terms: paper 0.41, face 0.03, "
         "hugging 0.03, reading 0.03, worth 0.03",
-        "skills/paper-pick/SKILL.md:3: error: description collides with paper-picks "
+        "skills/paper-pick/SKILL.md:3: AE301 error: description collides with paper-picks "
         "(skills/paper-picks/SKILL.md): similarity 0.991; shared terms: pick 0.39, paper 0.36, "
         "one 0.04, research 0.04, today 0.04",
     ]
-    assert out.splitlines()[-1] == "lint: 5 skills: 1 error, 1 warning, 2 infos; 2 collisions"
+    assert out.splitlines()[-1] == (
+        "lint: 5 SKILL.md (5 Agent Skills form): 1 error, 1 warning, 2 infos; 2 collisions"
+    )
 
 
 def test_trigger_cases_from_evals_json_and_trigger_json(instance: Instance, cli: Cli) -> None:
@@ -302,14 +318,16 @@ def test_invalid_trigger_values_are_errors_on_their_line(instance: Instance, cli
     code, out, _ = cli("lint", "--root", str(root))
     assert code == 1
     assert out.splitlines()[:-1] == [
-        "skills/paper-pick/evals/trigger.json:1: error: invalid JSON at line 1 column 2: "
+        "skills/paper-pick/evals/trigger.json:1: AE302 error: invalid JSON at line 1 column 2: "
         "Expecting property name enclosed in double quotes",
-        "skills/rss-feed/evals/trigger.json:1: error: trigger.positive[1]: expected a prompt or "
+        "skills/rss-feed/evals/trigger.json:1: AE302 error: trigger.positive[1]: expected a "
+        "prompt or "
         "an object, got '42'",
-        "skills/rss-feed/evals/trigger.json:1: error: trigger: unknown key 'extra'",
-        "skills/rss-feed/evals/trigger.json:3: error: trigger.positive[0].top_k: expected an "
+        "skills/rss-feed/evals/trigger.json:1: AE302 error: trigger: unknown key 'extra'",
+        "skills/rss-feed/evals/trigger.json:3: AE302 error: trigger.positive[0].top_k: expected an "
         "integer ≥ 1, got '0'",
-        "skills/rss-feed/evals/trigger.json:7: error: trigger case for rss-feed: nobody has no "
+        "skills/rss-feed/evals/trigger.json:7: AE302 error: trigger case for rss-feed: nobody has "
+        "no "
         "skills/nobody/SKILL.md a router can read",
     ]
 
@@ -341,7 +359,9 @@ def test_json_output(instance: Instance, cli: Cli) -> None:
         }
     ]
     assert data["rank1_rate"] == 1.0
-    assert err.splitlines()[-1].startswith("lint: 5 skills: 1 error, 1 warning")
+    assert err.splitlines()[-1].startswith(
+        "lint: 5 SKILL.md (5 Agent Skills form): 1 error, 1 warning"
+    )
 
 
 def test_junit_report(instance: Instance, cli: Cli, tmp_path: Path) -> None:
@@ -372,11 +392,11 @@ def test_github_annotations_point_at_the_skill_md_lines(
     assert code == 1
     annotations = [line for line in out.splitlines() if line.startswith("::")]
     assert annotations[0].startswith(
-        "::error file=instance/skills/paper-pick/SKILL.md,line=3,title=lint collision::"
+        "::error file=instance/skills/paper-pick/SKILL.md,line=3,title=lint AE301 collision::"
         "description collides with paper-picks"
     )
     assert annotations[1].startswith(
-        "::warning file=instance/skills/paper-digest/SKILL.md,line=3,title=lint collision::"
+        "::warning file=instance/skills/paper-digest/SKILL.md,line=3,title=lint AE301 collision::"
     )
 
 
@@ -400,11 +420,12 @@ def test_2000_skills_and_bad_files_never_crash(instance: Instance, cli: Cli) -> 
         description = " ".join(words[(i * k) % len(words)] for k in (1, 3, 7)) + f" item{i}"
         instance.write(f"skills/{name}/SKILL.md", skill_md(name, description))
     instance.write("skills/skill-0007/SKILL.md", b"\xff\xfe not utf-8")
+    instance.aeon_yml({f"skill-{i:04d}": (True, "0 6 * * *") for i in range(2000)})
     code, out, err = cli("lint", "--root", str(instance.root))
     assert err == ""
     summary = out.splitlines()[-1]
-    assert summary.startswith("lint: 2000 skills: ")
-    assert "skills/skill-0007/SKILL.md:1: error: not UTF-8 text" in out
+    assert summary.startswith("lint: 2000 SKILL.md (1999 Agent Skills form, 1 unreadable): ")
+    assert "skills/skill-0007/SKILL.md:1: AE101 error: not UTF-8 text" in out
     assert code == 1
 
 
@@ -419,7 +440,8 @@ def test_lint_never_reads_a_trigger_file_outside_the_root(
     code, out, _ = cli("lint", "--root", str(root))
     assert code == 1
     assert out.splitlines()[0] == (
-        "skills/rss-feed/evals/trigger.json:1: error: leads outside the instance root through a "
+        "skills/rss-feed/evals/trigger.json:1: AE302 error: leads outside the instance root "
+        "through a "
         "symlink; not read"
     )
 
@@ -451,8 +473,9 @@ def test_a_skill_folder_linked_out_of_the_root_is_not_read(
     code, out, _ = cli("lint", "--root", str(root), "evil", "inner")
     assert code == 1
     assert out.splitlines() == [
-        "skills/evil/SKILL.md:1: error: its folder leads outside the root; not read",
-        "skills/evil/SKILL.md:1: info: evil is not in aeon.yml: it is never scheduled",
-        "skills/inner/SKILL.md:1: info: inner is not in aeon.yml: it is never scheduled",
-        "lint: 2 skills: 1 error, 0 warnings, 2 infos; 0 collisions",
+        "skills/evil/SKILL.md:1: AE101 error: its folder leads outside the root; not read",
+        "skills/evil/SKILL.md:1: AE204 info: evil is not in aeon.yml: it is never scheduled",
+        "skills/inner/SKILL.md:1: AE204 info: inner is not in aeon.yml: it is never scheduled",
+        "lint: 2 SKILL.md (1 Agent Skills form, 1 unreadable): 1 error, 0 warnings, 2 infos; "
+        "0 collisions",
     ]

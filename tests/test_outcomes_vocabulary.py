@@ -28,6 +28,16 @@ VOCABULARIES = {
         "VIBECODING_DIGEST_QUIET": QUIET,  # "<5 posts after dedup but ≥1 source succeeded"
     },
     (DA6HKIN, "heartbeat"): {"HEARTBEAT_OK": OK},  # STATUS_PAGE=OK is a variable, not a token
+    (DA6HKIN, "ai-framework-watch"): {
+        "AI_FRAMEWORK_WATCH_BAD_VAR": NOOP,
+        # "| `…_ERROR` | <3 frameworks reachable |"; "Persistent rate-limit … → `…_ERROR` and the
+        # run skips state mutation (so next week's deltas aren't poisoned by the partial
+        # sample)": a word, not a run that goes on (it was read partial: a WARN for a failure)
+        "AI_FRAMEWORK_WATCH_ERROR": ERROR,
+        "AI_FRAMEWORK_WATCH_OK": OK,
+        "AI_FRAMEWORK_WATCH_PARTIAL": PARTIAL,
+        "AI_FRAMEWORK_WATCH_QUIET": QUIET,
+    },
     (MIROSHARK, "heartbeat"): {"HEARTBEAT_OK": OK},
     (SKOPOS, "heartbeat"): {"HEARTBEAT_OK": OK},
     (DA6HKIN, "skill-health"): {
@@ -436,6 +446,17 @@ def test_endings(token: str, strong: str | None, weak: str | None) -> None:
     assert strong_class(token) == (OutcomeClass(strong) if strong else None)
     if strong is None:
         assert weak_class(token) == (OutcomeClass(weak) if weak else None)
+
+
+def test_an_error_token_is_partial_only_when_its_sentence_says_the_run_goes_on() -> None:
+    said = "`X_ERROR` and the run skips the write (so the partial sample is not kept)."
+    assert extract_vocabulary("x", f"On failure, log {said}\n").classes() == {
+        "X_ERROR": OutcomeClass.ERROR
+    }
+    goes_on = "On a failed merge, log `X_MERGE_FAIL #N` and continue with the next one.\n"
+    assert extract_vocabulary("x", goes_on.replace(" #N", "")).classes() == {
+        "X_MERGE_FAIL": OutcomeClass.PARTIAL
+    }
 
 
 def test_a_finding_name_is_never_made_a_failure_by_its_sentence() -> None:

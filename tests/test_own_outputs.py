@@ -125,7 +125,8 @@ def test_an_inferred_contract_over_another_skills_outputs_is_not_judged_on_them(
     _code, out, err = cli("lint", "--root", str(root))
     found = [line for line in out.splitlines() if "also matches" in line]
     assert found == [
-        "skills/paper-pick/SKILL.md:5: warning: paper-pick writes articles/paper-pick-*.md, which "
+        "skills/paper-pick/SKILL.md:5: AE205 warning: paper-pick writes articles/paper-pick-*.md, "
+        "which "
         "also matches the outputs of paper-pick-digest (articles/paper-pick-digest-*.md): a run "
         "leaves those files out of paper-pick's checks"
     ], out + err

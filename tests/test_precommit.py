@@ -118,7 +118,7 @@ def test_lint_hook_fails_on_a_broken_skill_md_and_passes_once_fixed(
     skill.write_text("---\nname: heartbeat\n---\nSave to memory/logs/${today}.md\n", "utf-8")
     code, out = _try(hook_repo, pre_commit_home, aeon_repo, "aeon-evals-lint")
     assert code == 1, out
-    assert "skills/heartbeat/SKILL.md:1: error: no description" in out
+    assert "skills/heartbeat/SKILL.md:1: AE108 error: no description" in out
     skill.write_text(good, encoding="utf-8")
     code, out = _try(hook_repo, pre_commit_home, aeon_repo, "aeon-evals-lint")
     assert code == 0, out

@@ -36,7 +36,8 @@ class Layout:
 
 LAYOUTS = {
     # old: outputs in articles/, the feed in dashboard/outputs/, an evals.json, ISS-001…003
-    "articles": Layout("Da6hkin__aeon@2026-07-11", "articles", "dashboard/outputs", "2026-07-12"),
+    # (on 07-14 its daily skills have been silent since the snapshot: one fleet issue)
+    "articles": Layout("Da6hkin__aeon@2026-07-11", "articles", "dashboard/outputs", "2026-07-14"),
     # new (upstream since July 2026): output/articles/, apps/dashboard/outputs/, no evals.json
     "output/articles": Layout(
         "aaronjmars__miroshark-aeon@2026-08-22",

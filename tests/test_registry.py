@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from realdata import realdata
 
+from aeon_evals.errors import ConfigError
 from aeon_evals.load.registry import load_registry, parse_registry, schedule_problems
 
 REAL_FILES = [
@@ -129,9 +130,15 @@ def test_an_empty_skills_block_and_a_bom_are_fine() -> None:
 
 
 def test_missing_and_undecodable_files(tmp_path: Path) -> None:
-    missing = load_registry(tmp_path)
+    missing = load_registry(tmp_path, required=False)
     assert not missing.found and missing.warnings == (
         "aeon.yml: not found; every skill counts as unregistered",
+    )
+    with pytest.raises(ConfigError) as refused:  # what a run gets: no registry, no instance
+        load_registry(tmp_path)
+    assert refused.value.line() == (
+        "aeon.yml: not found (looked for aeon.yml, then a *.yml or *.yaml with a top-level "
+        f"skills: block, in {tmp_path}): not an Aeon instance (check --root, or pass --config FILE)"
     )
     (tmp_path / "aeon.yml").write_bytes(
         b'skills:\n  caf\xe9: { enabled: true, schedule: "0 7 * * *" }\n'

@@ -608,7 +608,14 @@ def test_every_status_and_verdict_has_a_glyph_and_label() -> None:
 # CLI glue
 
 
+def _registered(instance: Path) -> Path:
+    """The history instance with its skill registry: `site` refuses a folder without one."""
+    (instance / "aeon.yml").write_text("skills:\n", encoding="utf-8")
+    return instance
+
+
 def test_run_prints_one_line(instance: Path, cli: Cli) -> None:
+    _registered(instance)
     code, out, _err = cli("site", "--root", str(instance), "--now", "2026-08-17T06:00:00Z")
     assert code == 0
     # 4 pages; 4 skill pages, 4 × 2 badge files and the fleet's 2, from the articles' history
@@ -635,6 +642,7 @@ def test_bad_now_is_a_usage_error(instance: Path, cli: Cli) -> None:
 def test_site_now_with_an_offset_is_the_utc_day_as_in_run(instance: Path, cli: Cli) -> None:
     """Issue 15: `site --now 2026-08-16T23:30:00-05:00` took the day as 08-16 where `run` takes
     08-17: every command reads --now with clock.parse_now, in UTC."""
+    _registered(instance)
     code, _out, err = cli("site", "--root", str(instance), "--now", "2026-08-16T23:30:00-05:00")
     assert code == 0, err
     index = (instance / "site" / "index.html").read_text(encoding="utf-8")

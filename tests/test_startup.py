@@ -83,6 +83,11 @@ def test_checking_commands_import_no_rendering(argv: tuple[str, ...]) -> None:
 # (acceptance pass: they cost validate about 40 ms of start-up).
 VALIDATE_MODULES = {
     "aeon_evals",
+    # the lint settings (evals.json's `lint`, aeon.yml's `aeon-evals:`): their codes, no checks
+    "aeon_evals.catalog",
+    "aeon_evals.catalog.codes",
+    "aeon_evals.catalog.select",
+    "aeon_evals.catalog.settings",
     "aeon_evals.checks",  # owners: a spec's glob over another skill's outputs (issue 35.6)
     "aeon_evals.checks.owners",
     "aeon_evals.cli",
@@ -93,10 +98,12 @@ VALIDATE_MODULES = {
     "aeon_evals.fs.confine",
     "aeon_evals.load",
     "aeon_evals.load.cadence",
+    "aeon_evals.load.evals_json",
     "aeon_evals.load.layout",
     "aeon_evals.load.manifest",
     "aeon_evals.load.registry",
     "aeon_evals.load.skill_names",
+    "aeon_evals.load.spec_fields",
     "aeon_evals.load.switchover",
     "aeon_evals.model",
     "aeon_evals.model.problems",

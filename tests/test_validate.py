@@ -500,11 +500,21 @@ def test_precommit_validate_blocked_every_aeon_yml_commit_without_evals_json(
     code, out, _ = cli("validate", "--root", str(inst.root))
     assert code == 0, out
     assert out.splitlines()[0] == (
-        f"{EVALS}: info: not found: fine for an upstream Aeon, whose contracts come from each "
-        "SKILL.md (aeon.yml is still checked); `aeon-evals run` would write a starter spec and "
-        "stop (exit 3); `aeon-evals audit --stubs` drafts one"
+        f"{EVALS}: info: not found: fine for today's Aeon, whose contracts come from each "
+        "SKILL.md (aeon.yml is still checked): `aeon-evals run` evaluates every enabled skill on "
+        "its contract; `aeon-evals init` writes a starter evals.json to pin or override them"
     )
     assert out.splitlines()[-1].startswith("valid: 0 errors")
+    # the older layout still registers the LLM-run skill-evals: there `run` bootstraps (issue 33)
+    registry = (inst.root / "aeon.yml").read_text()
+    inst.write("aeon.yml", registry + '  skill-evals: { enabled: false, schedule: "0 6 * * 0" }\n')
+    code, out, _ = cli("validate", "--root", str(inst.root))
+    assert code == 0 and out.splitlines()[0] == (
+        f"{EVALS}: info: not found: the registry still names the LLM-run skill-evals, so "
+        "`aeon-evals run` would write a starter spec and stop (exit 3); `aeon-evals audit "
+        "--stubs` drafts one"
+    )
+    inst.write("aeon.yml", registry)
     registry = (inst.root / "aeon.yml").read_text()
     inst.write(
         "aeon.yml",
@@ -584,7 +594,11 @@ def test_aeon_yml_schedules(
         assert code == (2 if severity == "error" else 0)
 
 
-def test_aeon_yml_read_best_effort_and_missing_are_warnings(instance: Instance, cli: Cli) -> None:
+def test_aeon_yml_read_best_effort_is_a_warning_and_missing_an_error(
+    instance: Instance, cli: Cli
+) -> None:
+    """A missing aeon.yml was a warning and `validate` said "valid" (issue 33: the run then
+    passed an empty fleet): it is an error naming what was looked for."""
     inst = valid(instance)
     inst.write("aeon.yml", AEON.replace("  heartbeat", "\theartbeat"))
     code, out, _ = cli("validate", "--root", str(inst.root))
@@ -596,12 +610,13 @@ def test_aeon_yml_read_best_effort_and_missing_are_warnings(instance: Instance, 
     )
     (inst.root / "aeon.yml").unlink()
     code, out, _ = cli("validate", "--root", str(inst.root))
-    assert code == 0
-    assert (
-        out.splitlines()[0]
-        == "aeon.yml: warning: not found; every skill counts as unregistered; expected cadences "
-        "fall back to 14 days"
+    assert code == 2
+    assert out.splitlines()[0] == (
+        "aeon.yml: error: not found (looked for aeon.yml, then a *.yml or *.yaml with a top-level "
+        f"skills: block, in {inst.root.resolve()}): not an Aeon instance (check --root, or pass "
+        "--config FILE)"
     )
+    assert out.splitlines()[-1] == "invalid: 1 error, 0 warnings"
 
 
 def test_orphan_specs_are_warned_with_the_closest_skill(instance: Instance, cli: Cli) -> None:
@@ -684,7 +699,11 @@ def test_a_config_not_valid_yaml_as_a_whole_is_located_at_the_line_the_parser_st
     assert [(w["file"], w["line"]) for w in json.loads(out)["warnings"]] == [("aeon.yml", stop)]
     inst.write("aeon.yml", "model: x\n" + chains)  # no skills: block to fall back on either
     code, out, _ = cli("validate", "--root", str(inst.root))
-    assert out.splitlines()[0].startswith("aeon.yml:3: warning: not valid YAML (mapping values")
+    assert (code, out.splitlines()[0]) == (
+        2,
+        "aeon.yml:3: error: not valid YAML (mapping values are not allowed here at line 3) and no "
+        "top-level 'skills:' block: not an Aeon instance (check --root, or pass --config FILE)",
+    )
 
 
 def test_findings_of_one_file_are_sorted_by_line(instance: Instance, cli: Cli) -> None:

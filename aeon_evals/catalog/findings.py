@@ -1,14 +1,17 @@
-"""The catalog checks' plain data: a finding (`file:line: severity: message`, with its rule),
+"""The catalog checks' plain data: a finding (`file:line: CODE severity: message`, its rule),
 what the checks read from an instance, and the report they return."""
 
 from __future__ import annotations
 
-import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from aeon_evals.catalog.codes import Rule as Rule
+from aeon_evals.catalog.select import DEFAULT, Selection
 from aeon_evals.load.registry import Registry
 from aeon_evals.load.skillmd import SkillDoc
+from aeon_evals.model.problems import Problem
 from aeon_evals.model.problems import Severity as Severity  # errors fail `lint` (exit 1)
 
 if TYPE_CHECKING:  # the model and the cases load with the checks, not with a cached summary
@@ -18,34 +21,9 @@ if TYPE_CHECKING:  # the model and the cases load with the checks, not with a ca
 SHOWN = 40  # characters of a value quoted in a message
 
 
-class Rule(enum.StrEnum):
-    """What a finding is about (stable identifiers, shown in --json and JUnit)."""
-
-    UNREADABLE = "unreadable"
-    FRONTMATTER_MISSING = "frontmatter-missing"
-    FRONTMATTER_INVALID = "frontmatter-invalid"
-    NAME_MISSING = "name-missing"
-    NAME_FORMAT = "name-format"
-    NAME_FOLDER = "name-folder"
-    DESCRIPTION_MISSING = "description-missing"
-    DESCRIPTION_FORMAT = "description-format"
-    DESCRIPTION_LENGTH = "description-length"
-    DESCRIPTION_ANGLE = "description-angle-brackets"
-    UNKNOWN_KEY = "unknown-key"
-    LINE_BUDGET = "line-budget"
-    NO_SKILL_MD = "no-skill-md"
-    NO_FOLDER = "no-folder"
-    NOT_IN_CONFIG = "not-in-config"
-    NO_OUTPUT = "no-output"
-    OUTPUT_OVERLAP = "output-overlap"
-    COLLISION = "collision"
-    TRIGGER_INVALID = "trigger-invalid"
-    TRIGGER_FAILED = "trigger-failed"
-
-
 @dataclass(frozen=True)
 class Finding:
-    """One problem, located: `file:line: severity: message`."""
+    """One problem, located: `file:line: AE105 severity: message`."""
 
     file: str
     line: int
@@ -55,13 +33,15 @@ class Finding:
     skill: str | None = None
 
     def text(self) -> str:
-        return f"{self.file}:{self.line}: {self.severity}: {self.message}"
+        """`file:line: AE105 error: message`."""
+        return f"{self.file}:{self.line}: {self.rule.code} {self.severity}: {self.message}"
 
     def as_json(self) -> dict[str, object]:
         return {
             "file": self.file,
             "line": self.line,
             "severity": self.severity.value,
+            "code": self.rule.code,
             "rule": self.rule.value,
             "skill": self.skill,
             "message": self.message,
@@ -89,6 +69,8 @@ class Catalog:
     registry: Registry
     triggers: tuple[TriggerSource, ...] = ()
     problems: tuple[Finding, ...] = ()  # files that could not be read (trigger.json, evals.json)
+    settings: Selection = DEFAULT  # the instance's lint settings (catalog/select.py)
+    setting_problems: tuple[Problem, ...] = ()  # what is wrong with them
     # (skill, output_pattern, its line) of each evals.json spec: a skill's declared output
     specs: tuple[tuple[str, str, int], ...] = ()
 
@@ -101,6 +83,8 @@ class CatalogReport:
     findings: tuple[Finding, ...]
     collisions: tuple[Collision, ...]
     results: tuple[CaseResult, ...] = field(default=())
+    # each skill's frontmatter form (skillmd.Form's value, or `unreadable`)
+    forms: Mapping[str, str] = field(default_factory=dict)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)

@@ -32,6 +32,8 @@ from aeon_evals.catalog.rules import (
     overlap_findings,
     structure_findings,
 )
+from aeon_evals.catalog.select import Selection
+from aeon_evals.errors import ConfigError
 from aeon_evals.load.skillmd import Form, SkillDoc, skill_md_path
 
 __all__ = [
@@ -138,25 +140,57 @@ def case_finding(result: CaseResult) -> Finding:
     )
 
 
-def check_catalog(cat: Catalog, scope: Iterable[str] | None = None) -> CatalogReport:
+UNREADABLE = "unreadable"  # a SKILL.md no form can be told of (binary, too large …)
+
+
+def setting_errors(cat: Catalog) -> None:
+    """Raise ConfigError for the first error in the instance's lint settings (a code that names
+    no rule, settings in two places): lint exits 2 on it, naming the file, line and code."""
+    for p in cat.setting_problems:
+        if p.severity is Severity.ERROR:
+            place = f"{p.file}:{p.line}" if p.line else p.file
+            raise ConfigError(p.message, path=place, where=p.where or None)
+
+
+def check_catalog(
+    cat: Catalog, scope: Iterable[str] | None = None, selection: Selection | None = None
+) -> CatalogReport:
     """Every check over the catalog; with `scope`, only findings about those skills (the
-    routing model is still fitted on the whole catalog)."""
+    routing model is still fitted on the whole catalog). Only the rules the instance's settings
+    select apply, then `selection` (the command line's) on top. Raises ConfigError for an
+    error in the instance's lint settings."""
+    setting_errors(cat)
+    rules = (cat.settings if selection is None else cat.settings.then(selection)).rules()
     wanted = frozenset(scope) if scope is not None else None
     docs = {d.skill: d for d in cat.docs}
     in_scope = [d for d in cat.docs if wanted is None or d.skill in wanted]
     found = list(cat.problems)
-    # every contract, in scope or not: an output overlaps another skill's (issue 35.6)
-    contracts = {d.skill: c for d in cat.docs if (c := contract_of(d)) is not None}
+    # the contracts of the skills the registry schedules (a run checks only those; one it does
+    # not is AE204), in scope or not: an output may overlap another skill's (AE205). The
+    # inference costs a third of a lint: only when a rule needs it.
+    contracts = (
+        {
+            d.skill: c
+            for d in cat.docs
+            if d.skill in cat.registry.skills and (c := contract_of(d)) is not None
+        }
+        if Rule.NO_OUTPUT in rules or Rule.OUTPUT_OVERLAP in rules
+        else {}
+    )
     for doc in in_scope:
         found += structure_findings(doc)
-        contract = contract_finding(doc, contracts.get(doc.skill))
-        if contract is not None:
-            found.append(contract)
-    found += overlap_findings(contracts, cat.specs, docs, cat.registry, wanted)
+        if Rule.NO_OUTPUT in rules and doc.skill in cat.registry.skills:
+            contract = contract_finding(doc, contracts.get(doc.skill))
+            if contract is not None:
+                found.append(contract)
+    if Rule.OUTPUT_OVERLAP in rules:
+        found += overlap_findings(contracts, cat.specs, docs, cat.registry, wanted)
     found += config_findings(docs, cat.folders, cat.registry, wanted)
     model = catalog.build_model(skill_text(d) for d in routable(cat.docs))
     among = None if wanted is None else [s for s in model.skills if s in wanted]
     pairs = catalog.collisions(model, catalog.COLLISION_WARNING, among=among)
+    if Rule.COLLISION not in rules:
+        pairs = []
     found += collision_findings(pairs, docs)
     cases, problems = _cases(cat.triggers, model, wanted)
     found += problems
@@ -164,7 +198,8 @@ def check_catalog(cat: Catalog, scope: Iterable[str] | None = None) -> CatalogRe
     found += [case_finding(r) for r in results if not r.passed]
     return CatalogReport(
         skills=tuple(d.skill for d in in_scope),
-        findings=tuple(sorted(found, key=order)),
+        findings=tuple(sorted((f for f in found if f.rule in rules), key=order)),
         collisions=tuple(pairs),
         results=tuple(results),
+        forms={d.skill: UNREADABLE if d.error is not None else d.form.value for d in in_scope},
     )

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from aeon_evals.catalog.cases import key_line
 from aeon_evals.catalog.findings import Catalog, Finding, Rule, Severity, TriggerSource
+from aeon_evals.catalog.settings import lint_settings
 from aeon_evals.fs.confine import inside
+from aeon_evals.load.evals_json import EVALS_PATH, decode_json
 from aeon_evals.load.layout import TRIGGER_FILE as TRIGGER_FILE
-from aeon_evals.load.manifest import EVALS_PATH, decode_json
 from aeon_evals.load.registry import load_registry
 from aeon_evals.load.skillmd import SKILLS_DIR, read_skill_doc
 from aeon_evals.text import jsonpos
@@ -60,19 +61,22 @@ def _read_json(root: Path, rel: str) -> tuple[object, str] | Finding | None:
 
 def _evals_triggers(
     root: Path, specs: list[tuple[str, str, int]]
-) -> tuple[list[TriggerSource], list[Finding]]:
-    """evals.json's trigger cases; each spec's output pattern and its line go to `specs`."""
+) -> tuple[list[TriggerSource], list[Finding], tuple[object, str] | None]:
+    """The trigger cases of evals.json, the findings of a file that cannot be read, and its
+    (data, text) for the lint settings; each spec's output pattern and its line go to `specs`
+    (a skill's declared output, for the output-overlap rule)."""
     read = _read_json(root, EVALS_PATH)
     if read is None:
-        return [], []
+        return [], [], None
     if isinstance(read, Finding):
         # `validate` reports evals.json itself; here it only means its trigger cases are unread.
-        note = f"trigger cases in it not read: {read.message}"
-        return [], [Finding(read.file, read.line, Severity.WARNING, Rule.TRIGGER_INVALID, note)]
+        note = f"trigger cases and lint settings in it not read: {read.message}"
+        found = Finding(read.file, read.line, Severity.WARNING, Rule.TRIGGER_INVALID, note)
+        return [], [found], None
     data, text = read
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, dict):
-        return [], []
+        return [], [], read
     sources = []
     lines: dict[str, int] | None = None  # every member's line, found in one pass when needed
     for skill, spec in sorted(skills.items()):
@@ -87,19 +91,23 @@ def _evals_triggers(
                     skill, EVALS_PATH, f"skills.{skill}.trigger", spec["trigger"], text, start
                 )
             )
-    return sources, []
+    return sources, [], read
 
 
-def load_catalog(root: Path) -> Catalog:
-    """Read every skills/*/SKILL.md, aeon.yml and the trigger cases under `root`.
+def load_catalog(root: Path, config: str | None = None) -> Catalog:
+    """Read every skills/*/SKILL.md, the skill registry (`config`, else found), the trigger
+    cases and the lint settings under `root`.
 
     Never raises for bad content: an unreadable SKILL.md is a doc with `error`, an unreadable
-    trigger file a finding. Reads only inside the root (skillmd refuses symlinks out of it).
+    trigger file a finding, a bad lint setting a problem (check_catalog raises its errors).
+    Raises ConfigError when there is no skill registry (load_registry). Reads only inside the
+    root (skillmd refuses symlinks out of it).
     """
+    registry = load_registry(root, config)
     folders = _skill_folders(root)
     docs = [d for d in (read_skill_doc(root, f) for f in folders) if d is not None]
     specs: list[tuple[str, str, int]] = []
-    triggers, problems = _evals_triggers(root, specs)
+    triggers, problems, evals = _evals_triggers(root, specs)
     for doc in docs:
         rel = f"{SKILLS_DIR}/{doc.skill}/{TRIGGER_FILE}"
         read = _read_json(root, rel)
@@ -108,11 +116,14 @@ def load_catalog(root: Path) -> Catalog:
         elif read is not None:
             data, text = read
             triggers.append(TriggerSource(doc.skill, rel, "trigger", data, text, 1))
+    settings, setting_problems = lint_settings(root, registry.path, evals)
     return Catalog(
         docs=tuple(docs),
         folders=tuple(folders),
-        registry=load_registry(root),
+        registry=registry,
         triggers=tuple(triggers),
         problems=tuple(problems),
+        settings=settings,
+        setting_problems=tuple(setting_problems),
         specs=tuple(specs),
     )

@@ -23,6 +23,9 @@ DESCRIPTION_MAX = 1024
 AGENT_SKILLS_KEYS = frozenset(
     {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 )
+# Top-level keys upstream Aeon itself reads beside the Agent Skills ones: `scorable` (its
+# post-run quality scorer skips a skill with `scorable: false`).
+AEON_KEYS = frozenset({"scorable"})
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+): (?P<message>.*)$", re.S)
 
@@ -68,7 +71,9 @@ def _frontmatter_findings(doc: SkillDoc) -> list[Finding]:
         ]
     found: list[Finding] = []
     agent_skills = doc.form is Form.AGENT_SKILLS
-    # The flat form predates the Agent Skills rules: its `name` is often a title ("Paper Pick").
+    # The flat form predates the Agent Skills rules: its `name` is often a title ("Paper Pick"),
+    # upstream Aeon's own convention before August 2026: flat-title (off by default), and the
+    # name rules are warnings there.
     name_severity = Severity.ERROR if agent_skills else Severity.WARNING
     form_note = "" if agent_skills else " (flat frontmatter; the Agent Skills form requires it)"
     line_of = doc.meta_line
@@ -79,6 +84,16 @@ def _frontmatter_findings(doc: SkillDoc) -> list[Finding]:
     elif not isinstance(name, str):
         found.append(
             at(name_line, name_severity, Rule.NAME_FORMAT, f"name is {_type(name)}, not a string")
+        )
+    elif not agent_skills and not _NAME.fullmatch(name):
+        found.append(
+            at(
+                name_line,
+                Severity.WARNING,
+                Rule.FLAT_TITLE,
+                f"name {show(name)} is a title, not a slug: the Agent Skills form requires "
+                f"`name: {doc.skill}` (flat frontmatter, upstream Aeon's form before August 2026)",
+            )
         )
     elif len(name) > NAME_MAX or not _NAME.fullmatch(name):
         why = (
@@ -143,7 +158,7 @@ def _frontmatter_findings(doc: SkillDoc) -> list[Finding]:
                 )
             )
     if agent_skills:
-        for key in sorted(set(line_of) - AGENT_SKILLS_KEYS):
+        for key in sorted(set(line_of) - AGENT_SKILLS_KEYS - AEON_KEYS):
             found.append(
                 at(
                     line_of[key],

@@ -20,7 +20,7 @@ from aeon_evals.cache.folder import Cache, Entry
 from aeon_evals.fs.confine import inside
 from aeon_evals.load.layout import TRIGGER_FILE
 from aeon_evals.load.manifest import EVALS_PATH
-from aeon_evals.load.registry import AEON_YML
+from aeon_evals.load.registry import AEON_YML, find_config
 from aeon_evals.load.skillmd import READ_LIMIT, SKILL_MD, SKILLS_DIR
 from aeon_evals.model.problems import Severity
 
@@ -212,11 +212,12 @@ def _file_key(root: Path, rel: str, known: Stamp | None) -> tuple[str, Stamp | N
 
 
 def inputs_key(
-    root: Path, known: Mapping[str, Stamp] | None = None
+    root: Path, known: Mapping[str, Stamp] | None = None, config: str = AEON_YML
 ) -> tuple[str, dict[str, Stamp]]:
-    """The SHA-256 of everything the checks read (every SKILL.md, trigger.json, aeon.yml and
-    evals.json); and the stamps of the files it hashed, so that
-    the next call reads only the files whose stat changed (`known`: those stamps)."""
+    """The SHA-256 of everything the checks read (every SKILL.md, trigger.json, the skill
+    registry `config` and evals.json, which hold the lint settings too); and the stamps of the
+    files it hashed, so that the next call reads only the files whose stat changed (`known`:
+    those stamps)."""
     known = known if isinstance(known, Mapping) else {}
     stamps: dict[str, Stamp] = {}
     digest = hashlib.sha256()
@@ -236,20 +237,22 @@ def inputs_key(
         digest.update(folder.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(add(f"{SKILLS_DIR}/{folder}/{SKILL_MD}"))
         digest.update(add(f"{SKILLS_DIR}/{folder}/{TRIGGER_FILE}"))
-    for rel in (AEON_YML, EVALS_PATH):
+    for rel in (config, EVALS_PATH):
         digest.update(rel.encode() + b"\0" + add(rel))
     return digest.hexdigest(), stamps
 
 
-def catalog_summary(root: Path, cache: Cache) -> CatalogSummary | None:
-    """The catalog checks of the instance at `root`, or None when it has no SKILL.md at all.
+def catalog_summary(root: Path, cache: Cache, config: str | None = None) -> CatalogSummary | None:
+    """The catalog checks of the instance at `root` (its skill registry `config`, else found),
+    as the instance's lint settings select them, or None when it has no SKILL.md at all.
 
     Served from `cache` (the entry `catalog`) when nothing lint reads has changed; else computed
     and stored there. A damaged entry is a miss.
     """
     found_data = cache.load(ENTRY, ENTRY.key())
     cached: dict[str, Any] = found_data if isinstance(found_data, dict) else {}
-    key, stamps = inputs_key(root, cached.get("files"))
+    config = config if config is not None else find_config(root)
+    key, stamps = inputs_key(root, cached.get("files"), config)
     try:
         if cached.get("inputs") == key:
             summary = cached.get("summary")
@@ -262,7 +265,7 @@ def catalog_summary(root: Path, cache: Cache) -> CatalogSummary | None:
     # the checks (routing model, trigger cases, rules) load on a miss only: a warm run has a hit
     from aeon_evals.catalog.lint import check_catalog, load_catalog
 
-    cat = load_catalog(root)
+    cat = load_catalog(root, config)
     found = summarize(check_catalog(cat)) if cat.docs else None
     summary_json = _to_json(found) if found else None
     cache.store(ENTRY, ENTRY.key(), {"inputs": key, "summary": summary_json, "files": stamps})

@@ -89,14 +89,16 @@ def _only_own_section(outputs: Outputs, rel: str) -> bool:
         if own:
             assert body.data is not None
             rest = b"".join(
-                extract_sections([body.data], SECTION, keep=False, index=_index(outputs, body))
+                extract_sections(
+                    [body.data], SECTION, keep=False, index=heading_index(outputs, body)
+                )
             )
             own = all(not line.strip() or line.startswith(b"# ") for line in rest.splitlines())
         outputs.memo[key] = own
     return bool(outputs.memo[key])
 
 
-def _index(outputs: Outputs, body: Body) -> HeadingIndex | None:
+def heading_index(outputs: Outputs, body: Body) -> HeadingIndex | None:
     """The headings of a file read whole, indexed once per run and shared by every spec."""
     if body.data is None:
         return None
@@ -112,16 +114,16 @@ def content_of(spec: Spec, body: Body, outputs: Outputs) -> Iterable[bytes]:
     everything but the section this tool writes there itself."""
     blocks: Iterable[bytes] = body.blocks(outputs.root)
     if spec.section:
-        return extract_sections(blocks, spec.section, index=_index(outputs, body))
+        return extract_sections(blocks, spec.section, index=heading_index(outputs, body))
     if spec.output_pattern.startswith("memory/logs/") and spec.skill != "skill-evals":
-        return extract_sections(blocks, SECTION, keep=False, index=_index(outputs, body))
+        return extract_sections(blocks, SECTION, keep=False, index=heading_index(outputs, body))
     return blocks
 
 
 def checked_spans(spec: Spec, body: Body, outputs: Outputs) -> list[tuple[int, int]] | None:
     """(start, end) in the file of what `content_of` yields, for a file read whole; None for a
     streamed one."""
-    index = _index(outputs, body)
+    index = heading_index(outputs, body)
     if index is None:
         return None
     if spec.section:
@@ -137,7 +139,7 @@ def checked_spans(spec: Spec, body: Body, outputs: Outputs) -> list[tuple[int, i
 
 def own_spans(body: Body, outputs: Outputs, heading: str) -> list[tuple[int, int]] | None:
     """(start, end) in the file of each section `heading` heads, for a file read whole."""
-    index = _index(outputs, body)
+    index = heading_index(outputs, body)
     return None if index is None else index.spans(want(heading))
 
 

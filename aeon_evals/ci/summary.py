@@ -153,6 +153,7 @@ def job_summary(
             f"{coverage_line(n.coverage, n.previous_pct, n.legacy_pct, data.contracts)}  ",
             f"**Diff:** {n.counts.summary()}  ",
             f"**Failing now:** {len(n.failing)} of {n.evaluated}{apart}  ",
+            *(f"**Fleet:** {_md_cell(f)}  " for f in data.fleet),
         ]
     if article_line:
         out.append(article_line)

@@ -6,6 +6,8 @@ uses at its top."""
 
 from __future__ import annotations
 
+from aeon_evals.errors import ExitCode, exit_codes_help
+
 TYPE_CHECKING = False  # not from typing, which `aeon-evals --version` does without
 if TYPE_CHECKING:
     import argparse
@@ -47,6 +49,86 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
 )
 
 _SUMMARY = {name: summary for name, _, summary in COMMANDS}
+
+# The exit codes each command can return, beside those every command can (ALWAYS), with the
+# command's own words where the general meaning (errors.EXIT_MEANINGS) does not fit it: each
+# command's --help lists exactly these. The README's table lists them all.
+ALWAYS = (
+    ExitCode.OK,
+    ExitCode.ERROR,
+    ExitCode.INTERNAL,
+    ExitCode.INTERRUPTED,
+    ExitCode.TERMINATED,
+)
+_DONE = "done"
+_NOT_AN_INSTANCE = "--root is not an Aeon instance (no skill registry)"
+_UNREADABLE = "an unreadable aeon.yml or evals.json"
+_WRITE = "the machine refused a write (a full disk, a read-only folder)"
+EXITS: dict[str, dict[ExitCode, str | None]] = {
+    "run": {
+        ExitCode.FAILED: "--fail-on tripped (the verdict or a failing skill matched it)",
+        ExitCode.ERROR: (
+            f"SKILL_EVALS_ERROR: bad usage, {_NOT_AN_INSTANCE}, {_UNREADABLE} (evals.json after "
+            f"one retry), or {_WRITE}"
+        ),
+        ExitCode.BOOTSTRAP: None,
+        ExitCode.LOCKED: None,
+        ExitCode.NOTHING_EVALUATED: None,
+        ExitCode.NOT_OURS: None,
+    },
+    "demo": {
+        ExitCode.OK: "the demo ran (whatever the verdict)",
+        ExitCode.ERROR: f"bad usage (DIR exists), or {_WRITE}",
+    },
+    "audit": {
+        ExitCode.OK: _DONE,
+        ExitCode.ERROR: f"bad usage, {_NOT_AN_INSTANCE}, or {_UNREADABLE}",
+    },
+    "contracts": {
+        ExitCode.OK: _DONE,
+        ExitCode.ERROR: f"bad usage, an unknown SKILL, {_NOT_AN_INSTANCE}, or {_UNREADABLE}",
+    },
+    "site": {
+        ExitCode.OK: "every page written",
+        ExitCode.ERROR: (
+            f"bad usage, {_NOT_AN_INSTANCE}, {_WRITE}, or a page that could not be written "
+            "(index.html was)"
+        ),
+    },
+    "init": {
+        ExitCode.OK: "written (an existing file is never overwritten)",
+        ExitCode.ERROR: (
+            f"bad usage, {_NOT_AN_INSTANCE}, {_UNREADABLE}, no install line to write without "
+            f"--package, or {_WRITE}"
+        ),
+    },
+    "validate": {
+        ExitCode.OK: "valid (warnings allowed)",
+        ExitCode.ERROR: (
+            "invalid: at least one error, each listed with its location (a missing or unreadable "
+            "skill registry is one), or bad usage"
+        ),
+    },
+    "lint": {
+        ExitCode.OK: "no errors (warnings and infos allowed)",
+        ExitCode.FAILED: "at least one error, or the rank-1 rate is below --min-rank1",
+        ExitCode.ERROR: (
+            f"bad usage (an unknown SKILL or rule code), {_NOT_AN_INSTANCE}, {_UNREADABLE}, or "
+            f"{_WRITE} (--junit)"
+        ),
+    },
+}
+
+
+def exit_codes(name: str) -> tuple[ExitCode, ...]:
+    """The exit codes command `name` can return, in order."""
+    return tuple(sorted({*ALWAYS, *EXITS[name]}))
+
+
+def epilog(name: str) -> str:
+    """The `exit codes:` block of command `name`'s --help: only the codes it can return."""
+    own = {code: text for code, text in EXITS[name].items() if text is not None}
+    return exit_codes_help(exit_codes(name), own)
 
 
 def summary(name: str) -> str:

@@ -14,7 +14,7 @@ from aeon_evals.cache.folder import Cache
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.contracts import audit, stubs
 from aeon_evals.contracts.instance import load_contracts
-from aeon_evals.errors import ConfigError
+from aeon_evals.load import layout
 from aeon_evals.load.manifest import parse_manifest, read_manifest_data
 from aeon_evals.load.registry import LLM_SKILL, load_registry
 from aeon_evals.model import Coverage
@@ -55,17 +55,12 @@ def add_parser(sub: Any, *, epilog: str) -> None:
 def report_for(root: Path, config: str | None = None) -> tuple[audit.AuditReport, list[str]]:
     """The audit of the instance at `root` and the warnings met on the way (aeon.yml entries
     read best-effort …). Raises ConfigError when evals.json exists but cannot be read, when
-    two root files could be the skill registry, or when `root` is no Aeon instance at all."""
+    two root files could be the skill registry, or when `root` is no Aeon instance at all (no
+    skill registry: "0/0 enabled skills" would read as an empty fleet; exit 2, as `run`)."""
+    config = layout.instance(root, config=config).config
     data = read_manifest_data(root, retry_delay=None)
     specs = set(parse_manifest(data).skills) if data is not None else set()
     registry = load_registry(root, config)
-    if data is None and not registry.found and not (root / audit.SKILLS_DIR).is_dir():
-        # a wrong --root: "0/0 enabled skills" would read as an empty fleet (exit 2, as `run`)
-        raise ConfigError(
-            "not an Aeon instance: no aeon.yml, no skills/ folder and no "
-            "skills/skill-evals/evals.json (check --root)",
-            path=root,
-        )
     # read-only: `audit` writes nothing, not even the contracts cache a run keeps
     enabled = sorted(registry.enabled() & set(audit.skill_folders(root)))
     contracts = load_contracts(root, enabled, Cache(root, writable=False))

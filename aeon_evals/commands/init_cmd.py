@@ -102,13 +102,8 @@ def starter_text(root: Path, config: str | None = None) -> tuple[str, int]:
 def run(args: argparse.Namespace) -> int:
     """Create each missing file (exclusively: one that appears meanwhile is kept); a line each."""
     root = args.root.resolve()
-    if not root.is_dir():
-        raise ConfigError("instance root does not exist or is not a folder", path=root)
-    config = layout.detect(root, config=args.config).config
-    if not (root / config).is_file() and not (root / audit.SKILLS_DIR).is_dir():
-        raise ConfigError(
-            "not an Aeon repository (no aeon.yml and no skills/ folder); pass --root", path=root
-        )
+    # an existing Aeon repository: its skill registry is there (else exit 2, nothing written)
+    config = layout.instance(root, config=args.config).config
     target = confine(root, WORKFLOW_PATH, what="init target")
     # Decided before anything is written; a workflow that is there needs no package.
     workflow: tuple[str, str, str] | None = None

@@ -6,23 +6,19 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, ExitCode, UsageError
 from aeon_evals.fs.write import atomic_write
+from aeon_evals.load import layout
+from aeon_evals.model.problems import warning_line
 
 if TYPE_CHECKING:
-    from aeon_evals.catalog.lint import CatalogReport, Finding
-
-LINT_EPILOG = """\
-exit codes:
-  0   no errors (warnings and infos allowed)
-  1   at least one error, or the rank-1 rate is below --min-rank1
-  2   unusable input: --root is not an Aeon instance (no skills/), an unknown SKILL, a bad option
-"""
+    from aeon_evals.catalog.lint import CatalogReport, Finding, Rule
 
 
 def add_parser(sub: Any, *, epilog: str) -> None:
@@ -34,8 +30,10 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         "name and description are similar enough to confuse a router (≥ 0.5 warning, "
         "≥ 0.75 error); and the trigger cases (evals.json `trigger`, "
         "skills/<name>/evals/trigger.json) against the routing model. Every finding is "
-        "`file:line: severity: message`. See docs/catalog.md.",
-        epilog=LINT_EPILOG,
+        "`file:line: CODE severity: message`; rules are selected by code as ruff does (the "
+        "instance's `lint` settings in evals.json or aeon.yml, then --select, --extend-select, "
+        "--ignore). See docs/catalog.md.",
+        epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -44,7 +42,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         metavar="SKILL",
         help="only these skills (a name, skills/<name> or skills/<name>/SKILL.md); default: all",
     )
-    add_instance_options(p, config=False)
+    add_instance_options(p)
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.add_argument("--junit", type=Path, metavar="FILE", help="also write a JUnit XML report")
     p.add_argument(
@@ -52,6 +50,22 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         type=float,
         metavar="PCT",
         help="exit 1 when fewer than PCT %% of the positive trigger cases rank their skill first",
+    )
+    p.add_argument(
+        "--select",
+        action="append",
+        metavar="CODES",
+        help="only these rules (codes such as AE105, prefixes such as AE1, or ALL; "
+        "comma-separated, repeatable); replaces the instance's `select`",
+    )
+    p.add_argument(
+        "--extend-select",
+        action="append",
+        metavar="CODES",
+        help="these rules too (e.g. AE107: flat-form titles that are not slugs, off by default)",
+    )
+    p.add_argument(
+        "--ignore", action="append", metavar="CODES", help="not these rules (wins over selects)"
     )
     p.set_defaults(func=run)
 
@@ -76,12 +90,30 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
+FORM_NAMES = {
+    "flat": "flat form",
+    "agent-skills": "Agent Skills form",
+    "none": "no frontmatter",
+    "broken": "broken frontmatter",
+    "unreadable": "unreadable",
+}
+
+
+def forms_part(report: CatalogReport) -> str:
+    """`113 SKILL.md (80 flat form, 33 Agent Skills form)`: which frontmatter form each file
+    uses, the forms in the order of FORM_NAMES."""
+    counts = Counter(report.forms.values())
+    shown = ", ".join(f"{counts[form]} {name}" for form, name in FORM_NAMES.items() if counts[form])
+    return f"{len(report.skills)} SKILL.md" + (f" ({shown})" if shown else "")
+
+
 def summary_line(report: CatalogReport) -> str:
-    """`113 skills: 0 errors, 95 warnings, 12 infos; 4 collisions; rank-1 5/6 (83.3%)`."""
+    """`113 SKILL.md (80 flat form, 33 Agent Skills form): 0 errors, 18 warnings, 16 infos;
+    4 collisions; rank-1 5/6 (83.3%)`."""
     from aeon_evals.catalog.lint import Severity
 
     parts = [
-        f"{_plural(len(report.skills), 'skill')}: "
+        f"{forms_part(report)}: "
         f"{_plural(report.count(Severity.ERROR), 'error')}, "
         f"{_plural(report.count(Severity.WARNING), 'warning')}, "
         f"{_plural(report.count(Severity.INFO), 'info')}",
@@ -98,14 +130,22 @@ def summary_line(report: CatalogReport) -> str:
 
 
 def as_json(
-    report: CatalogReport, *, min_rank1: float | None, floor_missed: bool
+    report: CatalogReport,
+    *,
+    min_rank1: float | None,
+    floor_missed: bool,
+    rules: Iterable[Rule] = (),
 ) -> dict[str, Any]:
-    """The report as plain data: counts, findings, collisions, cases, the rank-1 rate."""
+    """The report as plain data: counts (and each file's frontmatter form), the codes of the
+    rules that applied, findings, collisions, cases, the rank-1 rate."""
     from aeon_evals.catalog.lint import Severity
     from aeon_evals.catalog.routing import COLLISION_ERROR
 
     return {
         "skills": len(report.skills),
+        "forms": dict(sorted(Counter(report.forms.values()).items())),
+        "form_of": dict(sorted(report.forms.items())),
+        "rules": sorted(rule.code for rule in rules),
         "errors": report.count(Severity.ERROR),
         "warnings": report.count(Severity.WARNING),
         "infos": report.count(Severity.INFO),
@@ -172,7 +212,9 @@ def junit_xml(report: CatalogReport) -> str:
         if errors:
             failures += 1
             failure = ET.SubElement(
-                case, "failure", {"message": clean(errors[0].message), "type": errors[0].rule.value}
+                case,
+                "failure",
+                {"message": clean(errors[0].message), "type": errors[0].rule.code},
             )
             failure.text = text
         elif found:
@@ -224,7 +266,7 @@ def annotation_lines(report: CatalogReport, prefix: str) -> list[str]:
             props = [
                 ("file", prefix + f.file),
                 ("line", str(f.line)),
-                ("title", f"lint {f.rule.value}"),
+                ("title", f"lint {f.rule.code} {f.rule.value}"),
             ]
             out.append(workflow_command(level, f.message, props))
         if len(shown) < len(found):
@@ -264,18 +306,19 @@ def _print_text(report: CatalogReport, out: TextIO) -> None:
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     """Lint the catalog, print the findings (or --json), write --junit; return the exit code."""
+    from aeon_evals.catalog import select
     from aeon_evals.catalog.lint import Severity, check_catalog, load_catalog
 
     env = os.environ if env is None else env
     root = args.root.resolve()
-    if not root.is_dir():
-        raise ConfigError("instance root does not exist or is not a folder", path=root)
+    config = layout.instance(root, config=args.config).config
     if not (root / "skills").is_dir():
         raise ConfigError("no skills/ folder: not an Aeon instance", path=root)
     if args.min_rank1 is not None and not 0 <= args.min_rank1 <= 100:
         raise UsageError(f"--min-rank1 must be a percentage from 0 to 100, got {args.min_rank1:g}")
+    chosen = select.from_cli(args.select, args.extend_select, args.ignore)
     scope = sorted({skill_of(a) for a in args.skills}) if args.skills else None
-    cat = load_catalog(root)
+    cat = load_catalog(root, config)
     if scope is not None:
         known = set(cat.folders)
         unknown = [s for s in scope if s not in known]
@@ -284,17 +327,15 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
                 f"no skills/{unknown[0]}/ folder"
                 + (f" (+{len(unknown) - 1} more)" if len(unknown) > 1 else "")
             )
-    report = check_catalog(cat, scope)
+    report = check_catalog(cat, scope, chosen)
+    for problem in cat.setting_problems:  # errors stopped check_catalog: these are warnings
+        print(warning_line(problem.brief()), file=sys.stderr)
     missed = floor_missed(report, args.min_rank1)
     human = sys.stderr if args.json else sys.stdout
     if args.json:
-        print(
-            json.dumps(
-                as_json(report, min_rank1=args.min_rank1, floor_missed=missed),
-                indent=2,
-                ensure_ascii=False,
-            )
-        )
+        rules = cat.settings.then(chosen).rules()
+        data = as_json(report, min_rank1=args.min_rank1, floor_missed=missed, rules=rules)
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         _print_text(report, sys.stdout)
     if env.get("GITHUB_ACTIONS") == "true":

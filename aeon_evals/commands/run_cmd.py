@@ -172,11 +172,9 @@ def options(args: argparse.Namespace) -> RunOptions:
     check_junit(getattr(args, "junit", None))
     today, now = clock.resolve(args.today, args.now)
     root = args.root.resolve()
-    found = (
-        layout.detect(root, articles=args.articles_dir, config=args.config)
-        if root.is_dir()
-        else None
-    )
+    # a folder with no skill registry is no instance: exit 2 naming what was looked for, never
+    # an OK verdict over an empty fleet
+    found = layout.instance(root, articles=args.articles_dir, config=args.config)
     return RunOptions(
         root=args.root.resolve(),
         today=today,
@@ -249,6 +247,7 @@ def to_json(outcome: RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[st
                 "issue": row.issue,
                 "failing_since": row.failing_since.since.isoformat() if row.failing_since else None,
                 "notes": list(result.notes),
+                "run": result.run.to_json() if result.run is not None else None,
                 "spec_source": result.spec_source or "evals.json",
                 "contracts_mode": None if result.spec_source is None else mode,
                 "counts": row.counts,
@@ -296,6 +295,8 @@ def to_json(outcome: RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[st
             "regressions": list(n.regressions),
             "disabled_or_muted": list(n.failing_apart),
         },
+        # one cause behind many failures (issue #32): one line each, with its issue
+        "fleet": list(data.fleet) if data is not None else [],
         "contracts": None
         if scope is None
         else {
@@ -311,6 +312,11 @@ def to_json(outcome: RunOutcome, *, fail_on: ci.FailOn | None = None) -> dict[st
             "closed": [
                 {"id": i.id, "skill": i.skill, "path": i.path} for i in outcome.issues.closed
             ],
+            # the stage wrote nothing (a refused write; nothing changed): why, and what it
+            # would have filed and closed
+            "not_written": outcome.issues.unwritten or None,
+            "would_file": [{"id": i.id, "skill": i.skill} for i in outcome.issues.would_file],
+            "would_close": [{"id": i.id, "skill": i.skill} for i in outcome.issues.would_close],
         },
         "artifacts": {
             "article": str(outcome.article_written),
@@ -340,10 +346,10 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     --json; with `GITHUB_STEP_SUMMARY` set a job summary is appended to that file.
     """
     env = os.environ if env is None else env
-    opts = options(args)
     fail_on = ci.FailOn(args.fail_on)
     human = sys.stderr if args.json else sys.stdout
     try:
+        opts = options(args)
         from aeon_evals.run import pipeline  # here: `run --help` does without the stages
 
         outcome = pipeline.run(opts)
@@ -351,6 +357,11 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         _github_error(env, exc, stream=human)
         raise
     code = ci.exit_code(outcome, fail_on)
+    if args.junit is not None:  # before --json's result: a refused write is the JSON error
+        try:
+            atomic_write(args.junit, ci.junit_xml(outcome))
+        except OSError as exc:
+            raise WriteFailed(write_error(exc, args.junit)) from None
     if args.json:
         print(json.dumps(to_json(outcome, fail_on=fail_on), indent=2, ensure_ascii=False))
     elif args.dry_run and outcome.article is not None:
@@ -370,10 +381,6 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     if outcome.notify_stderr and sys.stderr.isatty():  # never into a log a workflow uploads
         print(f"notifier's error output: {outcome.notify_stderr}", file=sys.stderr)
     if args.junit is not None:
-        try:
-            atomic_write(args.junit, ci.junit_xml(outcome))
-        except OSError as exc:
-            raise WriteFailed(write_error(exc, args.junit)) from None
         print(f"junit: {args.junit}", file=human)
     reason = ci.fail_reason(outcome, fail_on)
     if reason is not None and code == ExitCode.FAILED:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aeon_evals import clock
-from aeon_evals.commands import summary
+from aeon_evals.commands import CONFIG_HELP, summary
 from aeon_evals.errors import ExitCode, UsageError, WriteFailed
 from aeon_evals.fs.write import write_error
 from aeon_evals.load import layout
@@ -42,6 +42,7 @@ def add_parser(sub: Any, *, epilog: str) -> None:
         help="the article folder, relative to the root (default: output/articles when it "
         "exists, else articles; articles from the other folder are shown too)",
     )
+    p.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
     p.add_argument(
         "--now",
         default=None,
@@ -80,29 +81,30 @@ def _build(args: argparse.Namespace) -> int:
     from aeon_evals.cache.folder import Cache
     from aeon_evals.site import build_site
     from aeon_evals.site.skill_site import site_history
+    from aeon_evals.text.controls import one_line
 
     _today, now = clock.resolve(None, args.now)  # the one `--now` parser: any offset → UTC
     root = Path(args.root)
+    # no dashboard, and no folder made, for a folder that is no Aeon instance (exit 2)
+    found = layout.instance(root.resolve(), articles=args.articles_dir, config=args.config)
     out = Path(args.out) if args.out else root / "site"
-    folder = layout.article_folder(root.resolve(), args.articles_dir) if root.is_dir() else None
-    dirs = layout.Layout(folder).article_dirs if folder else ("articles",)
     cache = Cache(root)
-    store = ArticleStore(root, dirs=dirs, cache=cache)
+    store = ArticleStore(root, dirs=found.article_dirs, cache=cache)
     # The metrics history is read here, not inside build_site, so that a metrics file it
     # skips (truncated, binary, another format version) is named on stderr as a run names it.
-    history = site_history(root, store) if root.is_dir() else None
+    history = site_history(root, store)
     try:  # a folder that cannot be made (`--out /proc/x`) is one line, not a traceback
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise WriteFailed(write_error(exc, out)) from None
-    catalog = _catalog(root, cache)
+    catalog = _catalog(root, cache, found.config)
     outcome = build_site(root, out, now=now, store=store, catalog=catalog, history=history)
     store.save()
     cache.save()
     for warning in (*cache.warnings, *outcome.warnings, *(history.warnings if history else ())):
-        print(warning_line(warning), file=sys.stderr)
+        print(one_line(warning_line(warning)), file=sys.stderr)  # names in it are data
     for line in outcome.failed:  # index.html was written; these pages were not
-        print(f"aeon-evals: {line}", file=sys.stderr)
+        print(f"aeon-evals: {one_line(line)}", file=sys.stderr)
     written = len(outcome.written)
     print(
         f"site: wrote {written} page{'s' * (written != 1)} ({len(outcome.unchanged)} unchanged)"
@@ -111,13 +113,13 @@ def _build(args: argparse.Namespace) -> int:
     return int(ExitCode.ERROR) if outcome.failed else 0
 
 
-def _catalog(root: Path, cache: Cache) -> CatalogSummary | None:
+def _catalog(root: Path, cache: Cache, config: str) -> CatalogSummary | None:
     """The catalog checks for the dashboard's Catalog panel (as the nightly run passes them);
     a failure only leaves the panel out."""
     from aeon_evals.catalog.summary import catalog_summary
 
     try:
-        return catalog_summary(root, cache)
+        return catalog_summary(root, cache, config)
     except Exception as exc:  # the panel is a side view: the dashboard must still be built
         print(f"warning: catalog checks skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None

@@ -13,15 +13,15 @@ from aeon_evals.commands import add_instance_options, summary
 from aeon_evals.errors import ConfigError, EvalsError, ExitCode
 from aeon_evals.fs.confine import inside, read_confined
 from aeon_evals.load import layout
-from aeon_evals.load.manifest import (
+from aeon_evals.load.evals_json import (
     EVALS_PATH,
-    Manifest,
     decode_json,
     duplicate_keys,
-    parse_manifest,
+    read_raw,
     with_lines,
 )
-from aeon_evals.load.registry import Registry, load_registry, schedule_problems
+from aeon_evals.load.manifest import Manifest, parse_manifest
+from aeon_evals.load.registry import LLM_SKILL, Registry, load_registry, schedule_problems
 from aeon_evals.load.skill_names import find_orphans, skill_folders
 from aeon_evals.load.switchover import llm_skill
 from aeon_evals.model.problems import Problem, Severity
@@ -78,20 +78,23 @@ def _stop_line(message: str, raw: bytes = b"") -> int | None:
     return None
 
 
+NO_EVALS_JSON = (
+    "not found: fine for today's Aeon, whose contracts come from each SKILL.md (aeon.yml is "
+    "still checked): `aeon-evals run` evaluates every enabled skill on its contract; "
+    "`aeon-evals init` writes a starter evals.json to pin or override them"
+)
+# the older layout, which still registers the LLM-run skill-evals, is bootstrapped instead
+NO_EVALS_JSON_SEEDED = (
+    f"not found: the registry still names the LLM-run {LLM_SKILL}, so `aeon-evals run` would "
+    "write a starter spec and stop (exit 3); `aeon-evals audit --stubs` drafts one"
+)
+
+
 def _manifest_findings(root: Path) -> tuple[list[Problem], Manifest | None]:
     try:
         raw = read_confined(root, EVALS_PATH)
     except FileNotFoundError:
-        return [
-            Problem(
-                EVALS_PATH,
-                "",
-                "not found: fine for an upstream Aeon, whose contracts come from each SKILL.md "
-                "(aeon.yml is still checked); `aeon-evals run` would write a starter spec and "
-                "stop (exit 3); `aeon-evals audit --stubs` drafts one",
-                Severity.INFO,
-            )
-        ], None
+        return [Problem(EVALS_PATH, "", NO_EVALS_JSON, Severity.INFO)], None
     except EvalsError as exc:
         return [Problem(EVALS_PATH, "", exc.message, Severity.ERROR)], None
     except IsADirectoryError:
@@ -160,13 +163,15 @@ def _manifest_findings(root: Path) -> tuple[list[Problem], Manifest | None]:
     return found, manifest
 
 
-def _registry_findings(registry: Registry) -> list[Problem]:
+def _registry_findings(root: Path, registry: Registry) -> list[Problem]:
     name = registry.path
-    if not registry.found:
-        return [
-            replace(p, message=p.message + "; expected cadences fall back to 14 days")
-            for p in registry.issues
-        ]
+    if not registry.found or registry.unusable is not None:
+        # no skill registry to read: an error, as `run` stops on it (the line it prints)
+        try:
+            load_registry(root, name)
+        except ConfigError as exc:
+            line = _stop_line(registry.unusable or "")
+            return [Problem(name, "", exc.message, Severity.ERROR, line)]
     # A problem with the whole file is located where the YAML parser stopped.
     found = [
         replace(p, line=_stop_line(p.message)) if not p.where and p.line is None else p
@@ -246,6 +251,19 @@ def _with_lines(root: Path, found: list[Problem]) -> list[Problem]:
     return with_lines(found, jsonpos.member_lines(text))
 
 
+def _lint_findings(root: Path, config: str) -> list[Problem]:
+    """What is wrong with the instance's lint settings (evals.json's `lint`, or the registry's
+    `aeon-evals: lint:`): a code that names no rule is an error, as `lint` stops on it."""
+    from aeon_evals.catalog.settings import lint_settings  # only here: validate's start-up
+
+    try:
+        found = read_raw(root, None)
+    except ConfigError:  # reported by _manifest_findings
+        found = None
+    evals = (found[1], found[0].decode("utf-8-sig")) if found is not None else None
+    return lint_settings(root, config, evals)[1]
+
+
 def _in_file_order(found: list[Problem]) -> list[Problem]:
     """Sorted by file, then line (a whole-file problem first), then errors before warnings; the
     order they were found in breaks ties."""
@@ -260,9 +278,15 @@ def validate(root: Path, config: str | None = None) -> list[Problem]:
     if found:
         found = _with_lines(root, found)
     config = layout.detect(root, config=config).config
-    registry = load_registry(root, config)
-    found += _registry_findings(registry)
+    registry = load_registry(root, config, required=False)
+    if LLM_SKILL in registry.skills:  # what `run` does without evals.json depends on it
+        found = [
+            replace(p, message=NO_EVALS_JSON_SEEDED) if p.message == NO_EVALS_JSON else p
+            for p in found
+        ]
+    found += _registry_findings(root, registry)
     found += _llm_skill_findings(root, config, registry)
+    found += _lint_findings(root, config)
     if manifest is not None:
         found += _with_lines(root, _orphan_findings(root, manifest, registry))
         found += _with_lines(root, _overlap_findings(manifest))

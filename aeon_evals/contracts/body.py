@@ -41,6 +41,11 @@ class Body:
     fences: tuple[Fence, ...]
     fence_at: dict[int, int]  # file line → index of the fence it belongs to (markers included)
     branch_at: dict[int, str]  # prose file line → branch condition in force there (if any)
+    # the `${var}` documentation (`> **${var}** — …` and its quoted lines): what each value
+    # selects, never an instruction of the run (`> - `add-repo:<r>` → append to …`)
+    var_doc: frozenset[int] = frozenset()
+    # branch condition → (file line, title) of each heading that opens it
+    branch_heads: tuple[tuple[str, int, str], ...] = ()
 
     def index(self, line: int) -> int:
         """The body index of file line `line`."""
@@ -106,6 +111,7 @@ def scan(doc: SkillDoc) -> Body:
             fence_at[lines[k][0]] = len(fences)
         fences.append(Fence(lines[first][0], lines[last][0], info, lines[first + 1 : last]))
     branch_at: dict[int, str] = {}
+    branch_heads: list[tuple[str, int, str]] = []
     stack: list[tuple[int, str | None]] = []  # (heading level, condition) of open headings
     heads = [
         (k, h)
@@ -117,6 +123,8 @@ def scan(doc: SkillDoc) -> Body:
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, _branch(h.group(2))))
+        if stack[-1][1] is not None and all(c is None for _, c in stack[:-1]):
+            branch_heads.append((str(stack[-1][1]), lines[k][0], h.group(2)))
         # the outermost branch heading names the branch (`# Mode: movers` over `## Source: …`)
         branch = next((c for _, c in stack if c), None)
         if branch is not None:
@@ -124,20 +132,45 @@ def scan(doc: SkillDoc) -> Body:
             for no, _ in lines[k:end]:
                 if no not in fence_at:
                     branch_at[no] = branch
-    return Body(doc.path, lines, texts, tuple(fences), fence_at, branch_at)
+    return Body(
+        doc.path,
+        lines,
+        texts,
+        tuple(fences),
+        fence_at,
+        branch_at,
+        _var_doc(lines, fence_at) if "${var}" in doc.body else frozenset(),
+        tuple(branch_heads),
+    )
+
+
+def _var_doc(lines: tuple[tuple[int, str], ...], fence_at: dict[int, int]) -> frozenset[int]:
+    """The file lines of each blockquote that documents `${var}` (its first line names it)."""
+    found: set[int] = set()
+    block: list[int] = []
+    documents = False
+    for no, text in (*lines, (-1, "")):
+        if no not in fence_at and text.lstrip().startswith(">"):
+            documents = documents or (not block and "${var}" in text)
+            block.append(no)
+            continue
+        if documents:
+            found.update(block)
+        block, documents = [], False
+    return frozenset(found)
 
 
 _BRANCH_KEY = re.compile(
-    r"(?i)^[\W\d]*(?:[A-Z]\d*\.\s*)?(mode|branch|var|source|sub-?command)\s*[:=]\s*`?([^`()\s,;—–]+)"
+    r"(?i)^[\W\d]*(?:[A-Z]\d*\.\s*)?(mode|branch|var|view|source|sub-?command)\s*[:=]\s*`?([^`()\s,;—–]+)"
 )
 _BRANCH_PAREN = re.compile(r"(?i)\((?:var|mode)\s*[:=]\s*`?([^`)\s]+)`?\)")
 _BRANCH_ARM = re.compile(r"(?i)^\W*((?:arm|branch)\s+[a-z0-9])\b(?!\.)")
-_BRANCH_MODE = re.compile(r"(?i)^[\W\d]*([a-z][\w-]*(?: [a-z][\w-]*)?) mode\b")
+_BRANCH_MODE = re.compile(r"(?i)^[\W\d]*([a-z][\w-]*(?: [a-z][\w-]*)?) (mode|view)\b")
 
 
 def _branch(title: str) -> str | None:
     """A heading that selects a branch (`# Mode: single-token`, `## Source: geckoterminal`,
-    `### Releases (var=releases)`) → its condition, else None."""
+    `### Releases (var=releases)`, `# Analytics view`) → its condition, else None."""
     plain = title.replace("*", "").strip()
     m = _BRANCH_KEY.match(plain)
     if m:
@@ -150,5 +183,5 @@ def _branch(title: str) -> str | None:
         return m.group(1).lower().replace(" ", "=", 1)
     m = _BRANCH_MODE.match(plain)
     if m and m.group(1).lower() not in ("exit", "failure", "error", "security", "sandbox"):
-        return f"mode={m.group(1).lower().replace(' ', '-')}"
+        return f"{m.group(2).lower()}={m.group(1).lower().replace(' ', '-')}"
     return None

@@ -47,6 +47,9 @@ class Contract:
     scorable: bool
     warnings: tuple[str, ...] = ()
     sha256: str = ""
+    # (branch condition, `var` value that selects it, evidence): "" for the branch an empty var
+    # runs, "*" for the one any other value runs, a value ending with ":" for a prefix
+    selectors: tuple[tuple[str, str, Evidence], ...] = ()
 
     @property
     def usable(self) -> bool:
@@ -74,6 +77,10 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
                 "evidence": [[el, ev.line, ev.quote] for el, ev in o.evidence],
             }
             for o in contract.outputs
+        ],
+        "branches": [
+            {"condition": cond, "var": selector, "line": ev.line, "quote": ev.quote}
+            for cond, selector, ev in contract.selectors
         ],
     }
 
@@ -116,6 +123,7 @@ def contract_to_row(contract: Contract) -> list[Any]:
             ]
             for o in contract.outputs
         ],
+        [[cond, selector, ev.line, ev.quote] for cond, selector, ev in contract.selectors],
     ]
 
 
@@ -128,7 +136,7 @@ def _strings(items: Any) -> tuple[str, ...]:
 
 def contract_from_row(row: Any) -> Contract:
     """The inverse of contract_to_row; raises TypeError or ValueError on damaged data."""
-    skill, sha256, source, scorable, reason, warnings, rows = row
+    skill, sha256, source, scorable, reason, warnings, rows, branches = row
     if not (type(skill) is str and type(sha256) is str and type(source) is str):
         raise TypeError("damaged contract")
     if type(scorable) is not bool or not (reason is None or type(reason) is str):
@@ -152,4 +160,9 @@ def contract_from_row(row: Any) -> Contract:
         )
         shown = tuple([(str(el), Evidence(int(line), str(q))) for el, line, q in evidence])
         outputs.append(ContractOutput(spec, condition, shown))
-    return Contract(skill, tuple(outputs), reason, source, scorable, _strings(warnings), sha256)
+    selectors = tuple(
+        [(str(cond), str(sel), Evidence(int(line), str(q))) for cond, sel, line, q in branches]
+    )
+    return Contract(
+        skill, tuple(outputs), reason, source, scorable, _strings(warnings), sha256, selectors
+    )

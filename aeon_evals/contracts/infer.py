@@ -3,17 +3,20 @@ and branch, each element with its evidence. `infer_contract` is pure and never r
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from aeon_evals.contracts.body import HEADING, SHELL, Body, Fence, Unusable, scan
+from aeon_evals.contracts.branches import branch_selectors
 from aeon_evals.contracts.data import Contract, ContractOutput, Evidence, quoted
 from aeon_evals.contracts.parts import (
     ALWAYS_FORBIDDEN,
     ITEMISH,
     WordFloors,
+    branch_spans,
     forbidden_patterns,
     log_section,
     template_headings,
@@ -47,6 +50,9 @@ class _Write:
     template: Fence | None
     heading: tuple[int, str] | None = None  # a log heading named on the instruction line
     appends: bool = False  # "Append to …": an accumulating file, not the run's product
+    only_if: bool = False  # "… to <path> only if there are findings": written on some runs
+    fallback: bool = False  # under a condition of its own (`If identical:` above it): a way out
+    in_log_step: bool = False  # under a heading such as `## Log` or `### 8. Log to memory`
 
 
 @dataclass
@@ -90,7 +96,12 @@ def _under_write_heading(doc: Body, index: int) -> bool:
         no, text = doc.lines[k]
         h = HEADING.match(text) if no not in doc.fence_at else None
         if h:
-            return any(w.lower() in WRITE_WORDS for w in WORD.findall(h.group(2)))
+            # `### 6. Write the report`, `## Log`, `## Daily output`; not `### 1. Extract
+            # picks from logs` (a noun)
+            words = [w.lower() for w in WORD.findall(h.group(2)) if len(w) > 1 or w == "→"]
+            return bool(words) and (
+                words[0] in WRITE_WORDS or words[-1] in ("log", "logging", "output", "outputs")
+            )
         if text.strip() and no not in doc.fence_at:
             prose_lines += 1
             if prose_lines > 2:
@@ -103,6 +114,77 @@ _PROSE_CONDITION = re.compile(
     r"absent|unavailable|fails?|failed)\b"
 )
 _INLINE_HEADING = re.compile(r"`(#{1,4}[ \t]+[^`]+)`")
+_ONLY_IF = re.compile(r"(?i)^[^.;]{0,40}?\bonly (?:if|when|on runs?)\b")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _in_message(text: str, start: int, end: int) -> bool:
+    """The path at text[start:end] is part of a longer code span that is not a shell
+    redirection: a message the skill writes or sends (`- add-topic: … to memory/x.md`), not an
+    instruction to write the path."""
+    for span in CODE_SPAN.finditer(text):
+        if span.start() < start and end <= span.end():
+            rest = (text[span.start() + 1 : start] + text[end : span.end() - 1]).strip(" .,:'\"")
+            return bool(rest) and ">" not in rest
+    return False
+
+
+def _under_condition(doc: Body, index: int) -> bool:
+    """A list item under a conditional lead-in (`If identical:` on the line above `- Append …
+    to memory/logs/…`): one way a run may go, not the instruction every run follows."""
+    if not _ITEM.match(doc.lines[index][1]):
+        return False
+    for k in range(index - 1, max(-1, index - 3), -1):
+        text = doc.lines[k][1].strip()
+        if not text:
+            continue
+        if text.endswith(":") and _PROSE_CONDITION.search(CODE_SPAN.sub("x", text)):
+            return True
+        if not _ITEM.match(doc.lines[k][1]):
+            return False
+    return False
+
+
+_LOG_STEP = re.compile(r"(?i)^[\W\d]*(?:[a-z]\d*[.)]\s*)?(?:log|logging)\b")
+
+
+def _log_steps(doc: Body) -> list[tuple[int, int]]:
+    """The body index ranges [start, end) of each section whose heading is the log step
+    (`## Log`, `### 8. Log to memory`), heading included: where a SKILL.md states the entry
+    every run writes."""
+    heads = [
+        (k, h)
+        for k, (no, text) in enumerate(doc.lines)
+        if text[:1] == "#" and no not in doc.fence_at and (h := HEADING.match(text))
+    ]
+    return [
+        (k, heads[n + 1][0] if n + 1 < len(heads) else len(doc.lines))
+        for n, (k, h) in enumerate(heads)
+        if _LOG_STEP.match(h.group(2).replace("*", ""))
+    ]
+
+
+_SHELL_OPEN = re.compile(r"^\s*(?:if|case|while|until)\b|^\s*[^\s()]+\)\s*(?:#.*)?$")
+_SHELL_CLOSE = re.compile(r"^\s*(?:fi|esac|done)\b|;;\s*$")
+
+
+def _shell_conditional(doc: Body) -> set[int]:
+    """The lines of shell blocks that run only on a condition: inside `if … fi`, a `case` arm
+    (`add-repo:*) … >> memory/watched-repos.md ;;`), or after `&&` / `||`."""
+    found: set[int] = set()
+    for fence in doc.fences:
+        if fence.template or fence.info.lower() not in SHELL:
+            continue
+        depth = 0
+        for no, text in fence.lines:
+            code = text.split(" #", 1)[0]
+            if depth > 0 or "&&" in code or "||" in code:
+                found.add(no)
+            if _SHELL_OPEN.match(code) and not re.search(r"\b(?:fi|esac|done)\s*$", code):
+                depth += 1
+            elif _SHELL_CLOSE.search(code):
+                depth = max(0, depth - 1)
+    return found
 
 
 def _writes(doc: Body) -> tuple[list[_Write], list[str]]:
@@ -120,12 +202,16 @@ def _writes(doc: Body) -> tuple[list[_Write], list[str]]:
         else doc.texts
     )
     prose = "\n".join(texts)
+    shell_conditional = _shell_conditional(doc) if shell_lines else set()
+    log_step = _log_steps(doc)
     found: list[_Write] = []
     warnings: list[str] = []
     # offset of line k in `prose`: the lengths of the lines before it, plus their newlines
     lengths = list(itertools.accumulate(map(len, texts), initial=0))
     for index in [k for k, text in enumerate(texts) if "/" in text]:  # few lines name a path
         no, text = doc.lines[index][0], texts[index]
+        if no in doc.var_doc:
+            continue  # what a `var` value selects: no instruction of a run
         base = lengths[index] + index
         for m in OUTSIDE.finditer(text) if MAY_LEAVE.search(text) else ():
             start = base + m.start()
@@ -143,7 +229,7 @@ def _writes(doc: Body) -> tuple[list[_Write], list[str]]:
                     )
                 continue
             glob = normalize_ref(raw)
-            if glob is None:
+            if glob is None or _in_message(text, m.start(), m.end()):
                 continue
             clause = prose[max(0, start - 300) : start]
             cls = clause_class(clause)
@@ -159,7 +245,8 @@ def _writes(doc: Body) -> tuple[list[_Write], list[str]]:
             clause = prose[max(0, start - 300) : start]
             condition: str | None = doc.branch_at.get(no)
             lead = CODE_SPAN.sub("x", text[: m.start()])
-            if _PROSE_CONDITION.search(lead):
+            fallback = bool(_PROSE_CONDITION.search(lead)) or no in shell_conditional
+            if fallback:
                 # "If X, write …" / "`./notify` not present — write …": a fallback, not the product
                 words = " ".join(CODE_SPAN.sub("…", text[: m.start()]).replace("*", "").split())
                 condition = f"if: {words[:60]}" if condition is None else condition
@@ -173,9 +260,76 @@ def _writes(doc: Body) -> tuple[list[_Write], list[str]]:
                     condition=condition,
                     template=_template_after(doc, index),
                     heading=heading,
+                    only_if=bool(_ONLY_IF.match(CODE_SPAN.sub("x", text[m.end() :]))),
+                    fallback=fallback or _under_condition(doc, index),
+                    in_log_step=any(lo <= index < hi for lo, hi in log_step),
                 )
             )
     return found, warnings
+
+
+# An early way out of the run that still logs: "If zero picks are found, log `X_SKIP: …` and
+# stop", "If the file is missing, exit with `X_NO_REPOS` (notify + log, no article)".
+# (searched in lowercased prose, each alternative on its own: a literal start is found fast)
+_EXIT = re.compile(
+    r"\b(?:stop|exit|abort|halt|bail)(?:s|ed)?\b(?!\s*(?:-|code|status|criteria|conditions?))"
+)
+_END = re.compile(r"(?<=[,;.—–dn]) end\b(?!\s*(?:of|-|to))")  # ", end", "and end", "then end"
+_EXIT_IF = re.compile(
+    r"(?i)\b(?:if|when|unless|otherwise|else|zero|empty|missing|absent|fails?|failed|no \w+ "
+    r"(?:found|configured|set)|nothing)\b"
+)
+_EXIT_LOGS = re.compile(r"(?i)\b(?:log|logs|logging|append|record)\b|memory/logs/")
+_NO_LOG = re.compile(
+    r"(?i)\b(?:do not|don't|never|without)\s+(?:create |write |add )?(?:a |any )?log"
+)
+
+
+def _ends_here(low: str, at: int) -> bool:
+    """ " end" at `at` follows a comma, semicolon, full stop or dash, "and" or "then"."""
+    return low[at - 1] in ",;.—–" or low.endswith((" and", "\nand", " then", "\nthen"), 0, at)
+
+
+def _exits(doc: Body) -> list[tuple[int, str | None, Evidence]]:
+    """Each prose line that ends the run early on a condition and logs on its way out: its
+    line, the branch it is in, and the evidence. One search over the whole prose, not one a
+    line."""
+    lines = [(no, text) for no, text in doc.lines if no not in doc.fence_at]
+    prose = "\n".join(text for _, text in lines)
+    starts = list(itertools.accumulate((len(text) + 1 for _, text in lines), initial=0))
+    found: list[tuple[int, str | None, Evidence]] = []
+    seen = -1
+    low = prose.lower()
+    hits = sorted(
+        [m.start() for m in _EXIT.finditer(low)]
+        + [m.start() for m in _END.finditer(low) if _ends_here(low, m.start())]
+    )
+    for at in hits:
+        k = bisect.bisect_right(starts, at) - 1
+        no, text = lines[k]
+        if k == seen or no in doc.var_doc:
+            continue
+        seen = k
+        plain = CODE_SPAN.sub("x", text)
+        if _EXIT_IF.search(plain) and _EXIT_LOGS.search(text) and not _NO_LOG.search(text):
+            found.append((no, doc.branch_at.get(no), Evidence(no, quoted(text))))
+    return found
+
+
+def _conditional(
+    draft: _Draft, cond: str | None, exits: list[tuple[int, str | None, Evidence]]
+) -> Evidence | None:
+    """Why the product `draft` is written only on some runs of branch `cond`, when it is: its
+    own sentence ("… only if there are findings", "If …, write"), or an early exit before it
+    ("If zero picks are found, log … and stop")."""
+    writes = [w for w in draft.writes if w.condition == cond]
+    if writes and all(w.only_if or (w.condition or "").startswith("if:") for w in writes):
+        return Evidence(writes[0].line, writes[0].quote)
+    first = min(w.line for w in writes) if writes else 0
+    return next(
+        (ev for no, branch, ev in exits if no < first and branch in (None, cond)),
+        None,
+    )
 
 
 def _no_contract(doc: SkillDoc, reason: str, warnings: Iterable[str] = ()) -> Contract:
@@ -190,6 +344,12 @@ def _no_contract(doc: SkillDoc, reason: str, warnings: Iterable[str] = ()) -> Co
     )
 
 
+def _kind(glob: str) -> int:
+    """Among products of one branch, an article before a rewritten memory file: the topic file
+    a skill also writes beside its report is the next run's baseline (`last30-<slug>.md`)."""
+    return 0 if glob.startswith(("articles/", "output/articles/")) else 1
+
+
 def _rank(draft: _Draft) -> int:
     """0: the run's product (an article, a rewritten topic file); 1: the daily log entry;
     2: a file the skill only appends to."""
@@ -198,26 +358,6 @@ def _rank(draft: _Draft) -> int:
     if draft.glob.startswith("memory/") and all(w.appends for w in draft.writes):
         return 2
     return 0
-
-
-def _branch_spans(doc: Body) -> Callable[[str | None, int], tuple[int, int]]:
-    """The span of body lines a word floor of an output under branch `condition` may come from
-    (the first and one past the last line of that branch's prose and of every fence; (0,
-    lo + 1) when there is none), each branch's worked out once for the whole body."""
-    fences: list[int] = []
-    spans: dict[str | None, list[int]] = {}
-    for k, (no, _) in enumerate(doc.lines):
-        if no in doc.fence_at:
-            fences.append(k)
-        found = spans.setdefault(doc.branch_at.get(no), [k, k])
-        found[1] = k
-    fence = (fences[0], fences[-1]) if fences else None
-
-    def span(condition: str | None, lo: int) -> tuple[int, int]:
-        ends = [*(spans.get(condition) or ()), *(fence or ())]
-        return (min(ends), max(ends) + 1) if ends else (0, lo + 1)
-
-    return span
 
 
 def infer_contract(doc: SkillDoc) -> Contract:
@@ -249,8 +389,16 @@ def infer_contract(doc: SkillDoc) -> Contract:
         draft.conditions.append(write.condition)
     if LOG_PATTERN in drafts:
         log = drafts[LOG_PATTERN]
-        sections = [log_section(w.heading, w.template, doc.skill) for w in log.writes]
-        log.section = next((sec for sec, ev in sections if ev is not None), sections[0][0])
+        # the heading of the entry every run writes, before a way out's (`If identical: …`)
+        ordered = sorted(
+            log.writes,
+            key=lambda w: (w.fallback, not w.in_log_step, w.condition is not None, w.line),
+        )
+        sections = [(w, *log_section(w.heading, w.template, doc.skill)) for w in ordered]
+        named = next(((w, sec) for w, sec, ev in sections if ev is not None), None)
+        log.section = named[1] if named is not None else sections[0][1]
+        # the write that names the entry's heading is the one the evidence quotes
+        log.writes.sort(key=lambda w: w is not (named[0] if named else None))
     # One product per branch: a dated article or a rewritten topic file, else the log entry,
     # else a file the skill only appends to.
     rank = {g: _rank(d) for g, d in drafts.items()}
@@ -264,7 +412,27 @@ def infer_contract(doc: SkillDoc) -> Contract:
         conds = [c for c in dict.fromkeys(d.conditions) if rank[g] <= min(best[c], floor_all)]
         if conds:
             kept.append((d, conds))
-    kept.sort(key=lambda item: (rank[item[0].glob], item[0].writes[0].line))
+    # A product written only on some runs (an early exit before it, "only if" in its sentence)
+    # keeps the branch's log entry beside it: a run that took the way out wrote only that.
+    only_if: dict[str, Evidence] = {}
+    log_draft = drafts.get(LOG_PATTERN)
+    products = log_draft is not None and any(rank[d.glob] == 0 for d, _ in kept)
+    exits = _exits(scanned) if products else []
+    for draft, conds in list(kept):
+        if rank[draft.glob] != 0 or log_draft is None:
+            continue
+        for cond in conds:
+            why = _conditional(draft, cond, exits)
+            if why is None:
+                continue
+            only_if.setdefault(draft.glob, why)
+            also = [c for c in dict.fromkeys(log_draft.conditions) if c in (cond, None)]
+            held = next((item for item in kept if item[0] is log_draft), None)
+            if held is None and also:
+                kept.append((log_draft, also))
+            elif held is not None:
+                held[1].extend(c for c in also if c not in held[1])
+    kept.sort(key=lambda item: (rank[item[0].glob], _kind(item[0].glob), item[0].writes[0].line))
     prose = (
         "\n".join(t for no, t in scanned.lines if no not in scanned.fence_at)
         if scanned.fences
@@ -272,12 +440,17 @@ def infer_contract(doc: SkillDoc) -> Contract:
     )
     always = tuple((p, None) for p in ALWAYS_FORBIDDEN)
     floors = WordFloors(scanned)
-    span = _branch_spans(scanned)
+    span = branch_spans(scanned)
     outputs: list[ContractOutput] = []
     for draft, conds in kept:
-        first = draft.writes[0]
+        first = next(
+            (w for w in draft.writes if w.condition in conds and not w.fallback),
+            next((w for w in draft.writes if w.condition in conds), draft.writes[0]),
+        )
         condition = None if None in conds else " | ".join(c for c in conds if c)
         evidence: list[tuple[str, Evidence]] = [("output", Evidence(first.line, first.quote))]
+        if draft.glob in only_if:
+            evidence.append(("only_if", only_if[draft.glob]))
         templates = [w.template for w in draft.writes if w.template is not None]
         headings: list[str] = []
         section = draft.section
@@ -332,4 +505,5 @@ def infer_contract(doc: SkillDoc) -> Contract:
         scorable=doc.scorable,
         warnings=doc.warnings,
         sha256=doc.sha256,
+        selectors=branch_selectors(scanned),
     )

@@ -57,7 +57,8 @@ __all__ = [
 ]
 
 # 3: one item per skill: the SKILL.md's hash and stat signature, and its contract as a row
-ENTRY = Entry("contracts", 3)
+# 4: the row ends with the branch selectors (which `var` value runs which branch)
+ENTRY = Entry("contracts", 4)
 # A file changed less than this long before it was read may change again within the same
 # mtime tick (whole seconds on some filesystems, 2 s on FAT) without its signature showing it:
 # its signature is not kept, and the next run hashes it.

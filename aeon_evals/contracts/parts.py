@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 
 from aeon_evals.contracts.body import HEADING, Body, Fence
 from aeon_evals.contracts.data import Evidence, quoted
@@ -146,6 +147,26 @@ def _line_floor(no: int, text: str) -> tuple[int, Evidence] | None:
         if words is not None and 0 < words < 20000:
             return words, Evidence(no, quoted(m.group(0)))
     return None
+
+
+def branch_spans(doc: Body) -> Callable[[str | None, int], tuple[int, int]]:
+    """The span of body lines a word floor of an output under branch `condition` may come from
+    (the first and one past the last line of that branch's prose and of every fence; (0,
+    lo + 1) when there is none), each branch's worked out once for the whole body."""
+    fences: list[int] = []
+    spans: dict[str | None, list[int]] = {}
+    for k, (no, _) in enumerate(doc.lines):
+        if no in doc.fence_at:
+            fences.append(k)
+        found = spans.setdefault(doc.branch_at.get(no), [k, k])
+        found[1] = k
+    fence = (fences[0], fences[-1]) if fences else None
+
+    def span(condition: str | None, lo: int) -> tuple[int, int]:
+        ends = [*(spans.get(condition) or ()), *(fence or ())]
+        return (min(ends), max(ends) + 1) if ends else (0, lo + 1)
+
+    return span
 
 
 def word_floor(doc: Body, lo: int, hi: int) -> tuple[int, Evidence] | None:

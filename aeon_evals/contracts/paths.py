@@ -119,6 +119,9 @@ READ_WORDS = frozenset(
         "mirrors",
         "mirror",
         "same",
+        "open",
+        "opens",
+        "via",
     ]
 )
 

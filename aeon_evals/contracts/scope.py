@@ -12,6 +12,7 @@ from pathlib import Path
 from aeon_evals.cache.folder import Cache
 from aeon_evals.checks.owners import Claims
 from aeon_evals.checks.skill import newest_output_age
+from aeon_evals.contracts.branches import holds, is_branch, selected_branch
 from aeon_evals.contracts.instance import Contract, ContractOutput, load_contracts
 from aeon_evals.load.outputs import Outputs
 from aeon_evals.load.registry import LLM_SKILL, Registry
@@ -56,19 +57,49 @@ class Scope:
         return "; ".join(parts)
 
 
+def runnable(contract: Contract, var: str = "") -> tuple[ContractOutput, ...]:
+    """The outputs a run with `var` (aeon.yml's, "" when unset) may write: when the SKILL.md
+    says which branch that value runs, that branch's own outputs, then those every run writes;
+    else all of them."""
+    branch = selected_branch(contract, var)
+    if branch is None:
+        return contract.outputs
+    own = [o for o in contract.outputs if o.condition is not None and holds(o, branch)]
+    own = [o for o in own if is_branch(o.condition)]
+    rest = [o for o in contract.outputs if holds(o, branch) and o not in own]
+    return (*own, *rest) or contract.outputs
+
+
 def choose_output(
-    contract: Contract, outputs: Outputs, now: datetime, claims: Claims | None = None
+    contract: Contract,
+    outputs: Outputs,
+    now: datetime,
+    var: str = "",
+    claims: Claims | None = None,
 ) -> ContractOutput:
-    """The output to evaluate: the one whose newest existing file (its own, given `claims`) is
-    newest (the branch the skill ran last), else the first the SKILL.md names."""
-    if len(contract.outputs) == 1:
-        return contract.outputs[0]
-    best: tuple[float, ContractOutput] | None = None
-    for candidate in contract.outputs:
-        age = newest_output_age(candidate.spec, outputs, now, claims)
-        if age is not None and (best is None or age < best[0]):
-            best = (age, candidate)
-    return best[1] if best is not None else contract.outputs[0]
+    """The output to evaluate, among those a run with `var` may write (`runnable`): the branch's
+    own output when one of its files exists, else the one whose newest file is newest (what the
+    skill wrote last: a product written only on some runs, or the log entry of a run that took
+    an early way out), else the first. A file another skill declares (`claims`) is never one of
+    its files."""
+    candidates = runnable(contract, var)
+    if len(candidates) == 1:
+        return candidates[0]
+    ages = [
+        (newest_output_age(c.spec, outputs, now, claims), n, c) for n, c in enumerate(candidates)
+    ]
+    found = [(age, n, c) for age, n, c in ages if age is not None]
+    # the branch aeon.yml's var runs is evaluated first, when it wrote anything
+    own = [i for i in found if is_branch(i[2].condition)] if selected_branch(contract, var) else []
+    best = min(own or found, key=lambda item: (item[0], item[1]), default=None)
+    return best[2] if best is not None else candidates[0]
+
+
+def configured_var(registry: Registry, skill: str) -> str:
+    """The `var` aeon.yml gives `skill` ("" when it gives none, or not a string)."""
+    entry = registry.raw.get(skill)
+    value = entry.get("var") if isinstance(entry, dict) else None
+    return value if isinstance(value, str) else ""
 
 
 def inferred_scope(
@@ -111,7 +142,9 @@ def inferred_scope(
         elif not contract.usable:
             without.append((skill, contract.reason or "no usable contract"))
         else:
-            inferred[skill] = Inferred(contract, choose_output(contract, outputs, now, claims))
+            var = configured_var(registry, skill)
+            chosen = choose_output(contract, outputs, now, var, claims)
+            inferred[skill] = Inferred(contract, chosen)
     return Scope(mode, inferred, tuple(without), tuple(unscored), contracts, claims)
 
 

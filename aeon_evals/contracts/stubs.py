@@ -19,8 +19,9 @@ from typing import Any
 from aeon_evals.contracts.audit import AuditReport, Gap
 from aeon_evals.contracts.instance import Contract, ContractOutput, spec_to_json
 from aeon_evals.contracts.paths import LOG_PATTERN
-from aeon_evals.contracts.scope import choose_output
+from aeon_evals.contracts.scope import choose_output, configured_var
 from aeon_evals.load.outputs import Outputs
+from aeon_evals.load.registry import load_registry
 
 # How a starter picks among a contract's branches (see `run_branch`).
 Pick = Callable[[Contract], ContractOutput]
@@ -65,10 +66,14 @@ def stub_for(gap: Gap) -> dict[str, Any]:
 
 
 def run_branch(root: Path, now: datetime) -> Pick:
-    """The branch a run at `now` evaluates, among a contract's outputs: the one whose newest
-    file under `root` is newest, else the first the SKILL.md names (`scope.choose_output`)."""
+    """The branch a run at `now` evaluates, among a contract's outputs (`scope.choose_output`):
+    of those the skill's aeon.yml `var` may write, the one whose newest file under `root` is
+    newest, else the first. Reads aeon.yml and looks at the outputs."""
     outputs = Outputs(root)
-    return lambda contract: choose_output(contract, outputs, now)
+    registry = load_registry(root)
+    return lambda contract: choose_output(
+        contract, outputs, now, configured_var(registry, contract.skill)
+    )
 
 
 def stub_from_contract(contract: Contract, pick: Pick | None = None) -> dict[str, Any] | None:

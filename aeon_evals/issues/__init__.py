@@ -11,6 +11,7 @@ from collections.abc import Collection
 from datetime import date, datetime
 from pathlib import Path
 
+from aeon_evals.issues.apply import apply_plan
 from aeon_evals.issues.files import DETECTOR, ISSUES_DIR, IssueFile, IssueRequest
 from aeon_evals.issues.index import INDEX_NAME
 from aeon_evals.issues.plan import (
@@ -18,7 +19,6 @@ from aeon_evals.issues.plan import (
     IssuePlan,
     IssueRef,
     IssueState,
-    apply_plan,
     by_id,
     plan_issues,
     read_issues,

@@ -34,6 +34,8 @@ _CATEGORIES = {
     "quality_score": "quality-regression",
     "stale_file": "missing-secret-or-cron",
     "no_file_match": "missing-secret-or-cron",
+    "run_error": "api-failure",  # the run reports an error (issue #32)
+    "never_does_its_job": "missing-secret-or-cron",  # a permanent no-op: config, key, data
 }
 
 
@@ -97,6 +99,18 @@ class IssueRequest:
     flaky: bool = False
     # what the tool knows to do about it (its Action Queue step, the section patch …)
     fixes: tuple[str, ...] = ()
+    # a fleet finding (issue #32): the skills one cause explains; `skill` and `root_cause` are
+    # then `fleet:<kind>:<key>`, and the title is the finding's words
+    affected: tuple[str, ...] = ()
+    title: str = ""
+    category: str = ""
+
+    @property
+    def fleet(self) -> bool:
+        return bool(self.affected)
+
+
+FLEET = "fleet:"  # the root cause of a fleet finding's issue starts so
 
 
 def names_in(title: str, skill: str) -> bool:
@@ -288,6 +302,8 @@ def body(req: IssueRequest, today: date, article_path: str, see_also: tuple[str,
     """The issue's one paragraph: output, expected vs actual (with the evidence: file:line, how
     many hits, inside or outside the skill's own section), the fix the tool knows, flakiness,
     related issues, article."""
+    if req.fleet:
+        return _fleet_body(req, today, article_path)
     if req.label is DiffLabel.NEW_QUALITY_DEGRADED:
         what = f"dropped below its quality bar ({req.status.value})"
     else:
@@ -309,6 +325,21 @@ def body(req: IssueRequest, today: date, article_path: str, see_also: tuple[str,
         )
     if see_also:
         parts.append(f"See also {', '.join(see_also)} (other open issues naming this skill).")
+    parts.append(f"Article: {one_line(article_path)}")
+    return " ".join(parts) + "\n"
+
+
+def _fleet_body(req: IssueRequest, today: date, article_path: str) -> str:
+    """A fleet finding's paragraph: one cause, the skills it explains, what to do."""
+    skills = ", ".join(f"`{one_line(s)}`" for s in req.affected)
+    parts = [
+        f"One cause explains {len(req.affected)} skills' failures in the skill-evals run of "
+        f"{today.isoformat()}: {one_line(req.detail).rstrip('.')}.",
+        f"Affected skills: {skills}. No issue is filed per skill for this cause; this one is "
+        "resolved when the cause is gone.",
+    ]
+    if req.fixes:
+        parts.append(f"Known fix: {'; and '.join(one_line(f).rstrip('.') for f in req.fixes)}.")
     parts.append(f"Article: {one_line(article_path)}")
     return " ".join(parts) + "\n"
 
@@ -338,14 +369,14 @@ def new_issue(number: int, req: IssueRequest, now: datetime) -> IssueFile:
     return IssueFile(
         id=iid,
         path=f"{ISSUES_DIR}/{iid}.md",
-        title=_title(req.skill, req.root_cause),
+        title=_title("fleet", req.title) if req.fleet else _title(req.skill, req.root_cause),
         status="open",
         severity=_severity(req),
-        category=_category(req.root_cause),
+        category=req.category or _category(req.root_cause),
         detected_by=DETECTOR,
         detected_at=utc(now),
         resolved_at=None,
-        affected_skills=(req.skill,),
+        affected_skills=req.affected or (req.skill,),
         root_cause=req.root_cause,
         flaky=req.flaky,
     )

@@ -7,19 +7,19 @@ files first, INDEX.md last). A dry run reads and plans, and does not apply.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
 from aeon_evals.fs.confine import confine
-from aeon_evals.fs.write import atomic_write, create_exclusive, create_exclusive_run, sync_dir
 from aeon_evals.issues import files
 from aeon_evals.issues.files import ID_RE, ISSUES_DIR, IssueFile, IssueRequest, Loaded
 from aeon_evals.issues.frontmatter import resolve_text
 from aeon_evals.issues.index import INDEX_NAME, Index, read_index
+from aeon_evals.issues.rollback import probe
+from aeon_evals.text.controls import show_name
 
 _MAX_TRIES = 1000  # exclusive-create attempts before giving up on one request
 _PLAIN_NAME = re.compile(r"[\w-]+")
@@ -56,6 +56,20 @@ class IssueOutcome:
     known: tuple[IssueFile, ...] = ()  # every readable issue as it was before this run
     # skill of a request -> other open issues naming it that do not cover it ("see also")
     see_also: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the stage wrote nothing (why: a refused write, found by the probe or met and put back),
+    # and what it would have filed and closed
+    unwritten: str = ""
+    would_file: tuple[IssueRef, ...] = ()
+    would_close: tuple[IssueRef, ...] = ()
+
+    def said(self, refs: tuple[IssueRef, ...], would: tuple[IssueRef, ...]) -> str:
+        """`ISS-004 (x), ISS-005 (y)`, `none`, or `none (not written: …; would file …)`."""
+        listed = ", ".join(f"{i.id} ({show_name(i.skill)})" for i in by_id(refs))
+        if not self.unwritten:
+            return listed or "none"
+        also = ", ".join(f"{i.id} ({show_name(i.skill)})" for i in by_id(would))
+        verb = "file" if would is self.would_file else "close"
+        return f"none (not written: {self.unwritten}" + (f"; would {verb} {also})" if also else ")")
 
 
 @dataclass(frozen=True)
@@ -102,6 +116,21 @@ class IssuePlan:
     # INDEX.md edits in order ("open"/"close", issue, resolved on), replayed if a number moves
     index_edits: tuple[tuple[str, IssueFile, str], ...] = ()
     outcome: IssueOutcome = field(default_factory=IssueOutcome)
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.new or self.closing or self.index_text is not None)
+
+    def probe(self) -> str | None:
+        """Why the plan's writes would fail, found before any is made (rollback.probe)."""
+        if not self.writes:
+            return None
+        replaced = [c.file for c in self.closing]
+        if self.index_text is not None:
+            replaced.append(self.state.index_path)
+        size = sum(len(n.text.encode("utf-8")) + 4096 for n in self.new)
+        size += len((self.index_text or "").encode("utf-8")) + 4096
+        return probe(self.state.issues_dir, replaced, size)
 
 
 def _read_files(issues_dir: Path, root: Path) -> tuple[list[Loaded], list[str], set[int], set[int]]:
@@ -241,6 +270,7 @@ def plan_issues(
     today: date,
     article_path: str,
     skills: Collection[str] = (),
+    fleet_keep: Collection[str] | None = None,
 ) -> IssuePlan:
     """Decide the issue stage on `state` (pure: nothing is read or written).
 
@@ -260,7 +290,11 @@ def plan_issues(
     existing: dict[str, str] = {}
     see_also: dict[str, tuple[str, ...]] = {}
     for req in to_file:
-        hit = naming.covering(req.skill)
+        hit = (
+            next((i for i in open_issues if i.ours and i.root_cause == req.root_cause), None)
+            if req.fleet
+            else naming.covering(req.skill)
+        )
         linked = tuple(
             i.id for i in naming.all(req.skill) if i is not hit and not i.covers(req.skill)
         )
@@ -281,7 +315,7 @@ def plan_issues(
         naming.add(issue)
         index.add_open(issue)
 
-    closing = _closing(state.loaded, to_close, index, now=now, today=today)
+    closing = _closing(state.loaded, to_close, index, now=now, today=today, fleet_keep=fleet_keep)
     closed = {c.ref.path for c in closing}
     still_open = Naming(i for i in open_issues if i.path not in closed)
     candidates = {s for i in open_issues if i.path not in closed for s in i.affected_skills}
@@ -308,130 +342,40 @@ def _closing(
     *,
     now: datetime,
     today: date,
+    fleet_keep: Collection[str] | None = None,
 ) -> list[Closing]:
-    """The open skill-evals issues of the `to_close` skills, resolved; their INDEX.md rows moved."""
+    """The open skill-evals issues of the `to_close` skills, resolved; their INDEX.md rows moved.
+    A fleet finding's issue is not closed by one of its skills recovering: it is closed when
+    `fleet_keep` (the root causes of today's findings; None: leave them, a scoped run) no longer
+    holds its root cause."""
     ours: dict[str, list[Loaded]] = {}
+    fleet: list[Loaded] = []
     for doc in loaded:
-        if doc.issue.ours:
+        if doc.issue.ours and doc.issue.root_cause.startswith(files.FLEET):
+            fleet.append(doc)
+        elif doc.issue.ours:
             for named in dict.fromkeys(doc.issue.affected_skills):
                 ours.setdefault(named, []).append(doc)
+    gone = [
+        doc
+        for doc in fleet
+        if fleet_keep is not None and doc.issue.is_open and doc.issue.root_cause not in fleet_keep
+    ]
     closing: list[Closing] = []
     done: set[str] = set()
-    for skill in dict.fromkeys(to_close):
-        for doc in ours.get(skill, ()):
-            issue = doc.issue
-            if not issue.is_open:
-                index.repair_resolved(issue, today)
-                continue
-            if issue.path in done:
-                continue
-            text = resolve_text(doc.text, files.utc(now))
-            if text is None:  # pragma: no cover - only files with frontmatter are loaded
-                continue
-            done.add(issue.path)
-            closing.append(Closing(IssueRef(issue.id, skill, issue.path), doc.file, text))
-            index.close(issue, today.isoformat())
-    return closing
-
-
-def apply_plan(plan: IssuePlan) -> IssueOutcome:
-    """Write the plan: new issue files (created exclusively: when another process took a number
-    first, the next free one is used; each synced before its name appears, since a new file's
-    bytes are not forced out by anything else), the closed issues (renamed over the old ones
-    unsynced: ext4 and XFS write a file renamed over another before the rename commits), one
-    fsync of the folder for them all, INDEX.md last (synced on its own). Returns what was done."""
-    moved: dict[str, IssueFile] = {}  # planned id -> the issue as filed under another number
-    skipped: set[str] = set()
-    warnings: list[str] = []
-    floor = 0
-    # The planned numbers first, synced side by side; from the first number another process
-    # took, one at a time with the next free number, as the names must appear in order.
-    first = _first_run(plan.new)
-    done = create_exclusive_run(
-        [(plan.state.issues_dir / f"{p.issue.id}.md", p.text) for p in first]
-    )
-    if done:
-        floor = first[done - 1].issue.number + 1
-    for planned in plan.new[done:]:
-        issue, text = planned.issue, planned.text
-        number = max(issue.number, floor)
-        for _ in range(_MAX_TRIES):
-            if number != planned.issue.number:
-                iid = f"ISS-{number:03d}"
-                issue = dataclasses.replace(planned.issue, id=iid, path=f"{ISSUES_DIR}/{iid}.md")
-                text = files.render_issue(issue, planned.body)
-            if create_exclusive(plan.state.issues_dir / f"{issue.id}.md", text):
-                break
-            number += 1
-        else:
-            warnings.append(
-                f"{ISSUES_DIR}: no free number in {_MAX_TRIES} tries; "
-                f"{planned.request.skill} not filed"
-            )
-            skipped.add(planned.issue.id)
+    plan = [(skill, doc) for skill in dict.fromkeys(to_close) for doc in ours.get(skill, ())]
+    plan += [("fleet", doc) for doc in gone]
+    for skill, doc in plan:
+        issue = doc.issue
+        if not issue.is_open:
+            index.repair_resolved(issue, today)
             continue
-        floor = number + 1
-        if issue.id != planned.issue.id:
-            moved[planned.issue.id] = issue
-    for closing in plan.closing:  # bytes: keep its last byte
-        atomic_write(closing.file, closing.text.encode("utf-8"), sync=False)
-    if plan.new or plan.closing:  # one fsync for the batch, not one per file
-        sync_dir(plan.state.issues_dir)
-    index_text = plan.index_text
-    if moved or skipped:
-        index_text = _replay(plan, moved, skipped)
-    if index_text is not None:
-        atomic_write(plan.state.index_path, index_text.encode("utf-8"))
-    if not (moved or skipped):
-        return plan.outcome
-    return _renumbered(plan.outcome, moved, skipped, warnings)
-
-
-def _first_run(new: Sequence[NewIssue]) -> list[NewIssue]:
-    """The leading planned issues whose numbers rise (each is filed under its own number when
-    it is free, as the one-by-one loop would file it)."""
-    run: list[NewIssue] = []
-    for planned in new:
-        if run and planned.issue.number <= run[-1].issue.number:
-            break
-        run.append(planned)
-    return run
-
-
-def _replay(plan: IssuePlan, moved: dict[str, IssueFile], skipped: set[str]) -> str | None:
-    """INDEX.md's new text with the issues filed under other numbers than planned."""
-    if plan.state.index_problem:
-        return None
-    planned = {n.issue.id for n in plan.new}
-    index = Index(plan.state.index_text)
-    for kind, issue, resolved_on in plan.index_edits:
-        if issue.id in planned:
-            if issue.id in skipped:
-                continue
-            issue = moved.get(issue.id, issue)
-        if kind == "open":
-            index.add_open(issue)
-        else:
-            index.close(issue, resolved_on)
-    return index.text if index.changed else None
-
-
-def _renumbered(
-    outcome: IssueOutcome, moved: dict[str, IssueFile], skipped: set[str], warnings: list[str]
-) -> IssueOutcome:
-    """`outcome` with the numbers the new issues were filed under."""
-
-    def swap(iid: str) -> str:
-        return moved[iid].id if iid in moved else iid
-
-    return dataclasses.replace(
-        outcome,
-        filed=tuple(
-            IssueRef(swap(r.id), r.skill, moved[r.id].path if r.id in moved else r.path)
-            for r in outcome.filed
-            if r.id not in skipped
-        ),
-        existing={k: swap(v) for k, v in outcome.existing.items() if v not in skipped},
-        open_by_skill={k: swap(v) for k, v in outcome.open_by_skill.items() if v not in skipped},
-        warnings=(*outcome.warnings, *warnings),
-    )
+        if issue.path in done:
+            continue
+        text = resolve_text(doc.text, files.utc(now))
+        if text is None:  # pragma: no cover - only files with frontmatter are loaded
+            continue
+        done.add(issue.path)
+        closing.append(Closing(IssueRef(issue.id, skill, issue.path), doc.file, text))
+        index.close(issue, today.isoformat())
+    return closing

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from aeon_evals.errors import ConfigError
 from aeon_evals.fs.confine import confine
 from aeon_evals.load import registry
 
@@ -47,6 +48,20 @@ def detect(root: Path, *, articles: str | None = None, config: str | None = None
     candidate registries."""
     dashboard = next((d for d in DASHBOARD_DIRS if (root / d).is_dir()), None)
     return Layout(article_folder(root, articles), registry.find_config(root, config), dashboard)
+
+
+def instance(root: Path, *, articles: str | None = None, config: str | None = None) -> Layout:
+    """`detect`, for a command that needs an Aeon instance at `root`: a folder holding its skill
+    registry (aeon.yml, a renamed one, or `config`). Raises ConfigError naming what was looked
+    for, in one line, instead of evaluating (or building a dashboard for) an empty fleet."""
+    if not root.is_dir():
+        raise ConfigError("instance root does not exist or is not a folder", path=root)
+    found = detect(root, articles=articles, config=config)
+    path = root / found.config
+    if not (path.exists() or path.is_symlink()):  # a link or a FIFO: its reader says what it is
+        reason = f"not found ({registry.looked_for(root, found.config)})"
+        raise registry.registry_error(found.config, reason)
+    return found
 
 
 def article_folder(root: Path, override: str | None = None) -> str:

@@ -2,51 +2,30 @@
 
 from __future__ import annotations
 
-import json
-import math
-import re
-import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import date
 from pathlib import Path
 from typing import Any
 
-from aeon_evals.errors import ConfigError, EvalsError
-from aeon_evals.fs.confine import read_confined
-from aeon_evals.load import cadence
-from aeon_evals.model import ContractsMode, DriftMode, Mute, NumericCheck, Spec
+from aeon_evals.errors import ConfigError
+from aeon_evals.load.evals_json import EVALS_PATH as EVALS_PATH
+from aeon_evals.load.evals_json import (
+    duplicate_keys,
+    has_repeated_keys,
+    read_raw,
+    to_stderr,
+    with_lines,
+)
+from aeon_evals.load.spec_fields import SKILL_NAME as SKILL_NAME
+from aeon_evals.load.spec_fields import SKILL_NAME_MAX as SKILL_NAME_MAX
+from aeon_evals.load.spec_fields import SPEC_KEYS as SPEC_KEYS
+from aeon_evals.load.spec_fields import Collector, got, show, spec_entry, type_name
+from aeon_evals.model import ContractsMode, Spec
 from aeon_evals.model.problems import Problem, Severity
-from aeon_evals.text import jsonio
-from aeon_evals.text.patterns import PatternError, compile_pattern
 
-EVALS_PATH = "skills/skill-evals/evals.json"
-
-SPEC_KEYS = {
-    "output_pattern",
-    "min_words",
-    "required_patterns",
-    "forbidden_patterns",
-    "required_headings",
-    "numeric_checks",
-    "expected_cadence",
-    "section",
-    "mute",
-    "stale_fail_after",
-    "drift",  # per-metric drift modes (docs/metrics.md)
-    "description",
-    "notes",
-    "trigger",  # routing cases, read by `aeon-evals lint` (catalog_cases.py)
-    "_from",  # where a drafted spec came from ("SKILL.md:41"); any key starting with _ is a comment
-}
-NUMERIC_KEYS = {"label", "pattern", "min", "max", "skip_if_not_found"}
-TOP_KEYS = {"version", "description", "skills", "$schema", "contracts"}
-MUTE_KEYS = {"until", "reason"}
+# `lint`: the instance's lint settings (catalog/settings.py), read by `aeon-evals lint`
+TOP_KEYS = {"version", "description", "skills", "$schema", "contracts", "lint"}
 VERSIONS = ("1",)
-# A skill name becomes a path (memory/skill-health/<skill>.json): plain names only.
-SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-# The Agent Skills limit on a skill's name (and so its folder); `lint` applies it to SKILL.md.
-SKILL_NAME_MAX = 64
 
 
 @dataclass(frozen=True)
@@ -71,298 +50,18 @@ class Manifest:
         return sorted({*self.specs, *self.spec_errors})
 
 
-class _Collector:
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-
-    def error(self, where: str, message: str) -> None:
-        self.problems.append(Problem(EVALS_PATH, where, message))
-
-    def warn(self, where: str, message: str) -> None:
-        self.problems.append(Problem(EVALS_PATH, where, message, Severity.WARNING))
-
-
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    return {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-        dict: "an object",
-    }.get(type(value), type(value).__name__)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _show(value: object) -> str:
-    """A value as it is written in JSON (`"20"`, `-5`, `[1]`), cut short."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _got(value: object) -> str:
-    return (
-        _type_name(value)
-        if isinstance(value, dict | list) or value is None
-        else f"{_type_name(value)} {_show(value)}"
-    )
-
-
-def _patterns(value: object, where: str, out: _Collector) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        out.warn(where, "expected a list of patterns; the single string was read as a list of one")
-        value = [value]
-    if not isinstance(value, list):
-        out.error(where, f"expected a list of patterns, got {_got(value)}")
-        return ()
-    found: list[str] = []
-    for i, item in enumerate(value):
-        if not isinstance(item, str):
-            out.error(f"{where}[{i}]", f"expected a pattern string, got {_got(item)}")
-            continue
-        try:
-            compile_pattern(item)
-        except PatternError as exc:
-            out.error(f"{where}[{i}]", str(exc))
-            continue
-        if not item:
-            out.warn(f"{where}[{i}]", "an empty pattern matches every output")
-        found.append(item)
-    return tuple(found)
-
-
-def _headings(value: object, where: str, out: _Collector) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        out.error(where, f'expected a list of headings such as ["## Summary"], got {_got(value)}')
-        return ()
-    found: list[str] = []
-    for i, item in enumerate(value):
-        if not isinstance(item, str) or not item.strip().lstrip("#").strip():
-            out.error(f"{where}[{i}]", f"expected a heading such as '## Summary', got {_got(item)}")
-        else:
-            found.append(item.strip())
-    return tuple(found)
-
-
-def _glob_problem(pattern: str) -> str | None:
-    if not pattern.strip():
-        return "is empty"
-    if pattern.startswith(("/", "\\")) or (len(pattern) > 1 and pattern[1] == ":"):
-        return f"{pattern!r} is an absolute path; patterns are relative to the instance root"
-    if ".." in pattern.replace("\\", "/").split("/"):
-        return f"{pattern!r} contains '..'; patterns must stay inside the instance root"
-    if pattern.count("[") != pattern.count("]"):
-        return f"{pattern!r} has an unbalanced '['"
-    return None
-
-
-def _numeric(value: object, where: str, out: _Collector) -> tuple[NumericCheck, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        out.error(where, f"expected a list of checks, got {_type_name(value)}")
-        return ()
-    checks: list[NumericCheck] = []
-    for i, item in enumerate(value):
-        at = f"{where}[{i}]"
-        if not isinstance(item, dict):
-            out.error(at, f"expected an object with label, pattern, min, max, got {_got(item)}")
-            continue
-        ok = True
-        for key in sorted(set(item) - NUMERIC_KEYS):
-            out.warn(f"{at}.{key}", "unknown key (ignored)")
-        label = item.get("label", f"check {i}")
-        if not isinstance(label, str):
-            out.error(f"{at}.label", f"expected a string, got {_got(label)}")
-            ok = False
-        pattern = item.get("pattern")
-        if not isinstance(pattern, str):
-            out.error(
-                f"{at}.pattern",
-                "is required (a regex whose group 1 is the number)"
-                if pattern is None
-                else f"expected a string, got {_got(pattern)}",
-            )
-            ok = False
-        else:
-            try:
-                compile_pattern(pattern)
-            except PatternError as exc:
-                out.error(f"{at}.pattern", str(exc))
-                ok = False
-        bounds: dict[str, float | None] = {}
-        for key in ("min", "max"):
-            bound = item.get(key)
-            if bound is not None and not _is_number(bound):
-                out.error(f"{at}.{key}", f"expected a finite number, got {_got(bound)}")
-                ok = False
-                bound = None
-            bounds[key] = float(bound) if bound is not None else None
-        lo, hi = bounds["min"], bounds["max"]
-        if lo is not None and hi is not None and lo > hi:
-            out.error(f"{at}.max", f"max {hi:g} is below min {lo:g}")
-            ok = False
-        if lo is None and hi is None and ok:
-            out.warn(at, "no min and no max: this check can never fail")
-        skip = item.get("skip_if_not_found", False)
-        if not isinstance(skip, bool):
-            out.error(f"{at}.skip_if_not_found", f"expected true or false, got {_got(skip)}")
-            ok = False
-        if ok:
-            checks.append(NumericCheck(str(label), str(pattern), lo, hi, bool(skip)))
-    return tuple(checks)
-
-
-def _mute(value: object, where: str, out: _Collector) -> Mute | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        out.error(where, f'expected {{"until": "YYYY-MM-DD", "reason": "…"}}, got {_got(value)}')
-        return None
-    for key in sorted(set(value) - MUTE_KEYS):
-        out.warn(f"{where}.{key}", "unknown key (ignored)")
-    until = value.get("until")
-    if until is None:
-        out.error(f"{where}.until", "is required (a date YYYY-MM-DD)")
-        return None
-    try:
-        if not isinstance(until, str) or len(until) != 10:
-            raise ValueError
-        day = date.fromisoformat(until)
-    except ValueError:
-        out.error(f"{where}.until", f"expected a date YYYY-MM-DD, got {_got(until)}")
-        return None
-    reason = value.get("reason", "")
-    if reason is not None and not isinstance(reason, str):
-        out.warn(f"{where}.reason", f"expected a string, got {_got(reason)}")
-    return Mute(day, str(reason) if reason is not None else "")
-
-
-def _spec(skill: str, raw: object, out: _Collector) -> Spec | None:
-    at = f"skills.{skill}"
-    before = len([p for p in out.problems if p.severity is Severity.ERROR])
-    if not SKILL_NAME.match(skill):
-        out.error(
-            at,
-            f"{_show(skill)} is not a skill name (letters, digits, '-', '_', '.'; it names the "
-            "skills/<name>/ folder)",
-        )
-    elif len(skill) > SKILL_NAME_MAX:
-        out.warn(
-            at,
-            f"{_show(skill)} is {len(skill)} characters: an Agent Skills name is at most "
-            f"{SKILL_NAME_MAX} (lowercase letters, digits, hyphens), and it names the "
-            "skills/<name>/ folder",
-        )
-    if not isinstance(raw, dict):
-        out.error(at, f"expected an object with at least output_pattern, got {_got(raw)}")
-        return None
-    for key in sorted(set(raw) - SPEC_KEYS):
-        if not str(key).startswith("_"):  # `_from`, `_note`…: comments, never warned about
-            out.warn(f"{at}.{key}", "unknown key (ignored)")
-    pattern = raw.get("output_pattern")
-    if not isinstance(pattern, str):
-        out.error(
-            f"{at}.output_pattern",
-            "is required (a glob relative to the root)"
-            if pattern is None
-            else f"expected a string, got {_got(pattern)}",
-        )
-        pattern = ""
-    elif (bad := _glob_problem(pattern)) is not None:
-        out.error(f"{at}.output_pattern", bad)
-    min_words = raw.get("min_words", 0)
-    if not isinstance(min_words, int) or isinstance(min_words, bool):
-        out.error(f"{at}.min_words", f"expected an integer, got {_got(min_words)}")
-        min_words = 0
-    elif min_words < 0:
-        out.error(f"{at}.min_words", f"must be 0 or more, got {min_words}")
-        min_words = 0
-    required = _patterns(raw.get("required_patterns"), f"{at}.required_patterns", out)
-    forbidden = _patterns(raw.get("forbidden_patterns"), f"{at}.forbidden_patterns", out)
-    headings = _headings(raw.get("required_headings"), f"{at}.required_headings", out)
-    numeric = _numeric(raw.get("numeric_checks"), f"{at}.numeric_checks", out)
-    cadence_days = None
-    if raw.get("expected_cadence") is not None:
-        cadence_days = cadence.parse_cadence(raw["expected_cadence"])
-        if cadence_days is None:
-            out.error(
-                f"{at}.expected_cadence",
-                "expected days (7), '7d', 'daily', 'weekly' or a 5-field cron, got "
-                f"{_got(raw['expected_cadence'])}",
-            )
-    section = raw.get("section")
-    if section is not None and (not isinstance(section, str) or not section.strip()):
-        out.error(f"{at}.section", f"expected a heading such as '### {skill}', got {_got(section)}")
-        section = None
-    elif isinstance(section, str) and not section.strip().startswith("#"):
-        # Not a heading: the run matches it as a pattern against heading lines.
-        try:
-            compile_pattern(section.strip())
-        except PatternError as exc:
-            out.error(
-                f"{at}.section", f"not a heading such as '### {skill}', and as a pattern: {exc}"
-            )
-            section = None
-    mute = _mute(raw.get("mute"), f"{at}.mute", out)
-    stale_fail_after = raw.get("stale_fail_after")
-    if stale_fail_after is not None and (not _is_number(stale_fail_after) or stale_fail_after < 2):
-        out.error(
-            f"{at}.stale_fail_after",
-            "expected a number of expected cadences, 2 or more (a skill is STALE after 2), "
-            f"got {_got(stale_fail_after)}",
-        )
-        stale_fail_after = None
-    drift: tuple[tuple[str, DriftMode], ...] = ()
-    if raw.get("drift") is not None:
-        from aeon_evals.model.drift import parse_drift_spec  # the metric history: only when asked
-
-        found: list[tuple[str, str, str]] = []
-        drift = parse_drift_spec(raw["drift"], [c.label for c in numeric], f"{at}.drift", found)
-        for where, message, severity in found:
-            (out.warn if severity == Severity.WARNING else out.error)(where, message)
-    if len([p for p in out.problems if p.severity is Severity.ERROR]) > before:
-        return None
-    return Spec(
-        skill=skill,
-        output_pattern=pattern,
-        min_words=min_words,
-        required_patterns=required,
-        forbidden_patterns=forbidden,
-        required_headings=headings,
-        numeric_checks=numeric,
-        expected_cadence_days=cadence_days,
-        section=section,
-        mute=mute,
-        stale_fail_after=None if stale_fail_after is None else float(stale_fail_after),
-        drift=drift,
-    )
-
-
 def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
     """Validate parsed evals.json data. Raises ConfigError only when nothing can be used at all."""
     if not isinstance(data, dict):
         raise ConfigError(
-            f"expected a JSON object with a 'skills' key, got {_type_name(data)}", path=path
+            f"expected a JSON object with a 'skills' key, got {type_name(data)}", path=path
         )
-    out = _Collector()
+    out = Collector()
     for key in sorted(set(data) - TOP_KEYS):
         out.warn(str(key), "unknown key (ignored)")
     version = data.get("version")
     if version is not None and str(version) not in VERSIONS:
-        out.warn("version", f"unknown version {_show(version)}; read as version 1")
+        out.warn("version", f"unknown version {show(version)}; read as version 1")
     contracts = None
     if data.get("contracts") is not None:
         raw_mode = data["contracts"]
@@ -371,14 +70,14 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
         else:
             out.error(
                 "contracts",
-                f'expected "report", "enforce" or "off", got {_got(data["contracts"])}',
+                f'expected "report", "enforce" or "off", got {got(data["contracts"])}',
             )
     skills = data.get("skills")
     if skills is None:
         skills = {}
     if not isinstance(skills, dict):
         raise ConfigError(
-            f"expected an object of skill specs, got {_type_name(skills)}",
+            f"expected an object of skill specs, got {type_name(skills)}",
             path=path,
             where="skills",
         )
@@ -386,7 +85,7 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
     spec_errors: dict[str, tuple[Problem, ...]] = {}
     for skill in sorted(skills):
         start = len(out.problems)
-        spec = _spec(skill, skills[skill], out)
+        spec = spec_entry(skill, skills[skill], out)
         if spec is not None:
             specs[skill] = spec
         else:
@@ -402,123 +101,23 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
     )
 
 
-def decode_json(raw: bytes) -> Any:
-    """Parse evals.json bytes (a UTF-8 BOM is tolerated). Raises ValueError with the location:
-    `invalid JSON at line 3 column 5: …` or `not UTF-8 text (byte 0xff at offset 12)`."""
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
-        ) from None
-    try:
-        return jsonio.loads(text).data
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-    except jsonio.JSONTooDeep:
-        raise ValueError("invalid JSON: nested too deeply") from None
-
-
-def duplicate_keys(raw: bytes) -> list[Problem]:
-    """Warnings for keys written twice in one JSON object (json.loads silently keeps the last),
-    each at the path and line of the repeat."""
-    from aeon_evals.text import jsonpos  # the line finder: only a file with problems needs it
-
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return []
-    return [
-        Problem(
-            EVALS_PATH,
-            where,
-            "written twice in the same object; the last one wins",
-            Severity.WARNING,
-            line,
-        )
-        for where, line in jsonpos.duplicate_members(text)
-    ]
-
-
-class _Repeated(Exception):
-    """A JSON object writes a key twice (raised by `_has_repeated_keys`'s hook)."""
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        raise _Repeated
-    return found
-
-
-def _has_repeated_keys(text: str) -> bool:
-    """Whether some object of the JSON `text` (which parsed) writes a key twice: one pass of the
-    C parser, a fiftieth of the cost of locating every member (jsonpos), which only the
-    documents with a repeat then pay."""
-    try:
-        json.loads(text, object_pairs_hook=_unique_pairs)
-    except _Repeated:
-        return True
-    except (ValueError, RecursionError):  # decode_json has reported it; the scan will tell
-        return True
-    return False
-
-
-def with_lines(problems: Iterable[Problem], lines: Mapping[str, int]) -> list[Problem]:
-    """evals.json problems located at the line of the member they name (`lines` from
-    `jsonpos.member_lines`); a problem that already has its line keeps it."""
-    from aeon_evals.text import jsonpos  # the line finder: only a file with problems needs it
-
-    return [
-        replace(p, line=jsonpos.line_of(lines, p.where))
-        if p.file == EVALS_PATH and p.line is None
-        else p
-        for p in problems
-    ]
-
-
-def _read_raw(root: Path, retry_delay: float | None) -> tuple[bytes, Any] | None:
-    """evals.json's bytes and parsed JSON, None when the file does not exist (see
-    `read_manifest_data`). `retry_delay=None`: read once, no retry."""
-    attempts = (1,) if retry_delay is None else (1, 2)
-    for attempt in attempts:
-        try:
-            raw = read_confined(root, EVALS_PATH)
-        except FileNotFoundError:
-            return None
-        except IsADirectoryError:
-            raise ConfigError("is a folder, not a file", path=EVALS_PATH) from None
-        except EvalsError as exc:
-            raise ConfigError(exc.message, path=EVALS_PATH) from None
-        except OSError as exc:
-            raise ConfigError(f"cannot read: {exc.strerror}", path=EVALS_PATH) from None
-        try:
-            return raw, decode_json(raw)
-        except ValueError as exc:
-            if retry_delay is None:
-                raise ConfigError(str(exc), path=EVALS_PATH) from None
-            if attempt == 2:
-                raise ConfigError(
-                    f"{exc} (also after a retry {retry_delay:g}s later)", path=EVALS_PATH
-                ) from None
-            time.sleep(retry_delay)
-    return None  # pragma: no cover - the loop always returns or raises
-
-
 def read_manifest_data(
-    root: Path, *, retry_delay: float | None = 5.0, problems: list[Problem] | None = None
+    root: Path,
+    *,
+    retry_delay: float | None = 5.0,
+    problems: list[Problem] | None = None,
+    announce: Callable[[str], None] = to_stderr,
 ) -> Any | None:
     """The parsed JSON of evals.json, None when the file does not exist.
 
     The file is read confined to the root, only when it is a regular file under the size cap
     (ConfigError otherwise). A file that does not parse is read once more `retry_delay` seconds
-    later (it may be half-written by a concurrent commit); a second failure raises ConfigError.
-    `retry_delay=None` reads it once (audit, contracts, the site: no run to protect).
+    later (it may be half-written by a concurrent commit), once `announce` has said so; a
+    second failure raises ConfigError. `retry_delay=None` reads it once (audit, contracts, the
+    site: no run to protect).
     `problems`, when given, receives a warning for each key written twice.
     """
-    found = _read_raw(root, retry_delay)
+    found = read_raw(root, retry_delay, announce)
     if found is None:
         return None
     raw, data = found
@@ -527,17 +126,19 @@ def read_manifest_data(
     return data
 
 
-def read_manifest(root: Path, *, retry_delay: float = 5.0) -> Manifest | None:
+def read_manifest(
+    root: Path, *, retry_delay: float = 5.0, announce: Callable[[str], None] = to_stderr
+) -> Manifest | None:
     """evals.json read (as `read_manifest_data`) and validated, every problem (keys written
     twice first) located at its line; None when the file does not exist. Raises ConfigError
     when nothing in it can be used."""
-    found = _read_raw(root, retry_delay)
+    found = read_raw(root, retry_delay, announce)
     if found is None:
         return None
     raw, data = found
     manifest = parse_manifest(data)
     text = raw.decode("utf-8-sig")  # it parsed: it is UTF-8
-    repeated = _has_repeated_keys(text)
+    repeated = has_repeated_keys(text)
     if not (repeated or manifest.problems or manifest.spec_errors):
         return manifest  # nothing to locate: the scan of every member's line is not needed
     from aeon_evals.text import jsonpos  # the line finder: only a file with problems needs it

@@ -18,6 +18,7 @@ from aeon_evals.model.problems import Problem, Severity
 from aeon_evals.text import yamlsafe
 
 AEON_YML = "aeon.yml"
+NO_BLOCK = "no top-level 'skills:' block"
 _SKILLS_LINE = re.compile(r"^skills\s*:\s*(#.*)?$")
 _TOP_KEY = re.compile(r"^[A-Za-z_][\w.-]*\s*:")
 # An entry line inside the block: indentation (spaces, or tabs that YAML refuses), a name, a colon.
@@ -45,6 +46,9 @@ class Registry:
     lines: dict[str, int] = field(default_factory=dict)
     yaml_error: str | None = None
     issues: tuple[Problem, ...] = ()  # the warnings, located
+    # Why no `skills:` block could be read at all (no such block, not a mapping, not YAML and no
+    # block to read alone): the file is no skill registry. `load_registry` raises it.
+    unusable: str | None = None
 
     def enabled(self) -> set[str]:
         return {name for name, reg in self.skills.items() if reg.enabled}
@@ -142,10 +146,21 @@ def _registry(
     issues: list[tuple[str, str]],
     lines: dict[str, int],
     yaml_error: str | None = None,
+    *,
+    unusable: str | None = None,
 ) -> Registry:
     skills = {name: _registration(name, value) for name, value in raw.items()}
     problems = tuple(Problem(path, where, message, Severity.WARNING) for where, message in issues)
-    found = Registry(path, skills, (), raw=raw, lines=lines, yaml_error=yaml_error, issues=problems)
+    found = Registry(
+        path,
+        skills,
+        (),
+        raw=raw,
+        lines=lines,
+        yaml_error=yaml_error,
+        issues=problems,
+        unusable=unusable,
+    )
     # The run prints these warnings; a schedule it cannot use is one of them (`validate` grades it).
     every = [*problems, *schedule_problems(found)]
     return dataclasses.replace(found, warnings=tuple(p.brief() for p in every))
@@ -176,21 +191,16 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
             issues.append(("", f"not read as a whole: {exc.problem}; entries read one by one"))
     if yaml_error is None:
         if not isinstance(data, dict) or "skills" not in data:
-            issues.append(("", "no top-level 'skills:' block; every skill counts as unregistered"))
-            return _registry(path, {}, issues, line_of)
+            issues.append(("", f"{NO_BLOCK}; every skill counts as unregistered"))
+            return _registry(path, {}, issues, line_of, unusable=NO_BLOCK)
         skills = data.get("skills")
         if skills is None:
             skills = {}
         if not isinstance(skills, dict):
             kind = "a list" if isinstance(skills, list) else type(skills).__name__
-            issues.append(
-                (
-                    "skills",
-                    f"expected a mapping of skill names, got {kind}; every skill counts as "
-                    "unregistered",
-                )
-            )
-            return _registry(path, {}, issues, line_of)
+            why = f"expected a mapping of skill names, got {kind}"
+            issues.append(("skills", f"{why}; every skill counts as unregistered"))
+            return _registry(path, {}, issues, line_of, unusable=f"skills: {why}")
         return _registry(path, {str(k): v for k, v in skills.items()}, issues, line_of)
 
     # The file as a whole is not YAML (real files hold chains written as
@@ -201,14 +211,9 @@ def parse_registry(text: str, *, path: str = AEON_YML) -> Registry:
             yamlsafe.load(text, precise=True)
         except yaml.YAMLError as exc:
             yaml_error = _first_line(exc)
-        issues.append(
-            (
-                "",
-                f"not valid YAML ({yaml_error}) and no top-level 'skills:' block; every skill "
-                "counts as unregistered",
-            )
-        )
-        return _registry(path, {}, issues, line_of, yaml_error)
+        why = f"not valid YAML ({yaml_error}) and {NO_BLOCK}"
+        issues.append(("", f"{why}; every skill counts as unregistered"))
+        return _registry(path, {}, issues, line_of, yaml_error, unusable=why)
     try:  # the block's lines, when the whole file's check walked past them, are not walked again
         past = start + 1 + len(block) < walked
         data = yamlsafe.load("\n".join(block), checked=past) if block else None
@@ -293,24 +298,63 @@ def find_config(root: Path, override: str | None = None) -> str:
     return names[0] if names else AEON_YML
 
 
+def looked_for(root: Path, name: str) -> str:
+    """What `find_config` looked for, for the error that found nothing: aeon.yml and the renamed
+    registries, or the one file `--config` named."""
+    if name == AEON_YML:
+        return (
+            f"looked for {AEON_YML}, then a *.yml or *.yaml with a top-level skills: block, "
+            f"in {root}"
+        )
+    return f"looked for {name} in {root}"
+
+
+NOT_AN_INSTANCE = "not an Aeon instance (check --root, or pass --config FILE)"
+UNREADABLE = "the skill registry is needed (without it every skill would count as unregistered)"
+
+
+def registry_error(name: str, reason: str, *, missing: bool = True) -> ConfigError:
+    """The one line of a skill registry that cannot be used (exit 2): without it every skill
+    would count as unregistered and an empty fleet would pass. `missing`: no registry there at
+    all (not found, no `skills:` block), rather than one that cannot be read."""
+    return ConfigError(f"{reason}: {NOT_AN_INSTANCE if missing else UNREADABLE}", path=name)
+
+
 def load_registry(
-    root: Path, config: str | None = None, *, parse: Parser | None = None
+    root: Path, config: str | None = None, *, parse: Parser | None = None, required: bool = True
 ) -> Registry:
-    """The skill registry under `root` (`config`, else found by `find_config`); a missing file
-    gives an empty registry (every skill unregistered). `parse` turns the file's bytes and
-    name into the registry (`parse_registry_bytes`, or the run's cache of it)."""
+    """The skill registry under `root` (`config`, else found by `find_config`). `parse` turns
+    the file's bytes and name into the registry (`parse_registry_bytes`, or the run's cache of
+    it).
+
+    A registry that is missing, cannot be read, or holds no `skills:` block raises ConfigError
+    naming what was looked for: without it every skill would count as unregistered and the run
+    would pass an empty fleet. `required=False` (validate, which reports every problem) returns
+    it instead, `found` False or `unusable` set, with its warning.
+    """
     name = config if config is not None else find_config(root)
     try:
         raw = read_confined(root, name)
     except FileNotFoundError:
+        if required:
+            raise registry_error(name, f"not found ({looked_for(root, name)})") from None
         return _unusable("not found; every skill counts as unregistered", name)
     except EvalsError as exc:
+        if required:
+            raise registry_error(name, exc.message, missing=False) from None
         return _unusable(f"{exc.message}; every skill counts as unregistered", name)
     except IsADirectoryError:
+        if required:
+            raise registry_error(name, "is a folder, not a file", missing=False) from None
         return _unusable("is a folder, not a file; every skill counts as unregistered", name)
     except OSError as exc:
+        if required:
+            raise registry_error(name, f"cannot read: {exc.strerror}", missing=False) from None
         return _unusable(f"cannot read: {exc.strerror}; every skill counts as unregistered", name)
-    return (parse or parse_registry_bytes)(raw, name)
+    found = (parse or parse_registry_bytes)(raw, name)
+    if required and found.unusable is not None:
+        raise registry_error(name, found.unusable)
+    return found
 
 
 Parser = Callable[[bytes, str], Registry]

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from aeon_evals.model.results import FailingSince as FailingSince
     from aeon_evals.model.results import OutputFile as OutputFile
     from aeon_evals.model.results import ParsedArticle as ParsedArticle
+    from aeon_evals.model.results import RunReport as RunReport
     from aeon_evals.model.results import SkillResult as SkillResult
 else:
     _RESULTS = frozenset(
@@ -35,6 +36,7 @@ else:
             "FailingSince",
             "OutputFile",
             "ParsedArticle",
+            "RunReport",
             "SkillResult",
         }
     )
@@ -100,6 +102,24 @@ class DriftMode(enum.StrEnum):
     OFF = "off"  # not looked for
 
 
+class OutcomeClass(enum.StrEnum):
+    """What a run says it did, mildest first (the order `outcomes.worst` compares by); an
+    evals.json `outcomes` entry names one by its value."""
+
+    OK = "ok"  # did its job
+    QUIET = "quiet"  # a sanctioned "nothing new today"
+    NOOP = "noop"  # cannot do its job: missing config, key, lock, secret, data
+    PARTIAL = "partial"  # content produced, a step failed (delivery, one source)
+    ERROR = "error"  # the run failed
+
+    @property
+    def rank(self) -> int:
+        return _OUTCOME_RANK[self]
+
+
+_OUTCOME_RANK = {c: n for n, c in enumerate(OutcomeClass)}
+
+
 @dataclass(frozen=True)
 class NumericCheck:
     """One `numeric_checks` entry."""
@@ -128,6 +148,10 @@ class Spec:
     stale_fail_after: float | None = None  # expected cadences after which STALE counts as failing
     # `drift`: metric -> mode; "*" stands for every metric ("drift": "off"). Empty: the defaults.
     drift: tuple[tuple[str, DriftMode], ...] = ()
+    # `outcomes`: status token -> class, over what the SKILL.md says (docs/outcomes.md)
+    outcomes: tuple[tuple[str, OutcomeClass], ...] = ()
+    # `noop_fail_after`: runs in a row of one noop before "never does its job"; None: the default
+    noop_fail_after: int | None = None
 
     def drift_mode(self, metric: str, default: DriftMode) -> DriftMode:
         """The mode the spec sets for `metric` (its own entry, else "*"), else `default`."""

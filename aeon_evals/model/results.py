@@ -63,6 +63,29 @@ class Cause:
 
 
 @dataclass(frozen=True)
+class RunReport:
+    """What a skill's newest run reported in its own words (issue #32; `aeon_evals.outcomes`
+    reads it): its class, the token or signature and the status line quoted, where it stands,
+    the streak it ends, and what the skill's SKILL.md says the token means."""
+
+    outcome: str  # ok, quiet, noop, partial, error
+    token: str = ""  # the vocabulary token or generic signature (`HTTP 401`), "" for none
+    line: str = ""  # the status line, quoted
+    source: str = ""  # the run: `memory/logs/2026-07-11.md:187` (its heading) or its article
+    streak: str = ""  # "errored on 6 of its last 6 runs, since 2026-05-26"; "" when healthy
+    since: date | None = None  # the streak's first day
+    evidence: str = ""  # `SKILL.md:43: "…"`: the SKILL.md sentence the token stands in
+    cause: str = ""  # the cause it gave the row (`run_error:X_ERROR`), "" for none
+    runs: str = ""  # how many runs share the outcome: "6 of 6 runs"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            key: value.isoformat() if isinstance(value, date) else value
+            for key, value in vars(self).items()
+        }
+
+
+@dataclass(frozen=True)
 class OutputFile:
     """The file a skill's checks ran on, with evidence for later verification."""
 
@@ -92,6 +115,7 @@ class SkillResult:
     ] = ()  # extra facts for the row: which log was used, cron-state mismatch …
     spec_source: str | None = None  # "SKILL.md:41" for a contract inferred from SKILL.md
     numbers: tuple[tuple[str, float], ...] = ()  # each numeric check's value found, by label
+    run: RunReport | None = None  # what its newest run reported (issue #32), when it has runs
 
     @property
     def root_cause(self) -> str:

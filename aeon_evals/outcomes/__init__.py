@@ -33,6 +33,7 @@ from aeon_evals.outcomes.model import (
 )
 from aeon_evals.outcomes.reader import read_outcome, resolve
 from aeon_evals.outcomes.runs import article_run, log_runs, skill_headings
+from aeon_evals.outcomes.spec import noop_fail_after, vocabulary_for, with_overrides
 from aeon_evals.outcomes.vocabulary import extract_vocabulary
 
 __all__ = [
@@ -59,11 +60,14 @@ __all__ = [
     "history",
     "judge",
     "log_runs",
+    "noop_fail_after",
     "outcomes",
     "read_outcome",
     "resolve",
     "shared_signatures",
     "skill_headings",
     "streak",
+    "vocabulary_for",
+    "with_overrides",
     "worst",
 ]

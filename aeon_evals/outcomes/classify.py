@@ -261,7 +261,7 @@ _SENTENCE: tuple[tuple[OutcomeClass, re.Pattern[str]], ...] = (
     (OK, re.compile(r"(?i)\b(?:and|then) falls? back to\b|\bnot (?:yet )?opted in")),
     (
         PARTIAL,
-        re.compile(
+        _GOES_ON := re.compile(
             r"(?i)\bnon-fatal\b|\b(?:and|then) (?:proceed|continue)\b|\bproceed without\b"
             r"|\bcontinue (?:with(?:out)?|the run)\b"
         ),
@@ -311,6 +311,15 @@ _SENTENCE: tuple[tuple[OutcomeClass, re.Pattern[str]], ...] = (
     ),
     (OK, re.compile(r"(?i)\bnormal run\b|\bcompleted\b|\bsucce(?:ss|eded)\w*|\bran cleanly\b")),
 )
+
+
+def use_class(token: str, said: OutcomeClass | None, sentence: str) -> OutcomeClass | None:
+    """What one use of `token` says (`said`, its sentence's class) as `token_class` counts it:
+    a token that names a failure is partial only where the run goes on ("… and continue with
+    the next one", "non-fatal"), not where "partial" is merely a word of the sentence."""
+    if said is PARTIAL and strong_class(token) is ERROR and _GOES_ON.search(sentence) is None:
+        return None
+    return said
 
 
 def sentence_class(text: str) -> OutcomeClass | None:

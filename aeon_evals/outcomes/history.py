@@ -87,6 +87,7 @@ def judge(
             o.key,
             f"{o.key} — {run_streak.describe()} ({quoted})",
             newest,
+            run_streak,
         )
     if o.outcome is OutcomeClass.PARTIAL:
         return Judgement(
@@ -97,6 +98,7 @@ def judge(
             o.key,
             f"partial run: {o.key} ({quoted})",
             newest,
+            run_streak,
         )
     if o.outcome is OutcomeClass.NOOP:
         permanent = run_streak.count >= permanent_runs and run_streak.days >= permanent_days
@@ -109,6 +111,7 @@ def judge(
                 o.key,
                 f"never does its job: {run_streak.describe()} ({quoted})",
                 newest,
+                run_streak,
             )
         return Judgement(
             found.skill,
@@ -118,5 +121,43 @@ def judge(
             o.key,
             f"did not do its job: {run_streak.describe()} ({quoted})",
             newest,
+            run_streak,
         )
-    return Judgement(found.skill, Verdict.HEALTHY, since=run_streak.since, newest=newest)
+    return Judgement(
+        found.skill, Verdict.HEALTHY, since=run_streak.since, newest=newest, streak=run_streak
+    )
+
+
+MAX_RUNS = 400  # a streak is counted over at most this many runs
+
+
+def newest_history(
+    skill: str, newest_first: Iterable[Run], vocabulary: Vocabulary, *, cap: int = MAX_RUNS
+) -> History:
+    """`history` of only the runs the judgement needs, read newest first and lazily: the newest
+    run, and the older ones while they extend its streak (at most `cap`). A healthy newest run
+    is all that is read; the run that breaks a streak is read and left out, so the streak's
+    words ("FLEET_EMPTY on 28 of 28 runs since …") speak of the runs it counts."""
+    kept: list[RunOutcome] = []
+    first: Outcome | None = None
+    for run in newest_first:
+        found = RunOutcome(run.day, run.source, read_outcome(run.text, vocabulary))
+        o = found.outcome
+        if first is None:
+            first = o
+            kept.append(found)
+            if o.outcome in (OutcomeClass.OK, OutcomeClass.QUIET):
+                break
+            continue
+        if _matches(o, first):
+            kept.append(found)
+        elif first.outcome is OutcomeClass.NOOP and o.basis is Basis.NONE:
+            kept.append(found)  # no status at all: neither extends nor breaks a noop streak
+        else:
+            break
+        if len(kept) >= cap:
+            break
+    while len(kept) > 1 and first is not None and not _matches(kept[-1].outcome, first):
+        kept.pop()  # runs with no status older than the streak's first: not part of it
+    runs = tuple(reversed(kept))
+    return History(skill, runs, streak(runs))

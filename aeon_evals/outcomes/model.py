@@ -8,27 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
-
-class OutcomeClass(enum.StrEnum):
-    """What a run says it did, mildest first (the order `worst` compares by)."""
-
-    OK = "ok"  # did its job
-    QUIET = "quiet"  # a sanctioned "nothing new today"
-    NOOP = "noop"  # cannot do its job: missing config, key, lock, secret, data
-    PARTIAL = "partial"  # content produced, a step failed (delivery, one source)
-    ERROR = "error"  # the run failed
-
-    @property
-    def rank(self) -> int:
-        return _RANK[self]
-
-
-_RANK = {c: n for n, c in enumerate(OutcomeClass)}
+# defined with the specs, which name it (evals.json `outcomes`); imported from here as before
+from aeon_evals.model import OutcomeClass as OutcomeClass
 
 
 def worst(classes: list[OutcomeClass]) -> OutcomeClass:
     """The most severe of `classes` (OK for none)."""
-    return max(classes, key=_RANK.__getitem__, default=OutcomeClass.OK)
+    return max(classes, key=lambda c: c.rank, default=OutcomeClass.OK)
 
 
 class Basis(enum.StrEnum):
@@ -207,6 +193,7 @@ class Judgement:
     signature: str = ""
     message: str = ""
     newest: RunOutcome | None = None
+    streak: Streak | None = None
 
 
 class FleetKind(enum.StrEnum):

@@ -15,6 +15,7 @@ from aeon_evals.outcomes.classify import (
     status_like,
     strong_class,
     token_class,
+    use_class,
 )
 from aeon_evals.outcomes.model import OutcomeClass, TokenUse, VocabToken, Vocabulary, Why
 
@@ -480,7 +481,8 @@ def extract_vocabulary(
         if token in forced:
             tokens[token] = VocabToken(token, forced[token], Why.OVERRIDE, tuple(found))
             continue
-        cls, why = token_class(token, [u.outcome for u in found])
+        said = [use_class(token, u.outcome, u.sentence) for u in found]
+        cls, why = token_class(token, said)
         tokens[token] = VocabToken(token, cls, why, tuple(found))
     for token, cls in forced.items():
         if token not in tokens:

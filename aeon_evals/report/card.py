@@ -191,6 +191,35 @@ def build_card(data: ArticleData, *, article: str) -> dict[str, Any]:
     return {"root": root, "state": {}, "elements": el.items}
 
 
+def same_result(written: bytes, card: bytes) -> bool:
+    """Whether two cards tell the same result: the same, but for the regressions' detail texts
+    (a skill gone quiet says how old its output is: ten minutes later the age has moved on, the
+    result has not). A card that is not this tool's JSON is different."""
+
+    def result(raw: bytes) -> object:
+        data = json.loads(raw)
+        elements = data["elements"]
+        return {
+            **data,
+            "elements": {
+                k: v
+                for k, v in elements.items()
+                if not (k.startswith("regression_") and k.endswith("_desc"))
+            },
+        }
+
+    if written == card:
+        return True
+    try:
+        return result(written) == result(card)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def _detail_text(key: str) -> bool:
+    return key.startswith("regression_") and key.endswith("_desc")
+
+
 def render_card(card: dict[str, Any]) -> str:
     """The card as the feed's files are written: indented JSON, non-ASCII kept, a final newline."""
     return json.dumps(card, indent=2, ensure_ascii=False) + "\n"

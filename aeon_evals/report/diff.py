@@ -173,12 +173,21 @@ def is_flaky(history: list[Status | None]) -> bool:
 
 def failing_start(result: SkillResult, today: date) -> date:
     """The day a skill that fails now started failing, as far as this run can tell: for one
-    gone quiet (a failing `stale_file`), the day of its last output, not today; else today."""
+    gone quiet (a failing `stale_file`), the day of its last output; for one whose runs report
+    an error or never do their job, the first day of that streak; else today."""
     quiet = [
         c.evidence.last_output
         for c in result.causes
         if c.status.failing and c.evidence is not None and c.evidence.last_output is not None
     ]
+    run = result.run
+    if (
+        run is not None
+        and run.since is not None
+        and run.cause
+        and any(c.code == run.cause and c.status.failing for c in result.causes)
+    ):
+        quiet.append(run.since)
     return min([*quiet, today])
 
 
@@ -366,6 +375,7 @@ def action_queue(
     by the catalog checks, already worded), Add (SPEC §7). `gaps` are taken in the order given
     (see rank_adds)."""
     patch = [f"Patch evals.json:{skill} — {cause}" for skill, cause in spec_problems]
+    disagree: list[SkillResult] = []
     investigate: list[str] = []
     dispatch: list[str] = []
     for row in sorted(
@@ -389,8 +399,11 @@ def action_queue(
         head = result.head
         if head is None:
             continue
+        if any(c.code == "spec_disagrees" for c in result.causes):
+            disagree.append(result)  # said in words, and as one item for several (issue #32.7)
         if result.status is Status.ERROR:
-            patch.append(f"Patch evals.json:{result.skill} — {code_span(head.code)}")
+            if head.code != "spec_disagrees":
+                patch.append(f"Patch evals.json:{result.skill} — {code_span(head.code)}")
         elif result.status.failing:
             step = known.next_step(result, f" ({row.issue})" if row.issue else "")
             investigate += [step] if step else []
@@ -398,6 +411,15 @@ def action_queue(
             investigate.append(drifted)
         elif result.status is Status.STALE and (quiet := known.dispatch(result)) is not None:
             dispatch.append(quiet)
+    said = [c for r in disagree[:1] for c in r.causes if c.code == "spec_disagrees"]
+    if len(disagree) == 1 and said:
+        patch.append(f"Patch evals.json:{disagree[0].skill} — {said[0].brief}")
+    elif disagree:
+        names = ", ".join(r.skill for r in disagree)
+        patch.append(
+            f"Patch evals.json — {len(disagree)} specs match nothing while their skills' SKILL.md "
+            f"contracts find fresh outputs ({names}): fix their patterns or remove them"
+        )
     add = [gap.action() for gap in gaps[:MAX_ADD_ACTIONS]]
     if len(gaps) > MAX_ADD_ACTIONS:
         add.append(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from aeon_evals.contracts import audit as audit_stage
 from aeon_evals.contracts.instance import Contract
-from aeon_evals.issues import IssueRef, by_id
+from aeon_evals.issues import IssueOutcome, IssueRef, by_id
 from aeon_evals.load import cadence
 from aeon_evals.load.manifest import Manifest
 from aeon_evals.load.registry import Registry
@@ -85,6 +85,7 @@ def sources(
     filed: list[IssueRef],
     closed: list[IssueRef],
     warnings: list[str],
+    issues: IssueOutcome | None = None,
 ) -> list[str]:
     """The article's Sources lines: what was read and how it went, the day's issues, warnings."""
     evals = (
@@ -111,12 +112,16 @@ def sources(
             ]
         )
     ]
-    lines.append(
-        "issues filed: " + (", ".join(f"{i.id} ({i.skill})" for i in by_id(filed)) or "none")
-    )
-    lines.append(
-        "issues closed: " + (", ".join(f"{i.id} ({i.skill})" for i in by_id(closed)) or "none")
-    )
+    if issues is not None and issues.unwritten:  # a refused write: what was not done, said
+        lines.append("issues filed: " + issues.said(issues.filed, issues.would_file))
+        lines.append("issues closed: " + issues.said(issues.closed, issues.would_close))
+    else:
+        lines.append(
+            "issues filed: " + (", ".join(f"{i.id} ({i.skill})" for i in by_id(filed)) or "none")
+        )
+        lines.append(
+            "issues closed: " + (", ".join(f"{i.id} ({i.skill})" for i in by_id(closed)) or "none")
+        )
     lines += [f"warning: {w}" for w in warnings]
     return lines
 

@@ -27,8 +27,39 @@ def next_step(result: SkillResult, ref: str = "") -> str | None:
         return None
     if head.code == "stale_file" and (quiet := dispatch(result, ref)) is not None:
         return quiet  # gone quiet: run it, then look
+    if (told := run_fix(result)) is not None:
+        return told + ref
     drifted = drift_action(result)
     return (drifted or f"Investigate {result.skill} — {code_span(head.code)}") + ref
+
+
+def run_fix(result: SkillResult) -> str | None:
+    """`Fix <skill> — its runs report X_ERROR: 'all 3 reddit endpoints failed' (6 of 6 runs)` for
+    a skill whose runs say they failed, `Fix <skill> — it never does its job: FLEET_EMPTY 'no
+    managed instances' (28 of 28 runs): give it what it lacks` for a permanent no-op (#32)."""
+    run = result.run
+    head = result.head
+    if run is None or head is None or not run.cause or head.code != run.cause:
+        return None
+    said = _after_token(run.line, run.token)
+    quoted = f" '{said}'" if said else ""
+    runs = f" ({run.runs})" if run.runs else ""
+    if run.cause.startswith("never_does_its_job:"):
+        return (
+            f"Fix {result.skill} — it never does its job: {run.token}{quoted}{runs}; give it the "
+            "config, key or data it says it lacks, or disable it"
+        )
+    return f"Fix {result.skill} — its runs report {run.token}:{quoted or ' (see its log)'}{runs}"
+
+
+def _after_token(line: str, token: str, limit: int = 80) -> str:
+    """What a status line says after its token (`VIBECODING_DIGEST_ERROR — all 3 reddit
+    endpoints failed` → `all 3 reddit endpoints failed`), clipped; the line itself when the
+    token is not in it."""
+    at = line.find(token) if token else -1
+    text = line[at + len(token) :] if at >= 0 else line
+    text = text.strip(" \t`*_:—–-|·")
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def outside_own_section(cause: Cause) -> bool:
@@ -64,5 +95,5 @@ def known_fixes(result: SkillResult) -> tuple[str, ...]:
             break
     head = result.head
     quiet = dispatch(result) if head is not None and head.code == "stale_file" else None
-    step = quiet or drift_action(result)  # more than "investigate its cause"
+    step = quiet or run_fix(result) or drift_action(result)  # more than "investigate"
     return (*fixes, *([step] if step else []))

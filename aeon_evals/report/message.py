@@ -73,6 +73,8 @@ def notify_body(data: ArticleData, *, article: str, links: Links | None = None) 
         f"*Skill Evals — {n.verdict.value}*",
         f"{n.counts.new_fail} new fail · {n.counts.fixed} fixed · coverage "
         f"{pct_text(n.coverage.pct)}%",
+        # one cause behind many failures (issue #32): said before the failures it explains
+        *(f"Fleet: {_cut(one_line(f, tabs=True))}" for f in data.fleet),
     ]
     new = [_failure(by_skill[s]) for s in n.regressions]
     fixed = [_fixed(by_skill[s]) for s in n.recovered]

@@ -65,6 +65,7 @@ class ArticleData:
     without: list[tuple[str, str]] = field(default_factory=list)  # (skill, why no contract)
     unscored: list[str] = field(default_factory=list)  # `scorable: false`: listed, not scored
     catalog: CatalogSummary | None = None  # `aeon-evals lint`'s checks; None: no SKILL.md at all
+    fleet: list[str] = field(default_factory=list)  # fleet findings, one line each (issue #32)
 
     @functools.cached_property
     def numbers(self) -> Numbers:
@@ -314,6 +315,8 @@ def _article_lines(
     ]
     if data.catalog is not None:
         out += [f"**Catalog:** {data.catalog.line()}", ""]
+    if data.fleet:  # one cause explains many failures: said first
+        out += ["## Fleet findings", *[f"- {one_line(f, tabs=True)}" for f in data.fleet], ""]
     if data.actions:
         out += [
             "## Action Queue",

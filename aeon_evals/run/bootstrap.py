@@ -6,7 +6,6 @@ import json
 
 from aeon_evals.contracts import audit as audit_stage
 from aeon_evals.contracts.stubs import run_branch, starter_manifest
-from aeon_evals.errors import ConfigError
 from aeon_evals.fs.confine import check_writable
 from aeon_evals.fs.write import create_exclusive
 from aeon_evals.load.manifest import EVALS_PATH
@@ -21,14 +20,6 @@ from aeon_evals.run.publish import notified
 def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
     """No evals.json, or no skills in it: write a starter spec from the audit, notify, stop."""
     root = opts.root
-    if not registry.found and not (root / "skills").is_dir():
-        # Not an Aeon instance (a wrong --root, or cron started in the wrong folder): write nothing.
-        raise ConfigError(
-            "not an Aeon instance: no aeon.yml, no skills/ folder and no "
-            "skills/skill-evals/evals.json (check --root; `aeon-evals init` sets up an existing "
-            "Aeon repository)",
-            path=root,
-        )
     found = audit_stage.audit(root, set(), registry)
     outcome = RunOutcome(Verdict.BOOTSTRAP, opts.today)
     target = root / EVALS_PATH

@@ -17,6 +17,7 @@ from aeon_evals.report.facts import add_specs, scoped_queue, spec_problems
 from aeon_evals.report.facts import sources as article_sources
 from aeon_evals.run.data import RunOptions, RunOutcome
 from aeon_evals.run.evaluate import Evaluated
+from aeon_evals.run.fleet import Fleet
 from aeon_evals.run.issue_stage import issues_of_the_day
 from aeon_evals.run.loaded import Loaded
 
@@ -77,6 +78,7 @@ def compose(
     rows: list[report.Row],
     issues: IssueOutcome,
     kept: Kept,
+    fleet: Fleet,
     opts: RunOptions,
 ) -> RunOutcome:
     """The run's outcome: the Action Queue, the verdict, the article's data, what is said."""
@@ -110,6 +112,7 @@ def compose(
         day_filed,
         day_closed,
         warnings,
+        issues,
     )
     if evaluated.shallow:
         sources.insert(1, "history is shallow: ages of undated outputs are unknown")
@@ -134,6 +137,7 @@ def compose(
         without=list(inferred.without) if opts.skill is None else [],
         unscored=list(inferred.unscored) if opts.skill is None else [],
         catalog=evaluated.catalog,
+        fleet=_fleet_lines(fleet, issues),
     )
     notices = list(loaded.notices)
     first = (prior is None or not prior.own) and loaded.store.on(opts.today) is None
@@ -158,6 +162,18 @@ def compose(
         metrics=evaluated.history,
         dry_run=opts.dry_run,
     )
+
+
+def _fleet_lines(fleet: Fleet, issues: IssueOutcome) -> list[str]:
+    """One line per fleet finding, its issue at the end: what the article leads with."""
+    lines = []
+    for finding in fleet.findings:
+        cause = fleet.root_cause(finding)
+        ref = issues.existing.get(cause) or next(
+            (i.id for i in issues.filed if i.skill == cause), None
+        )
+        lines.append(finding.message + (f" ({ref})" if ref else ""))
+    return lines
 
 
 def _without_llm_skill(prior: ParsedArticle | None) -> ParsedArticle | None:

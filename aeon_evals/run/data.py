@@ -76,6 +76,9 @@ class RunOutcome:
         if self.dry_run:
             filed = f"none (--dry-run; would file {filed})" if filed else "none (--dry-run)"
             closed = f"none (--dry-run; would close {closed})" if closed else "none (--dry-run)"
+        elif self.issues.unwritten:  # a refused write: nothing changed, and what was not done
+            filed = self.issues.said(self.issues.filed, self.issues.would_file)
+            closed = self.issues.said(self.issues.closed, self.issues.would_close)
         return [
             f"verdict: {self.verdict.value}",
             f"article: {self.article_written}",

@@ -2,73 +2,34 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from aeon_evals.cache.folder import Cache
 from aeon_evals.catalog.summary import CatalogSummary, catalog_summary
 from aeon_evals.checks import skill as checks
+from aeon_evals.checks.outcome import judge_runs, with_outcome
 from aeon_evals.checks.owners import Claims
+from aeon_evals.checks.runs import RunReader
 from aeon_evals.contracts.audit import AuditReport
-from aeon_evals.contracts.scope import Scope
-from aeon_evals.errors import ConfigError
+from aeon_evals.contracts.scope import Scope, choose_output
 from aeon_evals.load import state as state_stage
-from aeon_evals.load.manifest import EVALS_PATH, Manifest, read_manifest
+from aeon_evals.load.manifest import Manifest
 from aeon_evals.load.outputs import Outputs
-from aeon_evals.load.registry import LLM_SKILL, Registry
+from aeon_evals.load.registry import Registry
 from aeon_evals.load.state import StateSources
 from aeon_evals.metrics import history as metrics
 from aeon_evals.metrics.history import History
 from aeon_evals.metrics.read import history_for_run
-from aeon_evals.model import ContractsMode, Coverage, SkillResult
-from aeon_evals.model.problems import Severity
+from aeon_evals.model import Cause, ContractsMode, Coverage, SkillResult, Status
+from aeon_evals.outcomes import Judgement
 from aeon_evals.parallel import Forked
 from aeon_evals.report.facts import coverage_audit
 from aeon_evals.run.data import RunOptions
+from aeon_evals.run.loaded import Judging, Loaded
 from aeon_evals.text import patterns
-
-if TYPE_CHECKING:
-    from aeon_evals.run.loaded import Loaded
-
-
-def load_manifest(opts: RunOptions, registry: Registry) -> Manifest | None:
-    """evals.json validated, each problem at its line. None when the run must bootstrap: the
-    instance still registers the LLM-run skill-evals (the layout it seeds: `skills/skill-evals/`)
-    and its evals.json is missing or names no skill. Today's Aeon registers no skill-evals and
-    has no evals.json: an empty manifest, and every enabled skill is evaluated on its SKILL.md
-    contract (enforce, unless `--contracts` or evals.json's `contracts` says otherwise)."""
-    manifest = read_manifest(opts.root, retry_delay=opts.retry_delay)
-    if manifest is not None and manifest.skills:
-        return manifest
-    if LLM_SKILL in registry.skills:
-        return None
-    if manifest is None:
-        if not registry.found and not (opts.root / "skills").is_dir():
-            # a wrong --root (or cron in the wrong folder): nothing to judge, nothing written
-            raise ConfigError(
-                "not an Aeon instance: no aeon.yml, no skills/ folder and no "
-                "skills/skill-evals/evals.json (check --root; `aeon-evals init` sets up an "
-                "existing Aeon repository)",
-                path=opts.root,
-            )
-        return Manifest(EVALS_PATH, {}, found=False)
-    return manifest
-
-
-def contracts_mode(manifest: Manifest, opts: RunOptions) -> ContractsMode:
-    """`--contracts`, else evals.json's `contracts`, else report (enforce when evals.json names no
-    skill). An unusable value in evals.json stops the run (exit 2) unless `--contracts` decides."""
-    if opts.contracts is not None:
-        return opts.contracts
-    problem = manifest.contracts_problem
-    if problem is not None:
-        raise ConfigError(problem.message, path=manifest.path, where=problem.where)
-    if manifest.contracts is not None:
-        return manifest.contracts
-    # with no evals.json spec, SKILL.md contracts are all there is to judge by: full citizens
-    return ContractsMode.REPORT if manifest.skills else ContractsMode.ENFORCE
 
 
 def _context(
@@ -131,19 +92,6 @@ def evaluate_inferred(
     return results
 
 
-def load_warnings(manifest: Manifest, registry: Registry, state: StateSources) -> list[str]:
-    """The loaders' warnings, in the article's order: evals.json, the registry, the state files."""
-    return (
-        [
-            p.brief()
-            + ("" if p.severity is Severity.WARNING else " (the skill is reported as ERROR)")
-            for p in manifest.problems
-        ]
-        + list(registry.warnings)
-        + list(state.warnings)
-    )
-
-
 def check_all(
     manifest: Manifest,
     inferred: Scope,
@@ -168,6 +116,93 @@ def check_all(
         results = evaluate_all(manifest, registry, state, opts, scope, outputs, claims)
         results += evaluate_inferred(inferred, registry, state, opts, outputs)
     return results, state
+
+
+def disagreement(
+    result: SkillResult,
+    manifest: Manifest,
+    judging: Judging,
+    registry: Registry,
+    state: StateSources,
+    opts: RunOptions,
+    outputs: Outputs,
+    claims: Claims | None = None,
+) -> SkillResult:
+    """An evals.json spec whose pattern matches nothing while the skill's own SKILL.md contract
+    finds a fresh output (a leftover template entry, issue #32.7): not a NO_OUTPUT failure of
+    the skill but a spec to patch, ERROR `spec_disagrees` with both quoted (no issue; the Action
+    Queue's Patch item). Any other result as it is."""
+    head = result.head
+    contract = judging.spec_contracts.get(result.skill)
+    spec = manifest.specs.get(result.skill)
+    if (
+        head is None
+        or head.code != "no_file_match"
+        or contract is None
+        or spec is None
+        or not contract.usable
+    ):
+        return result
+    chosen = choose_output(contract, outputs, opts.now, claims=claims)
+    ctx = _context(result.skill, registry, state, opts, chosen.source, claims=claims)
+    found = checks.evaluate(chosen.spec, outputs, ctx)
+    if found.output is None or found.status.failing or found.status is not Status.PASS:
+        return result  # the contract finds no fresh, passing output either: the spec stands
+    section = f" ({chosen.spec.section})" if chosen.spec.section else ""
+    detail = (
+        f"evals.json's `{spec.output_pattern}` matches nothing, while {chosen.source} says the "
+        f"skill writes `{chosen.spec.output_pattern}`{section}: fresh, {found.output.path}; "
+        "patch the spec (or remove it: the SKILL.md contract is then evaluated)"
+    )
+    return dataclasses.replace(
+        found,
+        status=Status.ERROR,
+        causes=(Cause(Status.ERROR, "spec_disagrees", detail),),
+        spec_source=None,
+        notes=("evals.json and SKILL.md disagree: the skill is not judged on this spec",),
+    )
+
+
+def judge_outcomes(
+    results: list[SkillResult],
+    manifest: Manifest,
+    inferred: Scope,
+    state: StateSources,
+    opts: RunOptions,
+    outputs: Outputs,
+    judging: Judging,
+) -> tuple[list[SkillResult], dict[str, Judgement]]:
+    """Check h, did the run do its job (issue #32): each result with what its newest runs
+    report added (checks/outcome.py), and the judgements, for the fleet findings."""
+    reader = RunReader(outputs, opts.today, judging.headings)
+    judged: dict[str, Judgement] = {}
+    out: list[SkillResult] = []
+    for result in results:
+        skill = result.skill
+        spec = manifest.specs.get(skill)
+        if spec is None and skill in inferred.inferred:
+            spec = inferred.inferred[skill].output.spec
+        head = result.head
+        contract = judging.spec_contracts.get(skill)
+        if head is not None and head.code == "spec_disagrees" and contract is not None:
+            spec = choose_output(contract, outputs, opts.now, claims=inferred.claims).spec
+        vocabulary = judging.by_skill.get(skill)
+        if spec is None or vocabulary is None:
+            out.append(result)
+            continue
+        found = judge_runs(skill, spec, vocabulary, reader, outputs)
+        judged[skill] = found
+        out.append(
+            with_outcome(
+                result,
+                found,
+                vocabulary,
+                cron=state.cron.get(skill),
+                now=opts.now,
+                grace=opts.grace,
+            )
+        )
+    return out, judged
 
 
 # With fewer skills than this the checks run in this process: a fork costs more than checking a
@@ -195,6 +230,7 @@ class Checked:
     warnings: list[str]
     shallow: bool
     audited: Audited | None = None  # start_checks' `audit`, when given
+    judged: dict[str, Judgement] = field(default_factory=dict)  # each skill's newest run
 
 
 def start_checks(
@@ -205,6 +241,7 @@ def start_checks(
     opts: RunOptions,
     scope: list[str],
     outputs: Outputs,
+    judging: Judging,
     audit: Callable[[], Audited] | None = None,
 ) -> Forked[Checked]:
     """check_all, on the second core when there are at least FORK_MIN_CHECKS skills: the run
@@ -219,8 +256,15 @@ def start_checks(
         results, checked = check_all(
             manifest, inferred, registry, state, opts, scope, outputs, warnings
         )
+        results = [
+            disagreement(r, manifest, judging, registry, checked, opts, outputs, inferred.claims)
+            for r in results
+        ]
+        results, judged = judge_outcomes(
+            results, manifest, inferred, checked, opts, outputs, judging
+        )
         extra = audit() if audit is not None else None
-        return Checked(results, checked, warnings, outputs.shallow, extra)
+        return Checked(results, checked, warnings, outputs.shallow, extra, judged)
 
     return Forked(work, fork=len(scope) + len(inferred.inferred) >= FORK_MIN_CHECKS)
 
@@ -238,6 +282,7 @@ class Evaluated:
     catalog: CatalogSummary | None
     shallow: bool
     warnings: list[str]  # the checks', the past articles', the history's, the audit's, in order
+    judged: dict[str, Judgement] = field(default_factory=dict)  # each skill's newest run
 
     @property
     def coverage(self) -> Coverage:
@@ -269,6 +314,7 @@ def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
         opts,
         loaded.scope,
         loaded.outputs,
+        loaded.judging,
         audit=audit_coverage,
     )
     catalog_warnings: list[str] = []
@@ -300,6 +346,7 @@ def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
         catalog,
         checked.shallow,
         warnings,
+        checked.judged,
     )
 
 

@@ -9,20 +9,26 @@ from pathlib import Path
 from aeon_evals.contracts.scope import Scope, broken_line
 from aeon_evals.errors import EvalsError
 from aeon_evals.fs.confine import check_writable
-from aeon_evals.fs.write import os_error_line
+from aeon_evals.fs.write import os_error_line, write_error
 from aeon_evals.issues import (
     DETECTOR,
+    ISSUES_DIR,
     IssueFile,
     IssueOutcome,
+    IssuePlan,
     IssueRef,
     IssueRequest,
+    IssueState,
     apply_plan,
     plan_issues,
     read_state,
 )
+from aeon_evals.issues.rollback import Undo, sweep
 from aeon_evals.model import DiffLabel, SkillResult
 from aeon_evals.report import diff as report
 from aeon_evals.report.fixes import known_fixes
+from aeon_evals.run.fleet import Fleet
+from aeon_evals.run.fleet import requests as fleet_requests
 from aeon_evals.text.controls import one_line
 
 
@@ -34,33 +40,70 @@ def keep_issues(
     now: datetime,
     today: date,
     article: str,
-    apply: bool,
+    undo: Undo | None,
+    fleet: Fleet | None = None,
 ) -> tuple[IssueOutcome, list[report.Row]]:
-    """File issues for new failures and close those of fixed skills (only planned when not
-    `apply`: a dry run); returns the outcome and the rows linked to their open issues. An
-    unusable issues folder skips the stage with a warning, never the run."""
+    """File issues for new failures and close those of fixed skills (only planned without
+    `undo`: a dry run); returns the outcome and the rows linked to their open issues. The
+    writes are probed first and recorded in `undo` (a later failure of the run puts them back);
+    a refused write changes no issue, and the outcome says what was not written. With
+    `fleet` (a full run's findings), one issue per finding stands for the failures it explains,
+    and a finding's issue no longer holding is closed. An unusable issues folder skips the
+    stage with a warning, never the run."""
     to_close = [r.skill for r in rows if r.label is DiffLabel.FIXED and not r.reported_only]
+    failing = [
+        r.skill for r in rows if r.status is not None and r.status.failing and not r.reported_only
+    ]
     try:
         check_writable(root, root / "memory/issues/INDEX.md", what="issues folder")
+        state = read_state(root)
         plan = plan_issues(
-            read_state(root),
-            issue_requests(rows, scope),
+            state,
+            issue_requests(rows, scope, fleet),
             to_close,
             now=now,
             today=today,
             article_path=article,
-            skills=[
-                r.skill
-                for r in rows
-                if r.status is not None and r.status.failing and not r.reported_only
-            ],
+            skills=failing,
+            fleet_keep=fleet.keep() if fleet is not None else None,
         )
-        issues = apply_plan(plan) if apply else plan.outcome
+        issues = plan.outcome
+        if undo is not None:  # a run that writes: probe the writes, then make them
+            sweep(state.issues_dir)
+            refused = plan.probe()
+            if refused is None:
+                try:
+                    issues = apply_plan(plan, undo)
+                except OSError as exc:  # put back by apply_plan: nothing changed
+                    refused = write_error(exc, exc.filename or root / ISSUES_DIR, root=root)
+            if refused is not None:
+                issues = _unwritten(state, plan, refused, failing, now=now, today=today)
     except (OSError, EvalsError) as exc:
         reason = exc.line() if isinstance(exc, EvalsError) else os_error_line(exc, root=root)
         issues = IssueOutcome(warnings=(f"memory/issues: issue keeping skipped: {reason}",))
     known = {i.id: i for i in issues.known}
     return issues, [_linked(r, issues, known) for r in rows]
+
+
+def _unwritten(
+    state: IssueState,
+    plan: IssuePlan,
+    reason: str,
+    failing: list[str],
+    *,
+    now: datetime,
+    today: date,
+) -> IssueOutcome:
+    """The outcome of a stage that wrote nothing: the rows linked to the issues as they stand,
+    and what was not written."""
+    standing = plan_issues(state, [], [], now=now, today=today, article_path="", skills=failing)
+    return dataclasses.replace(
+        standing.outcome,
+        warnings=(*plan.outcome.warnings, f"{ISSUES_DIR}: issues not written: {reason}"),
+        unwritten=reason,
+        would_file=plan.outcome.filed,
+        would_close=plan.outcome.closed,
+    )
 
 
 def _linked(row: report.Row, issues: IssueOutcome, known: dict[str, IssueFile]) -> report.Row:
@@ -88,15 +131,20 @@ def _linked(row: report.Row, issues: IssueOutcome, known: dict[str, IssueFile]) 
     )
 
 
-def issue_requests(rows: list[report.Row], scope: Scope | None = None) -> list[IssueRequest]:
-    """What to file: one request per counted row that newly fails (FAIL or QUALITY_DEGRADED)."""
-    requests = []
+def issue_requests(
+    rows: list[report.Row], scope: Scope | None = None, fleet: Fleet | None = None
+) -> list[IssueRequest]:
+    """What to file: one request per counted row that newly fails (FAIL or QUALITY_DEGRADED),
+    but for the failures a fleet finding explains: one request per finding instead."""
+    requests = fleet_requests(fleet, rows) if fleet is not None else []
+    explained = fleet.explained if fleet is not None else {}
     for row in rows:
         result = row.result
         if (
             result is None
             or not row.counts
             or row.label not in (DiffLabel.NEW_FAIL, DiffLabel.NEW_QUALITY_DEGRADED)
+            or row.skill in explained
         ):
             continue
         head = result.head

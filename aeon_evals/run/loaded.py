@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -13,9 +13,12 @@ from aeon_evals.articles.store import ArticleStore
 from aeon_evals.cache.folder import Cache
 from aeon_evals.checks.skill import scheduled
 from aeon_evals.contracts import scope as scope_stage
+from aeon_evals.contracts.instance import Contract, load_contracts
 from aeon_evals.contracts.scope import Scope
+from aeon_evals.contracts.vocab import load_vocabularies
 from aeon_evals.errors import (
     ArticleNotOurs,
+    ConfigError,
     EvalsError,
     NothingEvaluated,
     UsageError,
@@ -25,16 +28,72 @@ from aeon_evals.fs.confine import read_confined
 from aeon_evals.load import registry_cache
 from aeon_evals.load.enabled import enabled_since
 from aeon_evals.load.layout import Layout
-from aeon_evals.load.manifest import Manifest
+from aeon_evals.load.manifest import EVALS_PATH, Manifest, read_manifest
 from aeon_evals.load.outputs import Outputs
 from aeon_evals.load.registry import LLM_SKILL, Registry, load_registry
 from aeon_evals.load.state import StateSources, load_state
 from aeon_evals.load.switchover import llm_skill
 from aeon_evals.model import ContractsMode, ParsedArticle, Status
+from aeon_evals.model.problems import Severity
+from aeon_evals.outcomes import Vocabulary, skill_headings
 from aeon_evals.run.data import RunOptions
-from aeon_evals.run.evaluate import contracts_mode, load_warnings
 from aeon_evals.run.publish import ARTICLE_BYTES_PER_ROW, probe_writable
 from aeon_evals.text.controls import show_name
+
+
+@dataclass(frozen=True)
+class Judging:
+    """What judging the runs needs besides the results: each skill's outcome vocabulary, the
+    headings its log entries start with (every registered skill's: where one skill's section
+    ends depends on the others'), and the SKILL.md contracts of the evals.json skills (a spec
+    that finds nothing is held against its skill's own contract, issue #32.7)."""
+
+    by_skill: dict[str, Vocabulary]
+    headings: dict[str, tuple[str, ...]]
+    spec_contracts: dict[str, Contract] = field(default_factory=dict)
+
+
+def load_manifest(opts: RunOptions, registry: Registry) -> Manifest | None:
+    """evals.json validated, each problem at its line. None when the run must bootstrap: the
+    instance still registers the LLM-run skill-evals (the layout it seeds: `skills/skill-evals/`)
+    and its evals.json is missing or names no skill. Today's Aeon registers no skill-evals and
+    has no evals.json: an empty manifest, and every enabled skill is evaluated on its SKILL.md
+    contract (enforce, unless `--contracts` or evals.json's `contracts` says otherwise)."""
+    manifest = read_manifest(opts.root, retry_delay=opts.retry_delay)
+    if manifest is not None and manifest.skills:
+        return manifest
+    if LLM_SKILL in registry.skills:
+        return None
+    if manifest is None:  # (a folder with no registry at all stopped at load_registry)
+        return Manifest(EVALS_PATH, {}, found=False)
+    return manifest
+
+
+def contracts_mode(manifest: Manifest, opts: RunOptions) -> ContractsMode:
+    """`--contracts`, else evals.json's `contracts`, else report (enforce when evals.json names no
+    skill). An unusable value in evals.json stops the run (exit 2) unless `--contracts` decides."""
+    if opts.contracts is not None:
+        return opts.contracts
+    problem = manifest.contracts_problem
+    if problem is not None:
+        raise ConfigError(problem.message, path=manifest.path, where=problem.where)
+    if manifest.contracts is not None:
+        return manifest.contracts
+    # with no evals.json spec, SKILL.md contracts are all there is to judge by: full citizens
+    return ContractsMode.REPORT if manifest.skills else ContractsMode.ENFORCE
+
+
+def load_warnings(manifest: Manifest, registry: Registry, state: StateSources) -> list[str]:
+    """The loaders' warnings, in the article's order: evals.json, the registry, the state files."""
+    return (
+        [
+            p.brief()
+            + ("" if p.severity is Severity.WARNING else " (the skill is reported as ERROR)")
+            for p in manifest.problems
+        ]
+        + list(registry.warnings)
+        + list(state.warnings)
+    )
 
 
 @dataclass
@@ -58,6 +117,7 @@ class Loaded:
     later: list[str]  # the past articles' and the article guard's warnings (after the checks')
     notices: list[str]  # said on stderr, kept out of the article (the switch-over)
     parse: registry_cache.CachedParser
+    judging: Judging  # each skill's outcome vocabulary and log headings (issue #32)
 
 
 def read_registry(opts: RunOptions, cache: Cache) -> tuple[Registry, registry_cache.CachedParser]:
@@ -102,6 +162,9 @@ def load(
             root, registry, _never_dispatched(registry, state), outputs, opts.now
         ),
     )
+    vocabularies = _vocabularies(
+        root, registry, manifest, whole, [*scope, *inferred.inferred], cache
+    )
     article = layout.article_rel(opts.today)
     guarded: list[str] = []
     _guard_article(opts, article, store, len(scope) + len(inferred.inferred), guarded)
@@ -122,6 +185,7 @@ def load(
         [*guarded, *prior_warnings],
         switchover(root, layout, registry),
         parse,
+        vocabularies,
     )
 
 
@@ -160,6 +224,37 @@ def _known(skill: str, root: Path, registry: Registry, manifest: Manifest) -> No
     close = difflib.get_close_matches(skill, sorted(names), n=3)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     raise UsageError(f"--skill {show_name(skill)}: no such skill in this instance{hint}")
+
+
+def _vocabularies(
+    root: Path,
+    registry: Registry,
+    manifest: Manifest,
+    whole: Scope,
+    skills: list[str],
+    cache: Cache,
+) -> Judging:
+    """The outcome vocabulary of each skill in scope (through the cache, evals.json's `outcomes`
+    applied) and the headings the log entries of every registered skill start with: `### name`,
+    and the log section its spec or contract names."""
+    overrides = {s: manifest.specs[s].outcomes for s in skills if s in manifest.specs}
+    by_skill = load_vocabularies(root, skills, cache, overrides)
+    headings: dict[str, tuple[str, ...]] = {}
+    for name in sorted({*registry.skills, *skills}):
+        sections: list[str] = []
+        spec = manifest.specs.get(name)
+        if spec is not None:
+            sections += [spec.section] if spec.section else []
+        else:
+            contract = whole.contracts.get(name)
+            for output in contract.outputs if contract is not None else ():
+                if output.spec.output_pattern.startswith("memory/logs/") and output.spec.section:
+                    sections.append(output.spec.section)
+        headings[name] = skill_headings(name, sections)
+    # the SKILL.md contracts of the evals.json skills: a spec that finds nothing is held against
+    # its skill's own contract (issue #32.7)
+    spec_contracts = load_contracts(root, [s for s in skills if s in manifest.specs], cache)
+    return Judging(by_skill, headings, spec_contracts)
 
 
 def _never_dispatched(registry: Registry, state: StateSources) -> list[str]:

@@ -13,15 +13,17 @@ import dataclasses
 from aeon_evals.cache.folder import Cache
 from aeon_evals.errors import ConfigError, NothingEvaluated
 from aeon_evals.fs.lock import instance_lock
+from aeon_evals.issues.rollback import Undo
 from aeon_evals.load import cron_cache
 from aeon_evals.load.layout import detect
 from aeon_evals.load.registry import LLM_SKILL
 from aeon_evals.model.artifacts import skipped
 from aeon_evals.run.compose import compose, kept_today, label_rows
 from aeon_evals.run.data import RunOptions, RunOutcome
-from aeon_evals.run.evaluate import evaluate, load_manifest
+from aeon_evals.run.evaluate import evaluate
+from aeon_evals.run.fleet import fleet_of
 from aeon_evals.run.issue_stage import keep_issues
-from aeon_evals.run.loaded import load, read_registry, switchover
+from aeon_evals.run.loaded import Loaded, load, load_manifest, read_registry, switchover
 from aeon_evals.run.publish import publish
 
 
@@ -57,6 +59,10 @@ def _run(opts: RunOptions) -> RunOutcome:
         _say_nothing_evaluated(opts, exc)
         raise
     evaluated = evaluate(loaded, opts, cache)
+    fleet = fleet_of(
+        evaluated.results, evaluated.judged, loaded.registry, evaluated.state.cron, opts.today
+    )
+    undo = None if opts.dry_run else Undo()  # a failed run changes no issue
     issues, rows = keep_issues(
         opts.root,
         label_rows(loaded, evaluated, opts),
@@ -64,9 +70,24 @@ def _run(opts: RunOptions) -> RunOutcome:
         now=opts.now,
         today=opts.today,
         article=loaded.article,
-        apply=not opts.dry_run,
+        undo=undo,
+        fleet=fleet if opts.skill is None else None,
     )
-    outcome = compose(loaded, evaluated, rows, issues, kept_today(loaded.store, opts), opts)
+    try:
+        kept = kept_today(loaded.store, opts)
+        outcome = compose(loaded, evaluated, rows, issues, kept, fleet, opts)
+        _finish(opts, outcome, loaded, cache, undo)
+    except BaseException:
+        if undo is not None:
+            undo.restore()  # after the article is written there is nothing left to put back
+        raise
+    return outcome
+
+
+def _finish(
+    opts: RunOptions, outcome: RunOutcome, loaded: Loaded, cache: Cache, undo: Undo | None
+) -> None:
+    """The writes at the edge, once everything is decided (none on a dry run)."""
     # a cache that is not this instance's own: said on the console and in --json, not in the
     # article (whose words a cache must never change)
     outcome.warnings[:0] = cache.warnings
@@ -75,12 +96,11 @@ def _run(opts: RunOptions) -> RunOutcome:
         outcome.notified = skipped("--dry-run", verb="sent")
         if loaded.layout.dashboard is not None:
             outcome.card_written = skipped("--dry-run")
-        return outcome
+        return
     loaded.parse.save()
     cron_cache.save(cache)
-    publish(opts, outcome, loaded.store)
+    publish(opts, outcome, loaded.store, written=undo.commit if undo is not None else None)
     cache.save()
-    return outcome
 
 
 def _say_nothing_evaluated(opts: RunOptions, exc: NothingEvaluated) -> None:

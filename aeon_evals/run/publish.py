@@ -6,6 +6,7 @@ import contextlib
 import errno
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,19 +73,31 @@ def _reserve(fd: int, size: int) -> bool:
     return True
 
 
-def publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
+def publish(
+    opts: RunOptions,
+    outcome: RunOutcome,
+    store: ArticleStore,
+    *,
+    written: Callable[[], None] | None = None,
+) -> None:
     """The run's writes, in order: the article, the day's log section, the dashboard, the
     article cache, the dashboard card, then the notification. Each one's fate goes into
-    `outcome`; only the article's failure stops the run (WriteFailed). A run stopped meanwhile
-    (SIGTERM, Ctrl-C) stops the child rendering its article's body at once."""
+    `outcome`; only the article's failure stops the run (WriteFailed). `written` is called once
+    the article is on disk (the issues written before it are then kept). A run stopped
+    meanwhile (SIGTERM, Ctrl-C) stops the child rendering its article's body at once."""
     try:
-        _publish(opts, outcome, store)
+        _publish(opts, outcome, store, written)
     except BaseException:
         store.stop()
         raise
 
 
-def _publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None:
+def _publish(
+    opts: RunOptions,
+    outcome: RunOutcome,
+    store: ArticleStore,
+    written: Callable[[], None] | None,
+) -> None:
     root = opts.root
     data = outcome.article
     assert data is not None and outcome.article_path is not None
@@ -103,6 +116,8 @@ def _publish(opts: RunOptions, outcome: RunOutcome, store: ArticleStore) -> None
     except OSError as exc:
         raise WriteFailed(write_error(exc, path, root=root)) from None
     outcome.article_written = Artifact(Fate.UNCHANGED if unchanged else Fate.DONE, article)
+    if written is not None:
+        written()
     folder = opts.layout.articles if opts.layout is not None else "articles"
     try:  # the run's metrics beside the article, read back by later runs (docs/metrics.md)
         metrics.write_run(root, folder, opts.today, outcome.results, scoped=opts.skill is not None)
@@ -229,9 +244,9 @@ def notified(sent: NotifyResult) -> Artifact:
 
 
 def _same_card(root: Path, folder: str, now: datetime, data: bytes) -> str | None:
-    """The feed file (relative to `root`) that holds this very card, written earlier the same
-    UTC day, or None. A card that cannot be read is taken as different: a second card is better
-    than a lost one."""
+    """The feed file (relative to `root`) that holds this card's result, written earlier the same
+    UTC day, or None (`card.same_result`: an output's age moving on is no new result). A card
+    that cannot be read is taken as different: a second card is better than a lost one."""
     from aeon_evals.report import card
 
     try:
@@ -241,10 +256,11 @@ def _same_card(root: Path, folder: str, now: datetime, data: bytes) -> str | Non
         return None
     for name in names:
         try:
-            if read_confined(root, f"{folder}/{name}", cap=len(data) + 1) == data:
-                return f"{folder}/{name}"
+            found = read_confined(root, f"{folder}/{name}", cap=4 * len(data) + 4096)
         except (OSError, EvalsError):
             continue
+        if card.same_result(found, data):
+            return f"{folder}/{name}"
     return None
 
 

@@ -92,3 +92,38 @@ def line_of(lines: Mapping[str, int], where: str) -> int | None:
         cut = max(where.rfind("."), where.rfind("["))
         where = where[:cut] if cut > 0 else ""
     return None
+
+
+_SPACE = " \t\r\n"  # JSON's whitespace
+
+
+def _place(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    return f"line {line} column {pos - text.rfind(chr(10), 0, pos)}"
+
+
+def decode_error(text: str, exc: json.JSONDecodeError) -> str:
+    """`exc` (json.loads of `text` failed) as one message that names the offending token's
+    line: the parser stops at the token after the mistake, often on the next line.
+
+    - a comma before `}` or `]`: `invalid JSON: trailing comma at line 101 column 18 (JSON
+      allows none before '}')`, at the comma, not at the brace that follows it;
+    - two members with no comma between them: `invalid JSON: missing comma at line 3 column 11
+      (before the next member at line 4 column 3)`, at the end of the first;
+    - anything else as the parser says it: `invalid JSON at line 1 column 18: Expecting value`.
+    """
+    pos = min(exc.pos, len(text))
+    before = len(text[:pos].rstrip(_SPACE))  # just past the last token before the stop
+    stop = text[pos : pos + 1]
+    if (
+        exc.msg in ("Expecting property name enclosed in double quotes", "Expecting value")
+        and stop in ("}", "]")
+        and before > 0
+        and text[before - 1] == ","
+    ):
+        where = _place(text, before - 1)
+        return f"invalid JSON: trailing comma at {where} (JSON allows none before {stop!r})"
+    if exc.msg == "Expecting ',' delimiter" and 0 < before < pos:
+        where, following = _place(text, before), _place(text, pos)
+        return f"invalid JSON: missing comma at {where} (before the next member at {following})"
+    return f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
