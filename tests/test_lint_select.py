@@ -43,6 +43,7 @@ PINNED = {
     "no-skill-md": "AE202",
     "no-folder": "AE203",
     "not-in-config": "AE204",
+    "output-overlap": "AE205",
     "collision": "AE301",
     "trigger-invalid": "AE302",
     "trigger-failed": "AE303",
@@ -168,7 +169,7 @@ def test_an_unknown_code_on_the_command_line_is_an_error_naming_it(
     code, out, err = cli("lint", "--root", str(root), *argv)
     assert (code, out) == (2, "")
     assert err == (
-        f"aeon-evals: {message} (the codes are AE101–AE113, AE201–AE204, AE301–AE303; see "
+        f"aeon-evals: {message} (the codes are AE101–AE113, AE201–AE205, AE301–AE303; see "
         "docs/catalog.md)\n"
     )
 
@@ -202,7 +203,7 @@ def test_an_unknown_code_in_the_settings_is_an_error_at_its_line(
     assert (code, out) == (2, "")
     assert err == (
         f"aeon-evals: {EVALS}:{line}: lint.ignore[1]: AE999: no such rule code (the codes are "
-        "AE101–AE113, AE201–AE204, AE301–AE303; see docs/catalog.md)\n"
+        "AE101–AE113, AE201–AE205, AE301–AE303; see docs/catalog.md)\n"
     )
     code, out, _ = cli("validate", "--root", str(root))
     assert code == 2
@@ -273,6 +274,11 @@ def test_selection_semantics() -> None:
     assert Selection(ignore=("AE1",), extend_select=("AE107",)).rules() >= {Rule.FLAT_TITLE}
     assert Rule.UNKNOWN_KEY not in Selection(ignore=("AE1",), extend_select=("AE107",)).rules()
     later = Selection(ignore=("AE201",)).then(Selection(select=("AE2",)))
-    assert later.rules() == {Rule.NO_SKILL_MD, Rule.NO_FOLDER, Rule.NOT_IN_CONFIG}
+    assert later.rules() == {
+        Rule.NO_SKILL_MD,
+        Rule.NO_FOLDER,
+        Rule.NOT_IN_CONFIG,
+        Rule.OUTPUT_OVERLAP,
+    }
     assert expand("ae10") == {Rule(r) for r, c in PINNED.items() if c.startswith("AE10")}
     assert expand("E501") == frozenset() and expand("AE") == frozenset(Rule)
