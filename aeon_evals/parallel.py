@@ -23,6 +23,7 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 FORK = hasattr(os, "fork")
+_FAILED = object()  # a child's job that raised
 _PR_SET_PDEATHSIG = 1  # prctl(2)
 _parent: int | None = None  # in a child: the pid of the process that forked it
 
@@ -65,11 +66,20 @@ class Forked(Generic[T]):
                 os.close(read)
                 _become_child(parent)
                 _release(held)  # the default actions now: a signal ends the child
-                try:
-                    payload = pickle.dumps(self._work(), protocol=pickle.HIGHEST_PROTOCOL)
-                    code = 0
-                except BaseException:  # the parent works it out and raises it itself
-                    payload = b""
+                payload = b""
+                found: object = _FAILED
+                with contextlib.suppress(BaseException):  # the parent works it out, raises it
+                    found = self._work()
+                if found is not _FAILED:
+                    try:
+                        payload = pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL)
+                        code = 0
+                    except Exception as exc:  # a result that cannot travel: a bug, said
+                        print(
+                            f"aeon-evals: internal: a forked job's result cannot be handed back "
+                            f"({type(exc).__name__}: {exc}); it is worked out again",
+                            file=sys.stderr,
+                        )
                 with os.fdopen(write, "wb") as fh:
                     fh.write(payload)
             finally:

@@ -613,13 +613,16 @@ def prime_site(root: Path) -> float:
     )
     if code != 0:
         raise SystemExit(f"aeon-evals site exited {code}:\n{tail}")
-    # ... and the SKILL.md contracts it inferred, kept in .aeon-evals/cache/ like the articles
+    # ... and the SKILL.md contracts and outcome vocabularies it read, kept in .aeon-evals/cache/
+    # like the articles
     prime = (
         "import sys; from pathlib import Path; "
         "from aeon_evals.cache.folder import Cache; "
         "from aeon_evals.contracts.instance import load_contracts; "
+        "from aeon_evals.contracts.vocab import load_vocabularies; "
         "root = Path(sys.argv[1]); cache = Cache(root); "
-        "load_contracts(root, [p.name for p in (root / 'skills').iterdir() if p.is_dir()], cache); "
+        "skills = [p.name for p in (root / 'skills').iterdir() if p.is_dir()]; "
+        "load_contracts(root, skills, cache); load_vocabularies(root, skills, cache); "
         "cache.save()"
     )
     subprocess.run([sys.executable, "-c", prime, str(root)], check=True)

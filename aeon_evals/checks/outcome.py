@@ -7,6 +7,7 @@ note; cron-state's "success" is checked against what the run wrote. See docs/out
 from __future__ import annotations
 
 import dataclasses
+import math
 from datetime import date, datetime, timedelta
 
 from aeon_evals.checks.content import order_causes
@@ -35,23 +36,35 @@ _BAD = frozenset({OutcomeClass.ERROR, OutcomeClass.PARTIAL})
 
 
 def articles_of(spec: Spec, outputs: Outputs) -> tuple[str, ...]:
-    """The dated files of the spec's own output pattern (not a shared log), oldest first: each
-    is one run of the skill."""
+    """The files of the spec's own output pattern (not a shared log): each dated one is one run
+    of the skill."""
     if spec.output_pattern.startswith(LOG_PREFIX):
         return ()
     try:
         files = outputs.matches(spec.output_pattern).files
     except (OSError, ValueError, EvalsError):  # a pattern leading out: the checks said so
         return ()
-    dated = [(d, f) for f in files if (d := name_date(f)) is not None]
-    return tuple(f for _, f in sorted(dated))
+    return files  # (RunReader keeps the dated ones, by day)
+
+
+FIRST_RUN_CADENCES = 3  # a skill's newest run is looked for this many cadences back …
+FIRST_RUN_DAYS = 14  # … and at least this many days
 
 
 def judge_runs(
-    skill: str, spec: Spec, vocabulary: Vocabulary, reader: RunReader, outputs: Outputs
+    skill: str,
+    spec: Spec,
+    vocabulary: Vocabulary,
+    reader: RunReader,
+    outputs: Outputs,
+    cadence_days: float = 1.0,
 ) -> Judgement:
-    """The judgement of `skill`'s newest run, its streak read as far back as it goes."""
-    found = newest_history(skill, reader.runs(skill, articles_of(spec, outputs)), vocabulary)
+    """The judgement of `skill`'s newest run (looked for within three cadences, two weeks at
+    least: one older than that is a skill gone quiet, which the checks judge), its streak read
+    as far back as it goes."""
+    within = max(FIRST_RUN_DAYS, math.ceil(FIRST_RUN_CADENCES * cadence_days))
+    runs = reader.runs(skill, articles_of(spec, outputs), first_within=within)
+    found = newest_history(skill, runs, vocabulary)
     return judge(
         found,
         permanent_runs=spec.noop_fail_after or PERMANENT_RUNS,

@@ -112,7 +112,6 @@ class Claims:
 
     def _rivals(self, skill: str, pattern: str) -> tuple[Claim, ...]:
         size = literal_size(pattern)
-        mine = path_matcher(pattern)
         candidates: list[Claim] = list(self._loose)
         split = _split(pattern)
         if split is None:
@@ -131,14 +130,15 @@ class Claims:
                 while at < len(prefixes) and prefixes[at] == prefix[:cut]:
                     candidates.append(entries[at][1])
                     at += 1
-        found = {
+        near = [
             c
             for c in candidates
-            if c.skill != skill
-            and c.pattern != pattern
-            and literal_size(c.pattern) > size
-            and mine(sample_path(c.pattern))
-        }
+            if c.skill != skill and c.pattern != pattern and literal_size(c.pattern) > size
+        ]
+        if not near:  # (most patterns: no compiled matcher needed)
+            return ()
+        mine = path_matcher(pattern)
+        found = {c for c in near if mine(sample_path(c.pattern))}
         return tuple(sorted(found, key=lambda c: (c.skill, c.pattern)))
 
     def own(

@@ -11,7 +11,9 @@ from datetime import date, timedelta
 from aeon_evals.checks.latest import heading_index
 from aeon_evals.errors import EvalsError
 from aeon_evals.load.outputs import OutputError, Outputs, name_date
-from aeon_evals.outcomes import Run, article_run, log_runs
+from aeon_evals.outcomes import Run, article_run
+from aeon_evals.outcomes.runs import LogRuns, cached_want
+from aeon_evals.text.sections import HeadingIndex, Want
 
 LOGS = "memory/logs/*.md"
 WINDOW_DAYS = 120  # runs older than this are not read: a streak says "since" at most this far back
@@ -36,11 +38,12 @@ class RunReader:
             ((d, rel) for rel in files if (d := name_date(rel)) and since <= d <= today),
             reverse=True,
         )
-        self._split: dict[str, Mapping[str, tuple[Run, ...]]] = {}
+        self._split: dict[str, LogRuns] = {}
+        self._wanted: dict[str, list[Want]] = {}
 
-    def _runs_in(self, rel: str, day: date) -> Mapping[str, tuple[Run, ...]]:
-        """Every skill's runs in one log (split once, for all skills: where one skill's section
-        ends depends on the others' headings)."""
+    def _runs_in(self, rel: str, day: date) -> LogRuns:
+        """One log split into every skill's sections once (where one skill's section ends
+        depends on the others' headings); a skill's runs made when it asks."""
         found = self._split.get(rel)
         if found is None:
             try:
@@ -48,36 +51,92 @@ class RunReader:
             except OutputError:
                 body = None
             data = body.data if body is not None and not body.binary else None
-            found = {}
-            if data:
-                index = heading_index(self.outputs, body) if body is not None else None
-                found = log_runs(data, day, self.headings, path=rel, index=index)
+            index = heading_index(self.outputs, body) if body is not None and data else None
+            found = LogRuns(data or b"", day, self.headings, path=rel, index=index)
             self._split[rel] = found
         return found
 
-    def runs(self, skill: str, articles: Sequence[str] = ()) -> Iterator[Run]:
+    def runs(
+        self, skill: str, articles: Sequence[str] = (), *, first_within: int = WINDOW_DAYS
+    ) -> Iterator[Run]:
         """`skill`'s runs newest first: its log sections and `articles` (its dated output files,
-        oldest first, as the checks order them), a same-day article joined to that day's last
-        section."""
-        by_day: dict[date, str] = {}
-        for rel in articles:
-            day = name_date(rel)
-            if day is not None and day <= self.today and (self.today - day).days <= WINDOW_DAYS:
-                by_day[day] = rel  # the last file of a day wins, as the checks' newest
-        days = sorted({*by_day, *(d for d, _ in self.logs)}, reverse=True)
-        logs = dict(((d, rel) for d, rel in self.logs))
-        for day in days:
-            in_log = self._runs_in(logs[day], day).get(skill, ()) if day in logs else ()
-            article = by_day.get(day)
-            text = self._text(article) if article is not None else None
+        in any order), a same-day article joined to that day's
+        last section. A skill with no run in its newest `first_within` days has none to judge
+        (the checks say it went quiet): older days are not read for it. Read only as far as the
+        caller goes: the days of the logs and of the articles walked down together."""
+        found = False
+        dated = self._dated(articles)
+        article_day, article = next(dated, (None, None))
+        for day, log in self._days():
+            while article_day is not None and article_day > day:  # an article on a day with no log
+                if not found and (self.today - article_day).days > first_within:
+                    return
+                text = self._text(article) if article is not None else None
+                if article is not None and text is not None:
+                    found = True
+                    yield article_run(skill, article, article_day, text)
+                article_day, article = next(dated, (None, None))
+            if not found and (self.today - day).days > first_within:
+                return
+            on_day = article if article_day == day else None
+            if on_day is not None:
+                article_day, article = next(dated, (None, None))
+            in_log = (
+                self._runs_in(log, day).of(skill)
+                if log is not None and self._may_hold(log, skill)
+                else ()
+            )
+            text = self._text(on_day) if on_day is not None else None
             if in_log:
                 last = in_log[-1]
                 if text is not None:  # one run told in the log and in the article
                     last = Run(skill, day, last.source, f"{last.text}\n\n{text}", last.order)
+                found = True
                 yield last
                 yield from reversed(in_log[:-1])
-            elif article is not None and text is not None:
-                yield article_run(skill, article, day, text)
+            elif on_day is not None and text is not None:
+                found = True
+                yield article_run(skill, on_day, day, text)
+
+    def _days(self) -> Iterator[tuple[date, str | None]]:
+        """The logs' days, newest first, then an end past the window (the articles' days after
+        the last log are walked down by `runs`)."""
+        yield from self.logs
+        yield self.today - timedelta(days=WINDOW_DAYS + 1), None
+
+    def _dated(self, articles: Sequence[str]) -> Iterator[tuple[date, str]]:
+        """The articles by day, newest first, one a day (the last by name), within the window."""
+        dated = sorted(
+            ((d, rel) for rel in articles if (d := name_date(rel)) is not None and d <= self.today),
+            reverse=True,
+        )
+        last: date | None = None
+        for day, rel in dated:
+            if day == last:
+                continue
+            if (self.today - day).days > WINDOW_DAYS:
+                return
+            last = day
+            yield day, rel
+
+    def _may_hold(self, rel: str, skill: str) -> bool:
+        """Whether one of `skill`'s headings can start a section of the log (looked up among
+        the log's heading names): a log no skill of the few asking has a section in is never
+        split."""
+        wanted = self._wanted.get(skill)
+        if wanted is None:
+            wanted = self._wanted[skill] = [cached_want(h) for h in self.headings.get(skill, ())]
+        if any(w.pattern is not None for w in wanted):
+            return True
+        index = self._index(rel)
+        return index is not None and any(index.may_start(w.key) for w in wanted)
+
+    def _index(self, rel: str) -> HeadingIndex | None:
+        try:
+            body = self.outputs.read(rel)
+        except OutputError:
+            return None
+        return heading_index(self.outputs, body) if body.data and not body.binary else None
 
     def _text(self, rel: str) -> str | None:
         try:

@@ -14,7 +14,7 @@ from aeon_evals.checks.latest import by_date, content_of, holds_entry, newest_en
 from aeon_evals.checks.owners import Claim, Claims, taken_note
 from aeon_evals.errors import PathOutsideRoot
 from aeon_evals.load import cadence
-from aeon_evals.load.enabled import Enabled
+from aeon_evals.load.enabled import Enabled, EnabledSince
 from aeon_evals.load.outputs import OutputError, Outputs, name_date
 from aeon_evals.load.state import Health
 from aeon_evals.model import (
@@ -53,8 +53,8 @@ class Context:
     # this tool's previous article exists and did not judge the skill (not in it, or not run
     # yet there): only then can a never-dispatched skill be one enabled since its last slot
     new_since_prior: bool = False
-    # a scheduled skill never dispatched: when it was enabled (load.enabled), where known
-    enabled: Enabled | None = None
+    # scheduled skills never dispatched: when each was enabled (load.enabled), asked lazily
+    enabled: EnabledSince | None = None
     # every skill's declared output patterns: files another skill's more specific pattern
     # matches are that skill's, left out of this one's checks (checks/owners.py)
     claims: Claims | None = None
@@ -191,8 +191,8 @@ def _evaluate(spec: Spec, outputs: Outputs, ctx: Context) -> SkillResult:
         ctx.cron_known
         and ctx.cron is None
         and scheduled(ctx.registration)
-        and _no_slot_yet(ctx)
         and not _any_output(spec, files, outputs)
+        and _no_slot_yet(_enabled(spec, ctx), ctx)
     ):
         return _not_run_yet(spec, ctx, muted, notes)
 
@@ -353,14 +353,18 @@ def scheduled(reg: Registration | None) -> bool:
     return True
 
 
-def _no_slot_yet(ctx: Context) -> bool:
-    """Whether no scheduled slot has come since the skill was enabled: by when the config's git
-    history or the daily logs date its enabling (`Context.enabled`), else by this tool's
-    previous article (it did not judge the skill, and no slot came since it listed it)."""
+def _enabled(spec: Spec, ctx: Context) -> Enabled | None:
+    return ctx.enabled.get(spec.skill) if ctx.enabled is not None else None
+
+
+def _no_slot_yet(enabled: Enabled | None, ctx: Context) -> bool:
+    """Whether no scheduled slot has come since the skill was `enabled`: by when the config's
+    git history or the daily logs date its enabling, else by this tool's previous article (it
+    did not judge the skill, and no slot came since it listed it)."""
     reg = ctx.registration
-    if ctx.enabled is not None and reg is not None and reg.schedule:
+    if enabled is not None and reg is not None and reg.schedule:
         fired = cadence.previous_fire(reg.schedule, ctx.now)
-        return fired is None or fired < ctx.enabled.at
+        return fired is None or fired < enabled.at
     return ctx.new_since_prior and not _slot_since_listed(ctx)
 
 
@@ -397,8 +401,9 @@ def _not_run_yet(spec: Spec, ctx: Context, muted: Mute | None, notes: list[str])
         if first
         else "its first scheduled run has not happened"
     )
-    if ctx.enabled is not None:
-        note += f" (enabled {ctx.enabled.at:%Y-%m-%d}: {ctx.enabled.how})"
+    enabled = _enabled(spec, ctx)
+    if enabled is not None:
+        note += f" (enabled {enabled.at:%Y-%m-%d}: {enabled.how})"
     return _unjudged(spec, ctx, muted, detail, (note, *notes))
 
 

@@ -31,18 +31,30 @@ class Enabled:
     how: str  # "aeon.yml's git history (2026-08-18)", "first named in memory/logs/2026-08-18.md"
 
 
-def enabled_since(
-    root: Path, registry: Registry, skills: list[str], outputs: Outputs, now: datetime
-) -> dict[str, Enabled]:
-    """`skills` (enabled and scheduled, never dispatched) → when each was enabled, for those
-    the evidence dates. A commit dated after `now` (a run pinned to an earlier moment) is no
-    evidence: the logs are asked instead."""
-    if not skills:
-        return {}
-    found = _from_git(root, registry, skills) if outputs.has_history() else {}
-    found = {s: e for s, e in found.items() if e.at <= now}
-    rest = [s for s in skills if s not in found]
-    return {**found, **_from_logs(rest, outputs)} if rest else found
+class EnabledSince:
+    """When each never-dispatched scheduled skill was enabled, asked by the checks only for a
+    skill that has no output either (the few that may be waiting for their first slot), and
+    remembered. A commit dated after `now` (a run pinned to an earlier moment) is no evidence:
+    the logs are asked instead."""
+
+    def __init__(
+        self, root: Path, registry: Registry, outputs: Outputs, now: datetime, skills: set[str]
+    ) -> None:
+        self.root, self.registry, self.outputs, self.now = root, registry, outputs, now
+        self.skills = skills  # enabled, scheduled, never dispatched: the ones asked about
+        self._known: dict[str, Enabled | None] = {}
+
+    def get(self, skill: str) -> Enabled | None:
+        if skill not in self.skills:
+            return None
+        if skill not in self._known:
+            found = None
+            if self.outputs.has_history():
+                found = _from_git(self.root, self.registry, [skill]).get(skill)
+                if found is not None and found.at > self.now:
+                    found = None
+            self._known[skill] = found or _from_logs([skill], self.outputs).get(skill)
+        return self._known[skill]
 
 
 _COMMIT_TIME = re.compile(r"^committer-time (\d+)$", re.MULTILINE)
@@ -83,7 +95,7 @@ def _from_logs(skills: list[str], outputs: Outputs) -> dict[str, Enabled]:
     logs.sort()
     if len(logs) < 2:
         return {}
-    wanted = {s: re.compile(rb"(?<![\w-])" + re.escape(s.encode()) + rb"(?![\w-])") for s in skills}
+    wanted = {s: s.encode() for s in skills}
     out: dict[str, Enabled] = {}
     for day, rel in logs:
         if not wanted:
@@ -94,12 +106,31 @@ def _from_logs(skills: list[str], outputs: Outputs) -> dict[str, Enabled]:
             continue
         if data is None:
             continue
-        for skill, pattern in list(wanted.items()):
-            if pattern.search(data):
+        for skill, name in list(wanted.items()):
+            if _names(data, name):
                 del wanted[skill]
                 if day > logs[0][0]:
                     out[skill] = Enabled(_start(day), f"first named in {rel}")
     return out
+
+
+def _names(data: bytes, name: bytes) -> bool:
+    """Whether `data` holds `name` as a whole word (no letter, digit, `_` or `-` either side):
+    found by a byte search, each hit's edges looked at (a regular expression with lookarounds
+    over a megabyte log was a hundred times slower)."""
+    at = data.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or not _word_byte(data[at - 1])) and (
+            end == len(data) or not _word_byte(data[end])
+        ):
+            return True
+        at = data.find(name, at + 1)
+    return False
+
+
+def _word_byte(byte: int) -> bool:
+    return chr(byte).isalnum() or byte in b"_-"
 
 
 def _start(day: date) -> datetime:

@@ -21,7 +21,7 @@ from aeon_evals.text import jsonio
 from aeon_evals.text.numbers import shown_repr
 
 if TYPE_CHECKING:
-    from aeon_evals.load.enabled import Enabled
+    from aeon_evals.load.enabled import EnabledSince
 
 CRON_STATE = "memory/cron-state.json"
 SKILL_HEALTH = "memory/skill-health"
@@ -50,8 +50,8 @@ class StateSources:
     # this tool's own previous article exists, and the skills it judged (a row not NOT_RUN)
     prior_found: bool = False
     judged: frozenset[str] = frozenset()
-    # scheduled skills never dispatched: when each was enabled, where the evidence dates it
-    enabled: dict[str, Enabled] = field(default_factory=dict)
+    # scheduled skills never dispatched: when each was enabled, asked for when it matters
+    enabled: EnabledSince | None = None
 
 
 def _str(value: object) -> str | None:

@@ -217,8 +217,8 @@ def _content_lines(text: str) -> list[_Line]:
     fence: str | None = None
     comment = False
     for no, line in enumerate(text.splitlines(), 1):
-        m = _FENCE.match(line)
-        if m is not None:
+        # (a fence opens with three backticks or tildes: the pattern tried on those lines only)
+        if ("```" in line or "~~~" in line) and (m := _FENCE.match(line)) is not None:
             marker = m.group(1)
             if fence is None:
                 fence = marker
@@ -312,6 +312,8 @@ def _quote(text: str) -> str:
 
 
 def _key(body: str) -> tuple[str, str] | None:
+    if ":" not in body:  # (most lines: no key, no pattern tried)
+        return None
     m = _KEY.match(body)
     if m is None:
         return None

@@ -4,12 +4,13 @@ articles, as `Run` values. Pure: the caller reads the files."""
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 
 from aeon_evals.outcomes.model import Run
-from aeon_evals.text.sections import HeadingIndex, want
+from aeon_evals.text.sections import HeadingIndex, Want, want
 
 # The read-only workflow guard's own marker line under `## <skill> (read-only)`: evidence that a
 # run happened, not a run of its own when the skill's section is there too.
@@ -49,27 +50,76 @@ def log_runs(
     three times a day). A guard marker (`## x (read-only)` over `Ran … UTC.`) is dropped when
     the log holds a section of the skill's own. `index` is the log's HeadingIndex when the
     caller has one; the log's bytes are never decoded but for each run's text."""
-    if not log:
-        return {}
-    index = index or HeadingIndex(log)
-    spans: dict[str, list[tuple[int, int]]] = {}
-    owners: dict[int, set[str]] = {}  # heading offset → the skills whose entry starts there
-    for skill, wanted in headings.items():
-        found = sorted({span for h in wanted for span in index.spans(want(h))})
-        if found:
-            spans[skill] = found
+    split = LogRuns(log, day, headings, path=path, index=index)
+    return {skill: split.of(skill) for skill in split.skills}
+
+
+class LogRuns:
+    """One daily log split into every skill's sections (where one ends depends on the others'
+    headings), each skill's runs made (and their text decoded) only when asked for: a run asks
+    a few skills' runs of most logs."""
+
+    def __init__(
+        self,
+        log: bytes,
+        day: date,
+        headings: Mapping[str, Sequence[str]],
+        *,
+        path: str = "",
+        index: HeadingIndex | None = None,
+    ) -> None:
+        self.log, self.day, self.path = log, day, path
+        self._spans: dict[str, list[tuple[int, int]]] = {}
+        self._owners: dict[int, set[str]] = {}  # heading offset → the skills starting there
+        self._made: dict[str, tuple[Run, ...]] = {}
+        self._starts: list[int] = []
+        self._newlines: list[int] | None = None  # found when a run first needs its line
+        if not log:
+            return
+        index = index or HeadingIndex(log)
+        pairs = [(skill, h) for skill, wanted in headings.items() for h in wanted]
+        per_want = index.spans_of([cached_want(h) for _, h in pairs])
+        by_skill: dict[str, set[tuple[int, int]]] = {}
+        for (skill, _), found_spans in zip(pairs, per_want, strict=True):
+            if found_spans:
+                by_skill.setdefault(skill, set()).update(found_spans)
+        for skill, found_set in by_skill.items():
+            found = sorted(found_set)
+            self._spans[skill] = found
             for start, _ in found:
-                owners.setdefault(start, set()).add(skill)
-    starts = sorted(owners)
-    out: dict[str, tuple[Run, ...]] = {}
-    for skill, found in spans.items():
-        cut = [(start, _cut(start, end, skill, starts, owners)) for start, end in found]
-        merged = _merge(log, cut)
-        out[skill] = tuple(
-            Run(skill, day, f"{path}:{_line_of(log, start)}", _text(log, start, end), n)
-            for n, (start, end) in enumerate(merged)
+                self._owners.setdefault(start, set()).add(skill)
+        self._starts = sorted(self._owners)
+
+    @property
+    def skills(self) -> list[str]:
+        """The skills with a run in this log, in the order `headings` gave them."""
+        return list(self._spans)
+
+    def of(self, skill: str) -> tuple[Run, ...]:
+        """`skill`'s runs in this log, in file order (none when it has no section here)."""
+        made = self._made.get(skill)
+        if made is not None:
+            return made
+        found = self._spans.get(skill, [])
+        if not found:
+            self._made[skill] = ()
+            return ()
+        if self._newlines is None:
+            self._newlines = _newlines(self.log)
+        newlines = self._newlines
+        cut = [(start, _cut(start, end, skill, self._starts, self._owners)) for start, end in found]
+        log = self.log
+        made = self._made[skill] = tuple(
+            Run(
+                skill,
+                self.day,
+                f"{self.path}:{_line_at(newlines, start)}",
+                _text(log, start, end),
+                n,
+            )
+            for n, (start, end) in enumerate(_merge(log, cut))
         )
-    return out
+        return made
 
 
 def _cut(start: int, end: int, skill: str, starts: list[int], owners: dict[int, set[str]]) -> int:
@@ -112,8 +162,21 @@ def _adjacent(log: bytes, end: int, start: int) -> bool:
     return end <= start and not log[end:start].strip()
 
 
-def _line_of(log: bytes, offset: int) -> int:
-    return log.count(b"\n", 0, offset) + 1
+def _newlines(log: bytes) -> list[int]:
+    """The offset of every line break of `log` (found once: a line number a run is a bisect)."""
+    return [m.start() for m in _NEWLINE.finditer(log)]
+
+
+def _line_at(newlines: list[int], offset: int) -> int:
+    return bisect.bisect_left(newlines, offset) + 1
+
+
+_NEWLINE = re.compile(rb"\n")
+
+
+@functools.lru_cache(maxsize=8192)  # a fleet's headings, met again in every log
+def cached_want(heading: str) -> Want:
+    return want(heading)
 
 
 def _text(log: bytes, start: int, end: int) -> str:

@@ -161,6 +161,7 @@ def compose(
         scope=inferred,
         metrics=evaluated.history,
         dry_run=opts.dry_run,
+        known=loaded.known,
     )
 
 

@@ -67,6 +67,7 @@ class RunOutcome:
     scope: Scope | None = None  # skills evaluated on SKILL.md contracts, and those without one
     metrics: History | None = None  # the metrics history before this run (docs/metrics.md)
     dry_run: bool = False  # --dry-run: the issues were planned, not written
+    known: frozenset[str] | None = None  # the skills the instance knows (the site's pages)
 
     def ledger(self) -> list[str]:
         """The lines printed after a run: what was written, filed, closed and sent. A dry run

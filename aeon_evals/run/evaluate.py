@@ -15,6 +15,7 @@ from aeon_evals.checks.owners import Claims
 from aeon_evals.checks.runs import RunReader
 from aeon_evals.contracts.audit import AuditReport
 from aeon_evals.contracts.scope import Scope, choose_output
+from aeon_evals.load import cadence
 from aeon_evals.load import state as state_stage
 from aeon_evals.load.manifest import Manifest
 from aeon_evals.load.outputs import Outputs
@@ -54,7 +55,7 @@ def _context(
         cron_known=bool(state.cron),
         listed_on=state.listed.get(skill),
         new_since_prior=state.prior_found and skill not in state.judged,
-        enabled=state.enabled.get(skill),
+        enabled=state.enabled,
         asks=asks,
         claims=claims,
     )
@@ -163,35 +164,60 @@ def disagreement(
     )
 
 
-def judge_outcomes(
-    results: list[SkillResult],
+def judge_runs_of(
+    skills: list[str],
+    registry: Registry,
     manifest: Manifest,
+    inferred: Scope,
+    opts: RunOptions,
+    outputs: Outputs,
+    judging: Judging,
+) -> dict[str, Judgement]:
+    """Check h's reading, for every skill in scope (issue #32): each one's newest runs judged
+    with its vocabulary. It needs no check's result, so the run does it while the checks run
+    on the second core."""
+    reader = RunReader(outputs, opts.today, judging.headings)
+    judged: dict[str, Judgement] = {}
+    for skill in skills:
+        spec = manifest.specs.get(skill)
+        if spec is None and skill in inferred.inferred:
+            spec = inferred.inferred[skill].output.spec
+        vocabulary = judging.by_skill.get(skill)
+        if spec is not None and vocabulary is not None:
+            reg = registry.skills.get(skill)
+            days, _ = cadence.expected_cadence_days(
+                reg.schedule if reg else None, spec.expected_cadence_days
+            )
+            judged[skill] = judge_runs(skill, spec, vocabulary, reader, outputs, days)
+    return judged
+
+
+def with_outcomes(
+    results: list[SkillResult],
+    judged: dict[str, Judgement],
     inferred: Scope,
     state: StateSources,
     opts: RunOptions,
     outputs: Outputs,
     judging: Judging,
 ) -> tuple[list[SkillResult], dict[str, Judgement]]:
-    """Check h, did the run do its job (issue #32): each result with what its newest runs
-    report added (checks/outcome.py), and the judgements, for the fleet findings."""
-    reader = RunReader(outputs, opts.today, judging.headings)
-    judged: dict[str, Judgement] = {}
+    """Each result with what its newest runs report added (checks/outcome.py), and the
+    judgements, for the fleet findings. A spec that disagrees with its skill's SKILL.md is
+    judged again where the skill really writes."""
     out: list[SkillResult] = []
     for result in results:
         skill = result.skill
-        spec = manifest.specs.get(skill)
-        if spec is None and skill in inferred.inferred:
-            spec = inferred.inferred[skill].output.spec
+        found = judged.get(skill)
         head = result.head
         contract = judging.spec_contracts.get(skill)
-        if head is not None and head.code == "spec_disagrees" and contract is not None:
-            spec = choose_output(contract, outputs, opts.now, claims=inferred.claims).spec
         vocabulary = judging.by_skill.get(skill)
-        if spec is None or vocabulary is None:
+        if head is not None and head.code == "spec_disagrees" and contract and vocabulary:
+            spec = choose_output(contract, outputs, opts.now, claims=inferred.claims).spec
+            reader = RunReader(outputs, opts.today, judging.headings)
+            found = judged[skill] = judge_runs(skill, spec, vocabulary, reader, outputs)
+        if found is None or vocabulary is None:
             out.append(result)
             continue
-        found = judge_runs(skill, spec, vocabulary, reader, outputs)
-        judged[skill] = found
         out.append(
             with_outcome(
                 result,
@@ -230,7 +256,6 @@ class Checked:
     warnings: list[str]
     shallow: bool
     audited: Audited | None = None  # start_checks' `audit`, when given
-    judged: dict[str, Judgement] = field(default_factory=dict)  # each skill's newest run
 
 
 def start_checks(
@@ -260,11 +285,9 @@ def start_checks(
             disagreement(r, manifest, judging, registry, checked, opts, outputs, inferred.claims)
             for r in results
         ]
-        results, judged = judge_outcomes(
-            results, manifest, inferred, checked, opts, outputs, judging
-        )
+        checked = dataclasses.replace(checked, enabled=None)  # asked by the checks only
         extra = audit() if audit is not None else None
-        return Checked(results, checked, warnings, outputs.shallow, extra, judged)
+        return Checked(results, checked, warnings, outputs.shallow, extra)
 
     return Forked(work, fork=len(scope) + len(inferred.inferred) >= FORK_MIN_CHECKS)
 
@@ -291,8 +314,9 @@ class Evaluated:
 
 def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
     """Check every skill in scope and audit the coverage (on the second core with many skills),
-    while this process reads the metric history and runs the catalog checks: none depends on
-    another (the checks change only cron-state's facts, not skill-health's). Then each metric's
+    while this process reads the metric history, runs the catalog checks and reads each skill's
+    runs (check h): none depends on another (the checks change only cron-state's facts, not
+    skill-health's); the runs' judgements then join the checks' results. Then each metric's
     history turns a sustained step into a drift:<metric> cause (docs/metrics.md). Warnings keep
     the order of a run in one process."""
     root, manifest, inferred = opts.root, loaded.manifest, loaded.inferred
@@ -321,11 +345,23 @@ def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
     try:
         history = history_for_run(root, loaded.store, loaded.state.health, before=opts.today)
         catalog = _catalog(root, cache, warnings=catalog_warnings)
+        judged = judge_runs_of(
+            [*loaded.scope, *sorted(inferred.inferred)],
+            loaded.registry,
+            manifest,
+            inferred,
+            opts,
+            loaded.outputs,
+            loaded.judging,
+        )
         checked = checking.result()
     except BaseException:
         checking.abandon()
         raise
     assert checked.audited is not None  # start_checks was given the audit
+    checked_results, judged = with_outcomes(
+        checked.results, judged, inferred, checked.state, opts, loaded.outputs, loaded.judging
+    )
     loaded.outputs.release()  # the checks are done: their reads make room for the dashboard's
     patterns.forget()
     warnings = [
@@ -336,7 +372,7 @@ def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
         *catalog_warnings,
     ]
     specs = {**manifest.specs, **{s: c.output.spec for s, c in inferred.inferred.items()}}
-    results, _steps = metrics.with_drift(checked.results, history, day=opts.today, specs=specs)
+    results, _steps = metrics.with_drift(checked_results, history, day=opts.today, specs=specs)
     return Evaluated(
         results,
         checked.state,
@@ -346,7 +382,7 @@ def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
         catalog,
         checked.shallow,
         warnings,
-        checked.judged,
+        judged,
     )
 
 

@@ -26,7 +26,7 @@ from aeon_evals.errors import (
 )
 from aeon_evals.fs.confine import read_confined
 from aeon_evals.load import registry_cache
-from aeon_evals.load.enabled import enabled_since
+from aeon_evals.load.enabled import EnabledSince
 from aeon_evals.load.layout import Layout
 from aeon_evals.load.manifest import EVALS_PATH, Manifest, read_manifest
 from aeon_evals.load.outputs import Outputs
@@ -118,6 +118,7 @@ class Loaded:
     notices: list[str]  # said on stderr, kept out of the article (the switch-over)
     parse: registry_cache.CachedParser
     judging: Judging  # each skill's outcome vocabulary and log headings (issue #32)
+    known: frozenset[str]  # every skill the instance knows: registry, evals.json, cron, folders
 
 
 def read_registry(opts: RunOptions, cache: Cache) -> tuple[Registry, registry_cache.CachedParser]:
@@ -158,8 +159,8 @@ def load(
         listed=_listed(prior),
         prior_found=prior is not None and prior.own,
         judged=_judged(prior),
-        enabled=enabled_since(
-            root, registry, _never_dispatched(registry, state), outputs, opts.now
+        enabled=EnabledSince(
+            root, registry, outputs, opts.now, set(_never_dispatched(registry, state))
         ),
     )
     vocabularies = _vocabularies(
@@ -186,6 +187,9 @@ def load(
         switchover(root, layout, registry),
         parse,
         vocabularies,
+        frozenset(
+            {*registry.skills, *manifest.skills, *state.cron, *(outputs.names("skills") or ())}
+        ),
     )
 
 

@@ -171,7 +171,13 @@ def _publish(
                 else None
             )
             built = site.build_site(
-                root, out, now=opts.now, store=store, catalog=data.catalog, history=history
+                root,
+                out,
+                now=opts.now,
+                store=store,
+                catalog=data.catalog,
+                history=history,
+                known=outcome.known,
             )
             outcome.site_written = Artifact(
                 Fate.DONE,

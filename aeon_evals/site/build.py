@@ -127,6 +127,7 @@ def build_site(
     store: ArticleStore | None = None,
     catalog: CatalogSummary | None = None,
     history: History | None = None,
+    known: frozenset[str] | None = None,
 ) -> SiteOutcome:
     """Render the dashboard and run pages for the instance at `root` into `out`.
 
@@ -137,7 +138,9 @@ def build_site(
     and renders only new or edited articles and keeps each run page's input key; a store made
     here is saved here. `catalog` (the catalog checks, catalog_summary) adds the dashboard's
     Catalog panel. `history`: the metrics history for the skill pages and badges (a run's; by
-    default read here). Output depends only on the files read and `now`.
+    default read here). `known`: the skills the run knows (the registry, evals.json,
+    cron-state, the skill folders); by default read here. Output depends only on the files read
+    and `now`.
     """
     own_store = store is None
     store = store or ArticleStore(root)
@@ -145,7 +148,7 @@ def build_site(
     env = make_env(template_search_path(root, template_dirs), root=root, warnings=refused)
     assets = inline_assets(env)
     try:
-        outcome = _build(root, out, now, env, assets, store, catalog, history)
+        outcome = _build(root, out, now, env, assets, store, catalog, history, known)
         if refused:
             outcome = dataclasses.replace(outcome, warnings=(*refused, *outcome.warnings))
     except BaseException:  # SIGTERM, Ctrl-C, an error: the bodies' child stops at once
@@ -167,6 +170,7 @@ def _build(
     store: ArticleStore,
     catalog: CatalogSummary | None = None,
     history: History | None = None,
+    known: frozenset[str] | None = None,
 ) -> SiteOutcome:
     if out.is_relative_to(root):  # the site inside the instance: not through a symlink out of it
         for rel in ("index.html", "runs/index.html", STYLESHEET):
@@ -210,6 +214,7 @@ def _build(
             counted=None if newest is None else counted_statuses(newest),
             before=before,
             findings=findings(newest),
+            instance=known,
         )
     )
     try:

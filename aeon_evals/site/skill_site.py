@@ -180,12 +180,14 @@ class SkillSiteJob:
     counted: Mapping[str, Status | None] | None = None
     before: Mapping[str, str] = field(default_factory=dict)
     findings: Mapping[str, Finding] = field(default_factory=dict)  # by skill, newest article
+    instance: frozenset[str] | None = None  # the skills the run knows (else read: load.known)
 
     @functools.cached_property
     def known(self) -> frozenset[str]:
         """The skills the instance knows (load.known) and those of its newest run: only they get
         a page and a badge, however many skills an older, planted metrics file names."""
-        return known_skills(self.root) | frozenset(self.newest)
+        found = self.instance if self.instance is not None else known_skills(self.root)
+        return found | frozenset(self.newest)
 
     @functools.cached_property
     def unknown(self) -> int:

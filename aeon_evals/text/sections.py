@@ -6,7 +6,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from aeon_evals.text.patterns import Pattern, compile_pattern
@@ -74,16 +74,31 @@ Heading = tuple[int, int, str, bytes]
 
 
 def headings(block: bytes) -> list[Heading]:
-    """Every markdown heading of a block, found once (a shared log is read by many specs)."""
-    return [
-        (
-            m.start(),
-            len(m.group(1)),
-            m.group(2).decode("utf-8", errors="replace").strip().lower(),
-            block[m.start() : m.end()],
-        )
-        for m in _HEADING.finditer(block)
-    ]
+    """Every markdown heading of a block, found once (a shared log is read by many specs): a
+    line that starts with one to six `#` and a space or tab. Found by byte searches for a line
+    break followed by `#` (a regular expression tried at every line start was most of the
+    time a 1,000-skill run spends indexing its logs)."""
+    found: list[Heading] = []
+    size = len(block)
+    at = 0 if block.startswith(b"#") else block.find(b"\n#")
+    if at > 0:
+        at += 1
+    while 0 <= at < size:
+        level = 0
+        while at + level < size and block[at + level] == 0x23 and level < 7:  # "#"
+            level += 1
+        text = at + level
+        if level <= 6 and text < size and block[text] in (0x20, 0x09):  # " ", "\t"
+            while text < size and block[text] in (0x20, 0x09):
+                text += 1
+            end = text
+            while end < size and block[end] not in (0x0A, 0x0D):  # "\n", "\r"
+                end += 1
+            title = block[text:end].decode("utf-8", errors="replace").strip().lower()
+            found.append((at, level, title, block[at:end]))
+        nxt = block.find(b"\n#", at)
+        at = nxt + 1 if nxt >= 0 else -1
+    return found
 
 
 class HeadingIndex:
@@ -131,6 +146,60 @@ class HeadingIndex:
             stop = min(self.next_up[i], hits[k + 1] if k + 1 < len(hits) else count)
             found.append((self.items[i][0], self.items[stop][0] if stop < count else self.size))
         return found
+
+    def may_start(self, key: str) -> bool:
+        """Whether a heading of this block can start a section the wanted `key` names (its
+        title starts with the key and goes on with no letter, digit, `-` or `_`): a bisect of
+        the sorted titles, as `spans` starts."""
+        titles = self.titles
+        k = bisect.bisect_left(titles, key)
+        while k < len(titles) and titles[k].startswith(key):
+            title = titles[k]
+            if len(title) == len(key) or not (title[len(key)].isalnum() or title[len(key)] in "-_"):
+                return True
+            k += 1
+        return False
+
+    def spans_of(self, wanted: Sequence[Want]) -> list[list[tuple[int, int]]]:
+        """`spans(w)` for each of many `wanted` at once: each heading's title is looked up by
+        its prefixes that end where a name may end (before a space or a sign: O(headings ×
+        their length), not a search per wanted heading); a pattern is tried on every heading
+        line as `spans` does."""
+        by_key: dict[str, list[int]] = {}
+        out: list[list[tuple[int, int]]] = [[] for _ in wanted]
+        for n, w in enumerate(wanted):
+            if w.pattern is not None:
+                out[n] = self.spans(w)
+            else:
+                by_key.setdefault(w.key, []).append(n)
+        if not by_key:
+            return out
+        hits: dict[int, list[int]] = {}
+        for key, i in self.by_title:
+            _, _, title, line = self.items[i]
+            for prefix in _name_prefixes(key):
+                for n in by_key.get(prefix, ()):
+                    if starts_section(title, line, wanted[n]):
+                        hits.setdefault(n, []).append(i)
+        count = len(self.items)
+        for n, found in hits.items():
+            found.sort()
+            for k, i in enumerate(found):
+                stop = min(self.next_up[i], found[k + 1] if k + 1 < len(found) else count)
+                last = self.items[stop][0] if stop < count else self.size
+                out[n].append((self.items[i][0], last))
+        return out
+
+
+@functools.lru_cache(maxsize=16384)  # a fleet's headings recur in every daily log
+def _name_prefixes(key: str) -> tuple[str, ...]:
+    """The prefixes of a heading key that end where a name may end: before a space or a sign
+    (a wanted name never ends inside a word), and the whole key."""
+    return tuple(
+        key[:end]
+        for end in range(1, len(key) + 1)
+        if end == len(key) or not (key[end].isalnum() or key[end] in "-_")
+    )
 
 
 def starts_section(title: str, line: bytes, wanted: Want) -> bool:
