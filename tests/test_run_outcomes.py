@@ -5,7 +5,9 @@ The pure parts (vocabulary, reader, streaks) are pinned in tests/test_outcomes_*
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,8 @@ from realdata import (
     SKOPOS,
     whole_instance,
 )
+
+from aeon_evals.metrics.file import parse_tsv
 
 Cli = Callable[..., tuple[int, str, str]]
 
@@ -232,3 +236,34 @@ def test_a_leftover_template_spec_filed_an_issue_for_a_healthy_skill(
     )
     # a spec that finds nothing while the contract finds nothing fresh either stands
     assert _skill(data, "hn-digest")["status"] == "NO_OUTPUT"
+
+
+def test_the_skill_page_strip_shows_what_each_run_reported(tmp_path: Path, cli: Cli) -> None:
+    """Issue #32.8: the metrics file records what each skill's newest run reported (`run`), and
+    the skill page's strip marks it: Da6hkin's vibecoding-digest tick carries an error band and
+    says `run: error VIBECODING_DIGEST_ERROR`; a healthy skill's tick says `run: ok`, unbanded.
+    A metrics file of the ten columns before `run` still reads (run not known)."""
+    root = whole_instance(DA6HKIN, tmp_path / "da6")
+    code, _, err = cli(
+        "run", "--root", str(root), "--now", "2026-07-11T23:00:00Z", "--no-notify",
+        "--contracts", "enforce",
+    )  # fmt: skip
+    assert code in (0, 1), err
+    tsv = (root / "articles/skill-evals-metrics-2026-07-11.tsv").read_text().splitlines()
+    assert tsv[1].split("\t")[-1] == "run"
+    cells = next(line.split("\t") for line in tsv if line.startswith("vibecoding-digest\t"))
+    assert cells[-1] == "error:VIBECODING_DIGEST_ERROR"
+    page = (root / "site/skills/vibecoding-digest.html").read_text()
+    tick = re.findall(r'<a class="tick [^"]*"[^>]*title="2026-07-11[^"]*"', page)
+    assert len(tick) == 1 and "r-error" in tick[0], tick
+    assert "run: error VIBECODING_DIGEST_ERROR" in tick[0]
+    healthy = next(
+        s for s, c in ((line.split("\t")[0], line.split("\t")) for line in tsv[2:]) if c[-1] == "ok"
+    )
+    page = (root / f"site/skills/{healthy}.html").read_text()
+    tick = re.findall(r'<a class="tick [^"]*"[^>]*title="2026-07-11[^"]*"', page)
+    assert len(tick) == 1 and " r-" not in tick[0] and "run: ok" in tick[0], tick
+    # the same file without its `run` column, as written before it existed
+    old = "\n".join("\t".join(line.split("\t")[:10]) for line in tsv) + "\n"
+    samples = parse_tsv(old, day=date(2026, 7, 11), path="old.tsv")
+    assert samples["vibecoding-digest"].run == "" and samples["vibecoding-digest"].cause

@@ -33,9 +33,9 @@ def test_skill_page_strip_charts_and_links(browser: Any, skill_page: Path) -> No
     page.screenshot(path=str(ARTIFACTS / "skill-page.png"), full_page=True)
     ticks = page.locator("#strip a.tick")
     assert ticks.count() == 10
-    assert ticks.last.get_attribute("title") == "2026-05-04 · WARN · drift:words"
+    assert ticks.last.get_attribute("title") == "2026-05-04 · WARN · drift:words · run: ok"
     # a tick's title is its accessible name: a screen reader says what the hover shows
-    named = page.get_by_role("link", name="2026-05-04 · WARN · drift:words", exact=True)
+    named = page.get_by_role("link", name="2026-05-04 · WARN · drift:words · run: ok", exact=True)
     assert named.count() == 1 and named.get_attribute("class") == "tick s-warn"
     assert page.locator("#metrics svg").count() == 2
     assert page.locator("#metrics svg line.step.worse").count() == 1

@@ -53,9 +53,8 @@ def test_golden_skill_page(built: Path) -> None:
 def test_skill_page_shows_strip_charts_outputs_and_spec(built: Path) -> None:
     html = (built / "skills/cost-report.html").read_text()
     assert html.count('class="tick s-pass"') == 9 and html.count('class="tick s-warn"') == 1
-    assert 'href="../runs/skill-evals-2026-05-04.html" title="2026-05-04 · WARN · drift:words"' in (
-        html
-    )
+    tick = 'href="../runs/skill-evals-2026-05-04.html" title="2026-05-04 · WARN · drift:words'
+    assert f'{tick} · run: ok"' in html
     assert "Passing, last 30 days: <strong>100% of 5 runs</strong>" in html
     assert html.count('<figure class="chart metric"') == 2  # words and the dollars check
     # regression: a marker's hover text once replaced the chart's caption
@@ -154,7 +153,7 @@ def test_a_year_of_daily_runs_keeps_a_skill_page_under_200_kb(tmp_path: Path) ->
     site.build_site(tmp_path, tmp_path / "site", now=NOW)
     page = tmp_path / "site/skills/skill-0.html"
     html = page.read_text()
-    assert html.count('class="tick ') == 365
+    assert html.count('<a class="tick ') == 365  # (the strip's key: three spans)
     assert html.count('<figure class="chart metric"') == 4  # words, quality, 2 numeric checks
     assert page.stat().st_size < 200_000, page.stat().st_size
 

@@ -34,7 +34,7 @@ from aeon_evals.metrics.samples import SkillColumns
 
 CACHE_NAME = "history.bin"
 # 4: statuses and kinds stored by name in the header; no per-article cache stamp
-ENTRY = Entry("history", 4)
+ENTRY = Entry("history", 5)
 MAGIC = b"AEHIST01"
 
 
@@ -73,6 +73,15 @@ def _put(raw: Bytes, parts: list[Bytes], size: list[int]) -> list[int]:
     return [at, len(raw)]
 
 
+def _encode_strings(c: StrColumn, parts: list[Bytes], size: list[int]) -> list[Any]:
+    return [
+        _put(c.text, parts, size),
+        None if c.hex32 else _put(c.ends.tobytes(), parts, size),
+        _encode_index(c.index, parts, size),
+        c.unique,
+    ]
+
+
 def _encode(cols: SkillColumns, parts: list[Bytes], size: list[int]) -> list[Any]:
     put = _put
     return [
@@ -81,12 +90,7 @@ def _encode(cols: SkillColumns, parts: list[Bytes], size: list[int]) -> list[Any
         put(cols.status_codes.tobytes(), parts, size),
         *[_encode_num(c, parts, size) for c in (cols.words, cols.bytes, cols.ages, cols.qualities)],
         *[
-            [
-                put(c.text, parts, size),
-                None if c.hex32 else put(c.ends.tobytes(), parts, size),
-                _encode_index(c.index, parts, size),
-                c.unique,
-            ]
+            _encode_strings(c, parts, size)
             for c in (cols.outputs_col, cols.shas_col, cols.causes_col)
         ],
         [
@@ -95,6 +99,7 @@ def _encode(cols: SkillColumns, parts: list[Bytes], size: list[int]) -> list[Any
         ],
         put(cols.kinds.tobytes(), parts, size),
         put(cols.sources.tobytes(), parts, size),
+        _encode_strings(cols.runs_col, parts, size),
     ]
 
 
@@ -177,7 +182,7 @@ class _Reader:
         return NumericColumn(entries, index)
 
     def columns(self, spec: Any) -> SkillColumns:
-        n, days, status, words, size, age, quality, out, sha, cause, numeric, kinds, src = spec
+        n, days, status, words, size, age, quality, out, sha, cause, numeric, kinds, src, run = spec
         if not isinstance(n, int) or n < 0:
             raise CacheError("length")
         codes = self.codes(status, n, self.status_map)
@@ -199,6 +204,7 @@ class _Reader:
             self.numeric(numeric, n),
             kind_codes,
             self.arr("i", src, n),
+            self.strings(run, n),
         )
         if cols.day_ords and min(cols.day_ords) < 1:
             raise CacheError("day")

@@ -37,7 +37,9 @@ COLUMNS = (
     "sha256",
     "cause",
     "numeric",
+    "run",
 )
+OLD_WIDTH = 10  # the columns before `run` (added in 0.2): a file of ten columns reads with none
 FILE_CAP = 16 << 20  # 20,000 lines (MAX_ROWS) of a few hundred bytes; a 1,000-skill run: ~0.3 MB
 STATUS_BY_NAME = {s.value: s for s in Status}
 
@@ -62,6 +64,7 @@ class Sample(NamedTuple):
     cause: str = ""
     numeric: tuple[tuple[str, float], ...] = ()
     source: str = "run"  # "run" (a metrics file), "article" (backfilled), "skill-health"
+    run: str = ""  # what the skill's newest run reported: `error:X_ERROR`, `ok`; "" not read
 
     def value(self, metric: str) -> float | None:
         """The sample's value of `metric` (a built-in name or a numeric check's label)."""
@@ -121,7 +124,18 @@ def sample_of(result: SkillResult, day: date) -> Sample:
         sha256=output.sha256 if output else None,
         cause="" if result.root_cause == "—" else result.root_cause,
         numeric=result.numbers,
+        run=run_outcome(result),
     )
+
+
+def run_outcome(result: SkillResult) -> str:
+    """The outcome the skill's newest run reported, for the metrics file: its class, then the
+    token or signature (`error:VIBECODING_DIGEST_ERROR`, `noop:FLEET_EMPTY`, `ok`); "" when its
+    runs were not read."""
+    run = result.run
+    if run is None:
+        return ""
+    return f"{run.outcome}:{run.token}" if run.token else run.outcome
 
 
 def render_tsv(samples: Iterable[tuple[str, Sample]]) -> str:
@@ -142,6 +156,7 @@ def render_tsv(samples: Iterable[tuple[str, Sample]]) -> str:
             s.sha256 or "",
             s.cause,
             numeric,
+            s.run,
         ]
         lines.append("\t".join(_esc(c) for c in cells))
     return "\n".join(lines) + "\n"
@@ -168,13 +183,14 @@ def parse_tsv(
             path=path,
         )
     header = lines[1].split("\t") if len(lines) > 1 else []
-    if tuple(header[: len(COLUMNS)]) != COLUMNS:
+    if tuple(header[:OLD_WIDTH]) != COLUMNS[:OLD_WIDTH]:
         raise MetricsError("unexpected header line", path=path)
+    has_run = len(header) > OLD_WIDTH and header[OLD_WIDTH] == "run"
     out: dict[str, Sample] = {}
     numerics: dict[str, tuple[tuple[str, float], ...]] = {}  # the same object text, parsed once
     status_of = STATUS_BY_NAME.get
     make = Sample
-    width = len(COLUMNS)
+    width = OLD_WIDTH
     odd = _OddCells()
     rows = 0
     for number, line in enumerate(lines[2:], start=3):
@@ -209,6 +225,8 @@ def parse_tsv(
                 sha or None,
                 cause,
                 found,
+                "run",
+                cells[width] if has_run and len(cells) > width else "",
             )
         except (ValueError, TypeError):
             raise MetricsError(f"line {number}: {_bad_cell(cells[:width])}", path=path) from None

@@ -42,6 +42,7 @@ class SkillColumns:
         "numeric",
         "outputs_col",
         "qualities",
+        "runs_col",
         "shas_col",
         "sources",
         "status_codes",
@@ -62,11 +63,12 @@ class SkillColumns:
         numeric: NumericColumn,
         kinds: Ints,
         sources: Ints,
+        runs: StrColumn,
     ) -> None:
         self.day_ords, self.status_codes = day_ords, status_codes
         self.words, self.bytes, self.ages, self.qualities = words, bytes_, ages, qualities
         self.outputs_col, self.shas_col, self.causes_col = outputs, shas, causes
-        self.numeric, self.kinds, self.sources = numeric, kinds, sources
+        self.numeric, self.kinds, self.sources, self.runs_col = numeric, kinds, sources, runs
         self._days: list[date] | None = None  # each sample's day, once read (a page reads two)
 
     @classmethod
@@ -78,7 +80,7 @@ class SkillColumns:
             fields: list[Sequence[Any]] = [()] * len(Sample._fields)
         else:
             fields = list(zip(*samples, strict=True))  # one tuple per field
-        day, status, words, size, age, quality, output, sha, cause, numeric, kind = fields
+        day, status, words, size, age, quality, output, sha, cause, numeric, kind, run = fields
         return cls(
             array("i", map(date.toordinal, day)),
             array("b", map(_CODE_OR_NONE.__getitem__, status)),
@@ -92,6 +94,7 @@ class SkillColumns:
             NumericColumn.of(numeric),
             array("b", [_KIND.get(k, -1) for k in kind]),
             array("i", sources if sources is not None else [-1] * len(samples)),
+            StrColumn.of([r or None for r in run]),
         )
 
     def __len__(self) -> int:
@@ -121,6 +124,10 @@ class SkillColumns:
         table = [col.entry(at) for at in range(col.count())]
         table.append("")
         return list(map(table.__getitem__, col.index))
+
+    def runs(self) -> list[str]:
+        """What each sample's newest run reported (`error:X_ERROR`; "" not read)."""
+        return [r or "" for r in self.runs_col.values()]
 
     def outputs(self) -> list[str | None]:
         """Each sample's output path."""
@@ -198,6 +205,7 @@ class SkillColumns:
             self.causes_col.get(i) or "",
             self.numeric.get(i),
             KINDS[kind] if kind >= 0 else "run",
+            self.runs_col.get(i) or "",
         )
 
     def samples(self) -> list[Sample]:
@@ -221,6 +229,7 @@ class SkillColumns:
                 self.causes(),
                 [table[at] for at in numeric.index],
                 kinds,
+                self.runs(),
                 strict=True,
             )
         ]
@@ -244,6 +253,7 @@ class SkillColumns:
             self.numeric.head(n),
             self.kinds[:n],
             self.sources[:n],
+            self.runs_col.head(n),
         )
 
     def before_source(self, count: int) -> SkillColumns:
@@ -269,6 +279,7 @@ class SkillColumns:
             self.numeric.plus(other.numeric),
             _array("b", self.kinds) + _array("b", other.kinds),
             _array("i", self.sources) + _array("i", other.sources),
+            self.runs_col.plus(other.runs_col),
         )
 
 
@@ -277,7 +288,7 @@ EMPTY = SkillColumns.of([])
 
 def _one_sample(sample: Sample, source: int) -> SkillColumns:
     """`SkillColumns.of([sample], [source])`, quickly: the column kinds `of` picks for one."""
-    day, status, words, size, age, quality, output, sha, cause, numeric, kind = sample
+    day, status, words, size, age, quality, output, sha, cause, numeric, kind, run = sample
     return SkillColumns(
         array("i", (day.toordinal(),)),
         array("b", (_CODE_OR_NONE[status],)),
@@ -291,6 +302,7 @@ def _one_sample(sample: Sample, source: int) -> SkillColumns:
         NumericColumn([numeric], array("i", (0,))),
         array("b", (_KIND.get(kind, -1),)),
         array("i", (source,)),
+        StrColumn.one(run or None),
     )
 
 

@@ -93,15 +93,15 @@ class SkillPage:
 # Pure builders.
 
 
-class _Ticks(dict[tuple[date, Status | None, str], str]):
-    """Each run's tick of the strip by (day, status, cause), made when first met (with the
-    `run_pages` of the strip being built)."""
+class _Ticks(dict[tuple[date, Status | None, str, str], str]):
+    """Each run's tick of the strip by (day, status, cause, what the skill's run reported), made
+    when first met (with the `run_pages` of the strip being built)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.run_pages: Mapping[date, str] = {}
 
-    def __missing__(self, run: tuple[date, Status | None, str]) -> str:
+    def __missing__(self, run: tuple[date, Status | None, str, str]) -> str:
         tick = self[run] = _tick(*run, self.run_pages)
         return tick
 
@@ -127,18 +127,30 @@ class PageMemo:
         return cls(issues=by_skill)
 
 
-def _tick(day: date, status: Status | None, cause: str, run_pages: Mapping[date, str]) -> str:
-    """One run on the strip: a link to its run page, titled with the date, status and cause."""
+# What a skill's newest run reported (the metrics file's `run`, docs/outcomes.md) that the strip
+# marks with a band at the foot of the tick; `ok` and `quiet` are healthy and unmarked.
+RUN_MARKS = {"error": "run error", "partial": "partial run", "noop": "no-op"}
+
+
+def _tick(
+    day: date, status: Status | None, cause: str, run: str, run_pages: Mapping[date, str]
+) -> str:
+    """One run on the strip: a link to its run page, titled with the date, status, cause and
+    what the skill's newest run reported (a band at its foot for an error, a partial run or a
+    no-op)."""
     if status is None:
         css, label = ABSENT_MARK.css, "not evaluated"
     else:
         css, label = STATUS_MARKS[status].css, status.value
+    outcome, _, token = run.partition(":")
+    said = f" · run: {outcome}{f' {token}' if token else ''}" if run else ""
     # a date and a status value hold nothing to escape
-    title = f"{day.isoformat()} · {label}{escape(f' · {cause}') if cause else ''}"
+    title = f"{day.isoformat()} · {label}{escape(f' · {cause}' if cause else '')}{escape(said)}"
+    band = f" r-{outcome}" if outcome in RUN_MARKS else ""
     href = escape(run_pages.get(day, ""))
     # the title is the empty link's accessible name too (no aria-label repeating it: a year of
     # ticks is 365 of them a page, and a thousand pages are written every night)
-    return f'<a class="tick s-{css}" href="{href}" title="{title}"></a>'
+    return f'<a class="tick s-{css}{band}" href="{href}" title="{title}"></a>'
 
 
 def strip_html(
@@ -147,14 +159,17 @@ def strip_html(
     causes: Sequence[str],
     run_pages: Mapping[date, str],
     memo: PageMemo | None = None,
+    runs: Sequence[str] | None = None,
 ) -> Markup:
-    """The status strip of the runs (each one's day, status and cause, oldest first): one link
-    per run, its title the date, status and cause. Built here rather than in a template loop: a
-    year of daily runs is 365 of them per page. `memo`: shared by the pages of one build, whose
-    strips are made of the same ticks."""
+    """The status strip of the runs (each one's day, status, cause and what the skill's newest
+    run reported then, oldest first): one link per run, its title saying all four. Built here
+    rather than in a template loop: a year of daily runs is 365 of them per page. `memo`: shared
+    by the pages of one build, whose strips are made of the same ticks; `runs`: None, none
+    read."""
     ticks = (memo if memo is not None else PageMemo()).ticks
     ticks.run_pages = run_pages  # (a tick not met yet links to its page in these)
-    return Markup("".join(map(ticks.__getitem__, zip(days, statuses, causes, strict=True))))
+    said = runs if runs is not None else [""] * len(days)
+    return Markup("".join(map(ticks.__getitem__, zip(days, statuses, causes, said, strict=True))))
 
 
 def output_rows(outputs: Sequence[OutputView]) -> Markup:
@@ -338,7 +353,7 @@ def skill_page(
         mark=mark,
         latest=latest,
         finding=lead,
-        strip=strip_html(days, statuses, causes, run_pages, memo),
+        strip=strip_html(days, statuses, causes, run_pages, memo, cols.runs()),
         runs=len(days),
         pass_30=pass_rate(days, statuses, today, 30),
         pass_90=pass_rate(days, statuses, today, 90),
