@@ -127,6 +127,11 @@ def test_a_stopped_scheduler_was_one_issue_per_skill(tmp_path: Path, cli: Cli) -
         assert _skill(data, skill)["issue"] == fleet[0]["id"]
     article = (root / "output/articles/skill-evals-2026-07-24.md").read_text()
     assert article.index("## Fleet findings") < article.index("## Action Queue")
+    # x402-monitor (weekly) went quiet on 07-08, before the fleet: its own failure. cron-state's
+    # last error there is a fragment of the harness's JSON, quoted as code, not run into the row
+    weekly = " ".join(c["detail"] for c in _skill(data, "x402-monitor")["root_causes"])
+    assert 'cron-state shows 49 failed runs in a row: `153fcc8","total_cost_usd' in weekly
+    assert "cache_creation_input_tokens" not in weekly
 
 
 def _shared_key_fleet(inst: Instance, day: str, status: str) -> None:

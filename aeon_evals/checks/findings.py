@@ -211,7 +211,7 @@ def stale(
         )
     failures = cron.consecutive_failures if cron is not None else None
     if cron is not None and failures is not None and failures >= FAILED_RUNS_FAIL:
-        err = f": {cron.last_error[:120]}" if cron.last_error else ""
+        err = f": {_last_error(cron.last_error)}" if cron.last_error else ""
         return Cause(
             Status.FAIL,
             "stale_file",
@@ -235,3 +235,12 @@ def quality(score: float) -> Cause | None:
         f"quality_score:{score:g}",
         f"quality {score:g} (skill-health avg_score), minimum {QUALITY_FAIL}",
     )
+
+
+def _last_error(text: str) -> str:
+    """cron-state's last error as a row can quote it: words as written (120 characters at most),
+    machine output (a fragment of the harness's JSON) as a code span of 60."""
+    text = one_line(text)
+    if not any(c in text for c in '{}"\\'):
+        return text[:120]
+    return code_span(text if len(text) <= 60 else text[:59] + "…")
