@@ -1,5 +1,7 @@
 """The one way to work alongside: a pure job worked out in a forked child while this process goes
-on, its typed result handed back pickled through a pipe.
+on, its typed result handed back pickled in an anonymous temporary file (not a pipe: a child
+whose result is megabytes of pages would wait for the parent to read each 64 KiB of it, after
+the parent's own share of the work; it writes the file while the parent works).
 
 A job must only read and compute (it writes nothing: the parent writes what it returns). So
 when the child cannot give a result (the platform cannot fork, the fork failed, the job raised,
@@ -17,8 +19,9 @@ import os
 import pickle
 import signal
 import sys
+import tempfile
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import BinaryIO, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -35,7 +38,7 @@ class Forked(Generic[T]):
     def __init__(self, work: Callable[[], T], *, fork: bool) -> None:
         self._work = work
         self._pid: int | None = None
-        self._read: int | None = None
+        self._file: BinaryIO | None = None
         if fork and FORK:
             self._start()
 
@@ -45,7 +48,10 @@ class Forked(Generic[T]):
         return self._pid is not None
 
     def _start(self) -> None:
-        read, write = os.pipe()
+        try:  # no name in any folder (O_TMPFILE, or unlinked at once): nothing to plant or follow
+            result = tempfile.TemporaryFile()  # noqa: SIM115 (closed by result() or abandon())
+        except OSError:  # no temporary folder to write in: worked out here instead
+            return
         sys.stdout.flush()
         sys.stderr.flush()
         parent = os.getpid()
@@ -57,67 +63,65 @@ class Forked(Generic[T]):
             pid = os.fork()
         except OSError:  # no room for a process: worked out here instead
             _release(held)
-            os.close(read)
-            os.close(write)
+            result.close()
             return
         if pid == 0:  # the child: compute, hand over, leave without the parent's exit handlers
             code = 1
             try:
-                os.close(read)
                 _become_child(parent)
                 _release(held)  # the default actions now: a signal ends the child
-                payload = b""
                 found: object = _FAILED
                 with contextlib.suppress(BaseException):  # the parent works it out, raises it
                     found = self._work()
                 if found is not _FAILED:
                     try:
                         payload = pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL)
-                        code = 0
                     except Exception as exc:  # a result that cannot travel: a bug, said
                         print(
                             f"aeon-evals: internal: a forked job's result cannot be handed back "
                             f"({type(exc).__name__}: {exc}); it is worked out again",
                             file=sys.stderr,
                         )
-                with os.fdopen(write, "wb") as fh:
-                    fh.write(payload)
+                    else:
+                        with contextlib.suppress(OSError):  # (a full disk: worked out again)
+                            result.write(payload)
+                            result.flush()
+                            code = 0
             finally:
                 os._exit(code)
-        os.close(write)
-        self._pid, self._read = pid, read
+        self._pid, self._file = pid, result
         _release(held)
 
     def result(self) -> T:
         """The child's result, or `work()` computed here when the child gave none."""
-        if self._pid is None or self._read is None:
+        if self._pid is None or self._file is None:
             return self._work()
-        chunks = []
+        payload = b""
         try:
-            with os.fdopen(self._read, "rb") as fh:
-                self._read = None
-                while chunk := fh.read(1 << 20):
-                    chunks.append(chunk)
-        finally:
             _, status = os.waitpid(self._pid, 0)
             self._pid = None
-        if os.waitstatus_to_exitcode(status) == 0 and chunks:
+            if os.waitstatus_to_exitcode(status) == 0:
+                self._file.seek(0)
+                payload = self._file.read()
+        finally:
+            self._file.close()
+            self._file = None
+        if payload:
             with contextlib.suppress(Exception):
-                return pickle.loads(b"".join(chunks))  # type: ignore[no-any-return]
+                return pickle.loads(payload)  # type: ignore[no-any-return]
         return self._work()
 
     def abandon(self) -> None:
         """Stop the child (an error or a signal ends the run): killed and reaped, never left."""
-        if self._read is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._read)
-            self._read = None
         if self._pid is not None:
             with contextlib.suppress(OSError):
                 os.kill(self._pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
                 os.waitpid(self._pid, 0)
             self._pid = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 _SIGNALS = {signal.SIGTERM, signal.SIGINT}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,8 @@ class Manifest:
     problems: tuple[Problem, ...] = ()
     contracts: ContractsMode | None = None  # top-level "contracts", None when not set
     found: bool = True  # False: there is no evals.json (an instance judged on SKILL.md alone)
+    # each skill's entry as written (the skill pages show it), valid or not
+    entries: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def contracts_problem(self) -> Problem | None:
@@ -98,6 +100,7 @@ def parse_manifest(data: Any, *, path: str = EVALS_PATH) -> Manifest:
         spec_errors=spec_errors,
         problems=tuple(out.problems),
         contracts=contracts,
+        entries=skills,
     )
 
 

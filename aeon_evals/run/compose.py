@@ -162,6 +162,7 @@ def compose(
         metrics=evaluated.history,
         dry_run=opts.dry_run,
         known=loaded.known,
+        manifest=loaded.manifest,
     )
 
 

@@ -16,6 +16,7 @@ from aeon_evals.text.controls import show_name
 
 if TYPE_CHECKING:
     from aeon_evals.contracts.scope import Scope
+    from aeon_evals.load.manifest import Manifest
     from aeon_evals.metrics.history import History
     from aeon_evals.report import diff as report
     from aeon_evals.report import render
@@ -68,6 +69,7 @@ class RunOutcome:
     metrics: History | None = None  # the metrics history before this run (docs/metrics.md)
     dry_run: bool = False  # --dry-run: the issues were planned, not written
     known: frozenset[str] | None = None  # the skills the instance knows (the site's pages)
+    manifest: Manifest | None = None  # evals.json as the run read it (the site's pages)
 
     def ledger(self) -> list[str]:
         """The lines printed after a run: what was written, filed, closed and sent. A dry run

@@ -178,6 +178,7 @@ def _publish(
                 catalog=data.catalog,
                 history=history,
                 known=outcome.known,
+                manifest=outcome.manifest,
             )
             outcome.site_written = Artifact(
                 Fate.DONE,

@@ -29,6 +29,7 @@ from aeon_evals.errors import WriteFailed
 from aeon_evals.fs.confine import check_writable
 from aeon_evals.fs.write import write_error, write_if_changed
 from aeon_evals.issues import IssueFile, read_issues
+from aeon_evals.load.manifest import Manifest
 from aeon_evals.metrics.history import History
 from aeon_evals.site.findings import findings
 from aeon_evals.site.jinja_env import (
@@ -128,6 +129,7 @@ def build_site(
     catalog: CatalogSummary | None = None,
     history: History | None = None,
     known: frozenset[str] | None = None,
+    manifest: Manifest | None = None,
 ) -> SiteOutcome:
     """Render the dashboard and run pages for the instance at `root` into `out`.
 
@@ -139,8 +141,8 @@ def build_site(
     here is saved here. `catalog` (the catalog checks, catalog_summary) adds the dashboard's
     Catalog panel. `history`: the metrics history for the skill pages and badges (a run's; by
     default read here). `known`: the skills the run knows (the registry, evals.json,
-    cron-state, the skill folders); by default read here. Output depends only on the files read
-    and `now`.
+    cron-state, the skill folders) and `manifest` (evals.json as the run read it); by default
+    read here. Output depends only on the files read and `now`.
     """
     own_store = store is None
     store = store or ArticleStore(root)
@@ -148,7 +150,7 @@ def build_site(
     env = make_env(template_search_path(root, template_dirs), root=root, warnings=refused)
     assets = inline_assets(env)
     try:
-        outcome = _build(root, out, now, env, assets, store, catalog, history, known)
+        outcome = _build(root, out, now, env, assets, store, catalog, history, known, manifest)
         if refused:
             outcome = dataclasses.replace(outcome, warnings=(*refused, *outcome.warnings))
     except BaseException:  # SIGTERM, Ctrl-C, an error: the bodies' child stops at once
@@ -171,6 +173,7 @@ def _build(
     catalog: CatalogSummary | None = None,
     history: History | None = None,
     known: frozenset[str] | None = None,
+    manifest: Manifest | None = None,
 ) -> SiteOutcome:
     if out.is_relative_to(root):  # the site inside the instance: not through a symlink out of it
         for rel in ("index.html", "runs/index.html", STYLESHEET):
@@ -215,6 +218,7 @@ def _build(
             before=before,
             findings=findings(newest),
             instance=known,
+            manifest=manifest,
         )
     )
     try:

@@ -29,7 +29,7 @@ from aeon_evals.fs.write import _after_write as after_write
 from aeon_evals.fs.write import encoded, signals_held
 from aeon_evals.issues import IssueFile
 from aeon_evals.load.known import known_skills
-from aeon_evals.load.manifest import parse_manifest, read_manifest_data
+from aeon_evals.load.manifest import Manifest, parse_manifest, read_manifest_data
 from aeon_evals.load.state import load_state
 from aeon_evals.metrics.history import History
 from aeon_evals.metrics.read import history_for_run
@@ -59,7 +59,7 @@ class SkillSite:
     warnings: tuple[str, ...] = ()
 
 
-def _specs(root: Path) -> tuple[dict[str, Any], dict[str, Spec]]:
+def _specs(root: Path) -> tuple[Mapping[str, Any], Mapping[str, Spec]]:
     """The evals.json entries by skill, raw (as each page shows them) and validated (the bounds
     its charts draw); none when the file is missing or broken: the run reports that."""
     try:
@@ -181,6 +181,7 @@ class SkillSiteJob:
     before: Mapping[str, str] = field(default_factory=dict)
     findings: Mapping[str, Finding] = field(default_factory=dict)  # by skill, newest article
     instance: frozenset[str] | None = None  # the skills the run knows (else read: load.known)
+    manifest: Manifest | None = None  # evals.json as the run read it (else read: _specs)
 
     @functools.cached_property
     def known(self) -> frozenset[str]:
@@ -233,7 +234,11 @@ class _Renderer:
 
     def __init__(self, job: SkillSiteJob) -> None:
         self.job = job
-        self._specs, self._checked = _specs(job.root)
+        self._specs, self._checked = (
+            (job.manifest.entries, job.manifest.specs)
+            if job.manifest is not None
+            else _specs(job.root)
+        )
         self._runs = {day: f"../runs/skill-evals-{day.isoformat()}.html" for day in job.run_days}
         self._memo = PageMemo.for_build(job.issues)
 
