@@ -426,3 +426,27 @@ def test_aeonfun_heartbeat_issue_had_no_line_count_or_fix(tmp_path: Path, cli: C
     assert "${var}" in log[651]
     heading = next(line for line in reversed(log[:651]) if line.startswith("#"))
     assert heading != "### heartbeat"
+
+
+def test_a_disabled_skills_failing_row_said_only_its_code(tmp_path: Path, cli: Cli) -> None:
+    """Regression: Da6hkin's evals.json names disabled skills whose outputs are gone (cost-report,
+    repo-pulse …). Counted apart, they were in no Regressions or Still Failing table, so the
+    article and the skill page said only `no_file_match`. The article lists them under "Counted
+    apart" with the expected-vs-actual detail, reads it back, and the skill page leads with it;
+    the verdict is unchanged."""
+    from realdata import DA6HKIN, whole_instance
+
+    root = whole_instance(DA6HKIN, tmp_path / "da6")
+    code, out, err = cli(
+        "run", "--root", str(root), "--now", "2026-07-11T23:00:00Z", "--no-notify", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["verdict"] == "SKILL_EVALS_OK"
+    text = (root / "articles/skill-evals-2026-07-11.md").read_text()
+    apart = text.split("## Counted apart", 1)[1].split("\n## ", 1)[0]
+    assert "| cost-report | NO_OUTPUT | no_file_match — no file matches " in apart
+    parsed = parse_article(text, path="a.md", day=date(2026, 7, 11))
+    assert parsed.causes["cost-report"].startswith("no_file_match — no file matches ")
+    page = (root / "site/skills/cost-report.html").read_text()
+    lead = page.split('id="finding"', 1)[1].split("</section>", 1)[0]
+    assert "no file matches" in lead and "disabled" in lead

@@ -264,7 +264,7 @@ def parse_article(
     failing_since: dict[str, FailingSince] = {}
     issues: dict[str, str] = {}
     causes: dict[str, str] = {}
-    for prefix in ("regressions", "still failing"):
+    for prefix in ("regressions", "still failing", "counted apart"):
         table = _first_table(tables, prefix)
         if table is None:
             continue

@@ -372,6 +372,26 @@ def _article_lines(
             cell=str,
         )
         out.append("")
+    # failing rows of disabled, unregistered or muted skills: no verdict, no issue, but what is
+    # wrong in words like any other (the Full Results row gives only the codes)
+    apart = [
+        r
+        for r in data.rows
+        if not counted(r) and not r.reported_only and r.status is not None and r.status.failing
+    ]
+    if apart:
+        out += ["## Counted apart (disabled, unregistered or muted: no verdict, no issue)"]
+        out += mdtable.table(
+            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
+            [
+                _escaped(
+                    show_name(r.skill), str(r.status), cause_cell(r), r.issue or "—", since_text(r)
+                )
+                for r in sorted(apart, key=_status_order)
+            ],
+            cell=str,
+        )
+        out.append("")
     out += ["## Full Results"]
     cells = [
         full_result_cells(r)
