@@ -1,6 +1,7 @@
 """The dashboard's HTML of an article without markdown-it's full passes: plain inline content
 skips the inline parser (history.BODY_MD), and the article a run just wrote has its result rows
-made from their cells (render.article_body). Both must be exactly markdown-it's stock output."""
+made from their cells (render.article_body). Both must be exactly markdown-it's stock output,
+with the one rule the dashboard adds (each body cell labelled with its column's name)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ from markdown_it import MarkdownIt
 from realdata import realdata
 from test_render_parse import _data
 
+from aeon_evals.articles import body
 from aeon_evals.articles.parse import BODY_MD, body_html
 from aeon_evals.report import render
 from aeon_evals.report.render import ArticleData
 
-# markdown-it as configured for the dashboard, with its stock inline rule: the reference
+# markdown-it as configured for the dashboard, with its stock inline rule: the reference (and
+# the rule that labels each body cell with its column's name, which the shortcuts must keep)
 STOCK = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+STOCK.core.ruler.push("cell_labels", body._cell_labels)
 
 _MARKDOWN = st.lists(
     st.sampled_from(
@@ -80,3 +84,14 @@ def test_rows_from_cells_fall_back_to_markdown_it_where_the_cells_are_not_plain(
 def test_rows_not_followed_by_a_blank_line_are_refused() -> None:
     with pytest.raises(ValueError):
         body_html(["| a |", "|---|", "| x |", "more"], [(2, [["x"]])])
+
+
+def test_each_body_cell_is_labelled_with_its_column() -> None:
+    """On a phone a run page's table is one block per row, each cell under its column's name
+    (style.css): the name comes with the cell, from markdown-it and from the cells alike."""
+    text = "| Skill | Root cause |\n|---|---|\n| a | `x` b |\n| c | d |\n"
+    html = BODY_MD.render(text)
+    assert '<td data-label="Skill">a</td>' in html
+    assert '<td data-label="Root cause"><code>x</code> b</td>' in html
+    lines = text.splitlines()
+    assert body_html(lines, [(2, [["a", "`x` b"], ["c", "d"]])]) == html

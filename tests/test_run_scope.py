@@ -178,7 +178,7 @@ def test_report_mode_shows_inferred_contracts_apart_and_files_nothing(
         "**Coverage:** 1/4 (25%) by evals.json, +2 inferred; 1 without a contract (first run)"
         in article
     )
-    full, inferred = article.split("## Inferred contracts")
+    full, inferred = article.split("## Full Results")[1].split("## Inferred contracts")
     assert "| brief |" not in full and "| listed |" in full
     assert "| brief | FAIL | NEW_FAIL | missing_heading:## Summary; missing_heading:## Sources" in (
         inferred

@@ -263,7 +263,7 @@ def test_run_page_links_and_navigation(instance: Path) -> None:
     assert 'href="skill-evals-2026-08-02.html" rel="prev"' in middle
     assert 'href="skill-evals-2026-08-16.html" rel="next"' in middle
     assert 'href="../../articles/skill-evals-2026-08-09.md"' in middle
-    assert "<table>" in middle and "<td>news</td>" in middle
+    assert "<table>" in middle and '<td data-label="Skill">news</td>' in middle
     assert NOW.strftime("%Y-%m-%d %H:%M") not in middle  # run pages do not change with `now`
 
 

@@ -50,11 +50,39 @@ def body_md() -> MarkdownIt:
     (the same HTML: tests/test_body_html.py pins it against the stock rule)."""
     md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
     md.core.ruler.at("inline", _inline_plain_first)
+    md.core.ruler.push("cell_labels", _cell_labels)
     return md
 
 
+def _cell_labels(state: StateCore) -> None:
+    """Each body cell of a table carries its column's name (`data-label`, the header cell's
+    text as written): on a phone a row is one block, each cell under its column's name
+    (style.css), not a table wider than the screen."""
+    tokens = state.tokens
+    labels: list[str] = []
+    column = 0
+    for i, token in enumerate(tokens):
+        kind = token.type
+        if kind == "table_open":
+            labels = []
+        elif kind == "th_open":
+            labels.append(_label(tokens, i))
+        elif kind == "tr_open":
+            column = 0
+        elif kind == "td_open":
+            if column < len(labels) and labels[column]:
+                token.attrSet("data-label", labels[column])
+            column += 1
+
+
+def _label(tokens: Sequence[Token], at: int) -> str:
+    """The text of the header cell opened at tokens[at]."""
+    following = tokens[at + 1] if at + 1 < len(tokens) else None
+    return following.content.strip() if following is not None and following.type == "inline" else ""
+
+
 BODY_MD = body_md()
-BODY_VERSION = 1  # bump when a body's HTML changes other than through markdown-it or BODY_MD
+BODY_VERSION = 2  # bump when a body's HTML changes other than through markdown-it or BODY_MD
 
 
 def body_fingerprint() -> str:
@@ -91,16 +119,16 @@ def body_html(lines: Sequence[str], tables: Sequence[tuple[int, Sequence[Sequenc
     tokens = BODY_MD.parse("\n".join(skeleton) + "\n", env)
     out: list[Token] = []
     table: tuple[int, Sequence[Sequence[str]]] | None = None
-    columns = 0
-    for token in tokens:
+    labels: list[str] = []
+    for i, token in enumerate(tokens):
         if token.type == "table_open":
             table = heads.get(token.map[0]) if token.map else None
-            columns = 0
+            labels = []
         elif token.type == "th_open":
-            columns += 1
+            labels.append(_label(tokens, i))
         elif token.type == "table_close" and table is not None and table[1]:
             tbody = Token("html_block", "", 0)
-            tbody.content = _tbody(lines, *table, columns, env)
+            tbody.content = _tbody(lines, *table, labels, env)
             out.append(tbody)
         out.append(token)
     return str(BODY_MD.renderer.render(out, BODY_MD.options, env))
@@ -110,10 +138,13 @@ def _tbody(
     lines: Sequence[str],
     start: int,
     rows: Sequence[Sequence[str]],
-    columns: int,
+    labels: Sequence[str],
     env: dict[str, object],
 ) -> str:
-    """The <tbody> of the table rows at lines[start:], as markdown-it renders them."""
+    """The <tbody> of the table rows at lines[start:], as markdown-it renders them (each cell
+    labelled with its column's name: `labels`)."""
+    columns = len(labels)
+    opens = [f'<td data-label="{escapeHtml(label)}">' if label else "<td>" for label in labels]
     parts: list[str] = []
     odd: list[int] = []  # rows with a cell markdown-it may read as markup: rendered by it
     for i, cells in enumerate(rows):
@@ -122,7 +153,9 @@ def _tbody(
             and lines[start + i] == "| " + " | ".join(cells) + " |"  # written as they are
             and all(map(_plain_cell, cells))
         ):
-            tds = "".join([f"<td>{escapeHtml(cell)}</td>\n" for cell in cells])
+            tds = "".join(
+                [f"{td}{escapeHtml(cell)}</td>\n" for td, cell in zip(opens, cells, strict=True)]
+            )
             parts.append(f"<tr>\n{tds}</tr>\n")
         else:
             parts.append("")

@@ -372,15 +372,15 @@ def _article_lines(
             cell=str,
         )
         out.append("")
-    # failing rows of disabled, unregistered or muted skills: no verdict, no issue, but what is
-    # wrong in words like any other (the Full Results row gives only the codes)
-    apart = [
-        r
-        for r in data.rows
-        if not counted(r) and not r.reported_only and r.status is not None and r.status.failing
-    ]
+    # failing rows of disabled, unregistered or muted skills and of contracts reported only: no
+    # verdict, no issue, but what is wrong in words like any other (their Full Results or
+    # Inferred contracts row gives only the codes)
+    apart = [r for r in data.rows if not counted(r) and r.status is not None and r.status.failing]
     if apart:
-        out += ["## Counted apart (disabled, unregistered or muted: no verdict, no issue)"]
+        out += [
+            "## Counted apart (disabled, unregistered, muted or reported only: no verdict, "
+            "no issue)"
+        ]
         out += mdtable.table(
             ["Skill", "Status", "Root cause", "Issue", "Failing since"],
             [

@@ -65,7 +65,12 @@ def kept_today(store: ArticleStore, opts: RunOptions) -> Kept:
         if s != skill
     ]
     rows += [
-        report.Row.kept_from(k, reported_only=True)
+        report.Row.kept_from(
+            k,
+            reported_only=True,
+            failing_since=today.failing_since.get(s),
+            cause=today.causes.get(s),
+        )
         for s, k in today.inferred_rows.items()
         if s != skill
     ]
