@@ -7,6 +7,7 @@ from datetime import date, timedelta
 
 import pytest
 import yaml
+from realdata import realdata
 from test_outcomes_realdata import AEONFUN, DA6HKIN, MIROSHARK, SKOPOS, load, log_text
 
 from aeon_evals.outcomes import (
@@ -69,6 +70,22 @@ def test_a_section_ends_where_another_skill_starts_whatever_the_level() -> None:
     (run,) = runs_of(DA6HKIN, "vienna-apartments", "2026-07-11")
     assert "github-trending" not in run.text
     assert run.text.rstrip().endswith("committed file is the record")
+
+
+def test_a_heading_two_skills_names_start_is_the_run_of_the_one_it_names_most() -> None:
+    """Regression: Da6hkin 06-28's `## Polymarket Comments` (polymarket-comments's entry) was
+    also a run of the unregistered `polymarket` (its `### polymarket` starts the title): one
+    skill's outcome read from another's section. The heading names polymarket-comments more."""
+    log = (realdata() / "instances" / DA6HKIN / "memory/logs/2026-06-28.md").read_bytes()
+    both = {"polymarket": ("### polymarket",), "polymarket-comments": ("### polymarket-comments",)}
+    runs = log_runs(log, date(2026, 6, 28), both)
+    assert "polymarket" not in runs
+    (run,) = runs["polymarket-comments"]
+    assert run.text.startswith("## Polymarket Comments")
+    # alone, a heading that starts with its name is still the skill's (`### x (positions)`)
+    assert list(log_runs(log, date(2026, 6, 28), {"polymarket": ("### polymarket",)})) == [
+        "polymarket"
+    ]
 
 
 def test_the_read_only_guard_marker_is_not_a_second_run() -> None:

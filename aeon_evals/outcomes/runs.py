@@ -78,11 +78,21 @@ class LogRuns:
             return
         index = index or HeadingIndex(log)
         pairs = [(skill, h) for skill, wanted in headings.items() for h in wanted]
-        per_want = index.spans_of([cached_want(h) for _, h in pairs])
+        wants = [cached_want(h) for _, h in pairs]
+        per_want = index.spans_of(wants)
         by_skill: dict[str, set[tuple[int, int]]] = {}
-        for (skill, _), found_spans in zip(pairs, per_want, strict=True):
-            if found_spans:
-                by_skill.setdefault(skill, set()).update(found_spans)
+        # a heading two skills' names start (`## Polymarket Comments`: `polymarket` and
+        # `polymarket-comments`) starts the entry of the one it names the most of
+        best: dict[int, int] = {}
+        claims: list[tuple[str, int, tuple[int, int]]] = []
+        for (skill, _), w, found_spans in zip(pairs, wants, per_want, strict=True):
+            named = len(w.key) if w.pattern is None else 0
+            for span in found_spans:
+                claims.append((skill, named, span))
+                best[span[0]] = max(best.get(span[0], 0), named)
+        for skill, named, span in claims:
+            if named >= best[span[0]]:
+                by_skill.setdefault(skill, set()).add(span)
         for skill, found_set in by_skill.items():
             found = sorted(found_set)
             self._spans[skill] = found
