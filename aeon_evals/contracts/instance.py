@@ -20,9 +20,9 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from aeon_evals.cache.folder import Cache, Entry
 from aeon_evals.contracts.data import (
@@ -59,6 +59,7 @@ __all__ = [
 # 3: one item per skill: the SKILL.md's hash and stat signature, and its contract as a row
 # 4: the row ends with the branch selectors (which `var` value runs which branch)
 ENTRY = Entry("contracts", 4)
+T = TypeVar("T")
 # A file changed less than this long before it was read may change again within the same
 # mtime tick (whole seconds on some filesystems, 2 s on FAT) without its signature showing it:
 # its signature is not kept, and the next run hashes it.
@@ -103,61 +104,93 @@ def _signature(path: str | None) -> list[int] | None:
     return [info.st_size, info.st_mtime_ns, info.st_ino] if stat.S_ISREG(info.st_mode) else None
 
 
-def _cached(entry: list[Any]) -> Contract | None:
-    """The contract of a cache entry; None when the entry is damaged."""
+def _contract_of_row(_skill: str, row: object) -> Contract | None:
+    """The contract of a cached row; None when the row is damaged (a miss)."""
     try:
-        return contract_from_row(entry[2])
+        return contract_from_row(row)
     except (IndexError, TypeError, ValueError):
         return None
 
 
+def _infer(skill: str, raw: bytes) -> tuple[Contract, bool]:
+    """The contract a SKILL.md's bytes state, and whether it may be kept (its frontmatter
+    parsed: a broken one is read again, to be said again)."""
+    doc = parse_skill_doc(skill, skill_md_path(skill), raw)
+    return infer_contract(doc), doc.error is None
+
+
 def load_contracts(root: Path, skills: Iterable[str], cache: Cache) -> dict[str, Contract]:
     """The contract of each skill that has a SKILL.md under `root` (skills without one are left
-    out).
+    out), kept in `cache` (the entry `contracts`) by `per_skill_md`."""
+    return per_skill_md(
+        root,
+        skills,
+        cache,
+        ENTRY,
+        make=_infer,
+        unusable=lambda _skill, doc: infer_contract(doc) if doc is not None else None,
+        to_row=contract_to_row,
+        from_row=_contract_of_row,
+    )
 
-    Inferences are kept in `cache` (the entry `contracts`), one item per skill with the
-    SKILL.md's SHA-256 and stat signature (size, mtime, inode): a SKILL.md whose signature is
-    unchanged is not even read, one whose hash is unchanged is not parsed. A damaged or outdated
-    entry is a miss; a read-only cache (`--dry-run`, `audit`, `contracts`) stores nothing.
-    """
+
+def per_skill_md(
+    root: Path,
+    skills: Iterable[str],
+    cache: Cache,
+    entry: Entry,
+    *,
+    make: Callable[[str, bytes], tuple[T, bool]],
+    unusable: Callable[[str, SkillDoc | None], T | None],
+    to_row: Callable[[T], Any],
+    from_row: Callable[[str, object], T | None],
+) -> dict[str, T]:
+    """What `make(skill, SKILL.md bytes)` reads from each skill's SKILL.md (the contract, the
+    outcome vocabulary), kept in `cache` under `entry`: one item per skill with the SKILL.md's
+    SHA-256 and stat signature (size, mtime, inode). A SKILL.md whose signature is unchanged is
+    not even read, one whose hash is unchanged is not read again by `make`. `make` also says
+    whether its value may be kept; a skill without a usable SKILL.md gets `unusable(skill, the
+    doc saying why, or None)` (left out when None) and no item. A damaged or outdated item is a
+    miss (`from_row` gives None); a read-only cache (`--dry-run`, `audit`, `contracts`) stores
+    nothing."""
     plain = _plain_folders(root)
-    found = cache.load(ENTRY, ENTRY.key())
+    found = cache.load(entry, entry.key())
     entries: dict[str, Any] = found if isinstance(found, dict) else {}
-    result: dict[str, Contract] = {}
+    result: dict[str, T] = {}
     changed = False
     now = time.time_ns()
     for skill in sorted(set(skills)):
-        entry = entries.get(skill)
-        if not (isinstance(entry, list) and len(entry) == 3):
-            entry = None  # [SHA-256, signature, contract_to_row(contract)]
+        item = entries.get(skill)
+        if not (isinstance(item, list) and len(item) == 3):
+            item = None  # [SHA-256, signature, to_row(value)]
         signature = _signature(plain.get(skill))
-        if entry is not None and signature is not None and entry[1] == signature:
-            contract = _cached(entry)
-            if contract is not None:
-                result[skill] = contract
+        if item is not None and signature is not None and item[1] == signature:
+            value = from_row(skill, item[2])
+            if value is not None:
+                result[skill] = value
                 continue
         raw = read_skill_bytes(root, skill)
-        if raw is None or isinstance(raw, SkillDoc):  # none, or unusable: the doc says why
+        if not isinstance(raw, bytes):  # none, or unusable: the doc says why
             changed |= entries.pop(skill, None) is not None
-            if raw is not None:
-                result[skill] = infer_contract(raw)
+            fallback = unusable(skill, raw)
+            if fallback is not None:
+                result[skill] = fallback
             continue
         digest = hashlib.sha256(raw).hexdigest()
-        # the hash before the parse: an unchanged SKILL.md needs no parse of its frontmatter
-        contract = _cached(entry) if entry is not None and entry[0] == digest else None
-        if contract is None:
-            doc = parse_skill_doc(skill, skill_md_path(skill), raw)
-            contract = infer_contract(doc)
-            if doc.error is not None:
+        # the hash before `make`: an unchanged SKILL.md needs no parse of its frontmatter
+        value = from_row(skill, item[2]) if item is not None and item[0] == digest else None
+        if value is None:
+            value, keep = make(skill, raw)
+            if not keep:
                 changed |= entries.pop(skill, None) is not None
-                result[skill] = contract
+                result[skill] = value
                 continue
         if signature is not None and now - signature[1] < RACY_NS:
             signature = None
-        if entry is None or entry[0] != digest or entry[1] != signature:
-            entries[skill] = [digest, signature, contract_to_row(contract)]
+        if item is None or item[0] != digest or item[1] != signature:
+            entries[skill] = [digest, signature, to_row(value)]
             changed = True
-        result[skill] = contract
+        result[skill] = value
     if changed:
-        cache.store(ENTRY, ENTRY.key(), dict(sorted(entries.items())))
+        cache.store(entry, entry.key(), dict(sorted(entries.items())))
     return result

@@ -5,15 +5,12 @@ of the cached reading (`outcomes.with_overrides`: the same as reading with it)."
 
 from __future__ import annotations
 
-import hashlib
-import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from aeon_evals.cache.folder import Cache, Entry
-from aeon_evals.contracts.instance import RACY_NS, _plain_folders, _signature
-from aeon_evals.load.skillmd import read_skill_bytes
+from aeon_evals.contracts.instance import per_skill_md
 from aeon_evals.outcomes import OutcomeClass, TokenUse, VocabToken, Vocabulary, Why
 from aeon_evals.outcomes.spec import with_overrides
 from aeon_evals.outcomes.vocabulary import extract_vocabulary
@@ -29,41 +26,20 @@ def load_vocabularies(
 ) -> dict[str, Vocabulary]:
     """The vocabulary of each skill of `skills` (empty for a skill without a readable SKILL.md),
     with `overrides` (skill → evals.json's `outcomes`) applied."""
-    plain = _plain_folders(root)
-    found = cache.load(ENTRY, ENTRY.key())
-    entries: dict[str, Any] = found if isinstance(found, dict) else {}
-    result: dict[str, Vocabulary] = {}
-    changed = False
-    now = time.time_ns()
+    result = per_skill_md(
+        root,
+        skills,
+        cache,
+        ENTRY,
+        make=lambda skill, raw: (
+            extract_vocabulary(skill, raw.decode("utf-8", errors="replace")),
+            True,
+        ),
+        unusable=lambda skill, _doc: extract_vocabulary(skill, ""),
+        to_row=_to_row,
+        from_row=_from_row,
+    )
     overrides = overrides or {}
-    for skill in sorted(set(skills)):
-        entry = entries.get(skill)
-        if not (isinstance(entry, list) and len(entry) == 3):
-            entry = None  # [SHA-256, signature, vocabulary as a row]
-        signature = _signature(plain.get(skill))
-        if entry is not None and signature is not None and entry[1] == signature:
-            vocab = _from_row(skill, entry[2])
-            if vocab is not None:
-                result[skill] = vocab
-                continue
-        raw = read_skill_bytes(root, skill)
-        if not isinstance(raw, bytes):  # none, or unusable (the contract says why)
-            result[skill] = extract_vocabulary(skill, "")
-            changed |= entries.pop(skill, None) is not None
-            continue
-        text = raw.decode("utf-8", errors="replace")
-        digest = hashlib.sha256(raw).hexdigest()
-        vocab = _from_row(skill, entry[2]) if entry is not None and entry[0] == digest else None
-        if vocab is None:
-            vocab = extract_vocabulary(skill, text)
-        if signature is not None and now - signature[1] < RACY_NS:
-            signature = None
-        if entry is None or entry[0] != digest or entry[1] != signature:
-            entries[skill] = [digest, signature, _to_row(vocab)]
-            changed = True
-        result[skill] = vocab
-    if changed:
-        cache.store(ENTRY, ENTRY.key(), dict(sorted(entries.items())))
     return {s: with_overrides(v, overrides.get(s, ())) for s, v in result.items()}
 
 

@@ -24,8 +24,8 @@ from aeon_evals.load.state import StateSources
 from aeon_evals.metrics import history as metrics
 from aeon_evals.metrics.history import History
 from aeon_evals.metrics.read import history_for_run
-from aeon_evals.model import Cause, ContractsMode, Coverage, SkillResult, Status
-from aeon_evals.outcomes import Judgement
+from aeon_evals.model import Cause, ContractsMode, Coverage, SkillResult, Spec, Status
+from aeon_evals.outcomes import Judgement, Vocabulary
 from aeon_evals.parallel import Forked
 from aeon_evals.report.facts import coverage_audit
 from aeon_evals.run.data import RunOptions
@@ -164,19 +164,29 @@ def disagreement(
     )
 
 
+class RunJudge:
+    """Check h's reading (issue #32): skills' newest runs judged with their vocabularies, the
+    logs split once for all of them, each skill's newest run looked for within its cadence."""
+
+    def __init__(
+        self, registry: Registry, opts: RunOptions, outputs: Outputs, judging: Judging
+    ) -> None:
+        self.registry, self.outputs = registry, outputs
+        self.reader = RunReader(outputs, opts.today, judging.headings)
+
+    def judge(self, skill: str, spec: Spec, vocabulary: Vocabulary) -> Judgement:
+        reg = self.registry.skills.get(skill)
+        days, _ = cadence.expected_cadence_days(
+            reg.schedule if reg else None, spec.expected_cadence_days
+        )
+        return judge_runs(skill, spec, vocabulary, self.reader, self.outputs, days)
+
+
 def judge_runs_of(
-    skills: list[str],
-    registry: Registry,
-    manifest: Manifest,
-    inferred: Scope,
-    opts: RunOptions,
-    outputs: Outputs,
-    judging: Judging,
+    skills: list[str], manifest: Manifest, inferred: Scope, judging: Judging, runs: RunJudge
 ) -> dict[str, Judgement]:
-    """Check h's reading, for every skill in scope (issue #32): each one's newest runs judged
-    with its vocabulary. It needs no check's result, so the run does it while the checks run
-    on the second core."""
-    reader = RunReader(outputs, opts.today, judging.headings)
+    """Every skill in scope judged on its newest runs. It needs no check's result, so the run
+    does it while the checks run on the second core."""
     judged: dict[str, Judgement] = {}
     for skill in skills:
         spec = manifest.specs.get(skill)
@@ -184,11 +194,7 @@ def judge_runs_of(
             spec = inferred.inferred[skill].output.spec
         vocabulary = judging.by_skill.get(skill)
         if spec is not None and vocabulary is not None:
-            reg = registry.skills.get(skill)
-            days, _ = cadence.expected_cadence_days(
-                reg.schedule if reg else None, spec.expected_cadence_days
-            )
-            judged[skill] = judge_runs(skill, spec, vocabulary, reader, outputs, days)
+            judged[skill] = runs.judge(skill, spec, vocabulary)
     return judged
 
 
@@ -198,8 +204,8 @@ def with_outcomes(
     inferred: Scope,
     state: StateSources,
     opts: RunOptions,
-    outputs: Outputs,
     judging: Judging,
+    runs: RunJudge,
 ) -> tuple[list[SkillResult], dict[str, Judgement]]:
     """Each result with what its newest runs report added (checks/outcome.py), and the
     judgements, for the fleet findings. A spec that disagrees with its skill's SKILL.md is
@@ -212,9 +218,8 @@ def with_outcomes(
         contract = judging.spec_contracts.get(skill)
         vocabulary = judging.by_skill.get(skill)
         if head is not None and head.code == "spec_disagrees" and contract and vocabulary:
-            spec = choose_output(contract, outputs, opts.now, claims=inferred.claims).spec
-            reader = RunReader(outputs, opts.today, judging.headings)
-            found = judged[skill] = judge_runs(skill, spec, vocabulary, reader, outputs)
+            spec = choose_output(contract, runs.outputs, opts.now, claims=inferred.claims).spec
+            found = judged[skill] = runs.judge(skill, spec, vocabulary)
         if found is None or vocabulary is None:
             out.append(result)
             continue
@@ -345,14 +350,9 @@ def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
     try:
         history = history_for_run(root, loaded.store, loaded.state.health, before=opts.today)
         catalog = _catalog(root, cache, warnings=catalog_warnings)
+        runs = RunJudge(loaded.registry, opts, loaded.outputs, loaded.judging)
         judged = judge_runs_of(
-            [*loaded.scope, *sorted(inferred.inferred)],
-            loaded.registry,
-            manifest,
-            inferred,
-            opts,
-            loaded.outputs,
-            loaded.judging,
+            [*loaded.scope, *sorted(inferred.inferred)], manifest, inferred, loaded.judging, runs
         )
         checked = checking.result()
     except BaseException:
@@ -360,7 +360,7 @@ def evaluate(loaded: Loaded, opts: RunOptions, cache: Cache) -> Evaluated:
         raise
     assert checked.audited is not None  # start_checks was given the audit
     checked_results, judged = with_outcomes(
-        checked.results, judged, inferred, checked.state, opts, loaded.outputs, loaded.judging
+        checked.results, judged, inferred, checked.state, opts, loaded.judging, runs
     )
     loaded.outputs.release()  # the checks are done: their reads make room for the dashboard's
     patterns.forget()
