@@ -74,19 +74,18 @@ class Forked(Generic[T]):
                 with contextlib.suppress(BaseException):  # the parent works it out, raises it
                     found = self._work()
                 if found is not _FAILED:
-                    try:
-                        payload = pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL)
+                    try:  # pickled straight into the file: no copy of megabytes of pages
+                        pickle.dump(found, result, protocol=pickle.HIGHEST_PROTOCOL)
+                        result.flush()
+                        code = 0
+                    except OSError:  # (a full disk: worked out again)
+                        pass
                     except Exception as exc:  # a result that cannot travel: a bug, said
                         print(
                             f"aeon-evals: internal: a forked job's result cannot be handed back "
                             f"({type(exc).__name__}: {exc}); it is worked out again",
                             file=sys.stderr,
                         )
-                    else:
-                        with contextlib.suppress(OSError):  # (a full disk: worked out again)
-                            result.write(payload)
-                            result.flush()
-                            code = 0
             finally:
                 os._exit(code)
         self._pid, self._file = pid, result
@@ -96,19 +95,16 @@ class Forked(Generic[T]):
         """The child's result, or `work()` computed here when the child gave none."""
         if self._pid is None or self._file is None:
             return self._work()
-        payload = b""
         try:
             _, status = os.waitpid(self._pid, 0)
             self._pid = None
             if os.waitstatus_to_exitcode(status) == 0:
                 self._file.seek(0)
-                payload = self._file.read()
+                with contextlib.suppress(Exception):
+                    return pickle.load(self._file)  # type: ignore[no-any-return]
         finally:
             self._file.close()
             self._file = None
-        if payload:
-            with contextlib.suppress(Exception):
-                return pickle.loads(payload)  # type: ignore[no-any-return]
         return self._work()
 
     def abandon(self) -> None:

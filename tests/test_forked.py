@@ -38,6 +38,23 @@ def test_a_child_that_fails_is_replaced_by_the_work_done_here() -> None:
     assert Forked(work, fork=True).result() == 7
 
 
+def test_megabytes_of_pages_come_back_whole_and_a_half_pickled_result_is_worked_out_here(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    pages = [(f"skills/s{i}.html", bytes([i % 251]) * 40_000) for i in range(300)]
+    assert Forked(lambda: pages, fork=True).result() == pages  # 12 MB, pickled into the file
+    here = os.getpid()
+
+    def work() -> list[object]:
+        # in the child, a value that cannot be pickled after 4 MB that can: the file holds
+        # half a pickle, which the parent must not read as a result
+        tail: object = (lambda: 0) if os.getpid() != here else "here"
+        return [b"x" * 4_000_000, tail]
+
+    assert Forked(work, fork=True).result() == [b"x" * 4_000_000, "here"]
+    assert "cannot be handed back" in capfd.readouterr().err
+
+
 def test_an_error_of_the_work_is_raised_here_as_it_would_be_without_the_child() -> None:
     def work() -> int:
         raise ValueError("evals.json: a broken spec")
