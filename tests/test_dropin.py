@@ -19,12 +19,17 @@ from realdata import put, realdata
 
 from aeon_evals.errors import ExitCode
 from aeon_evals.load import layout, registry
+from aeon_evals.load.layout import article_twin
+from aeon_evals.load.manifest import EVALS_PATH
+from aeon_evals.load.outputs import Outputs
 from aeon_evals.report import card
 from aeon_evals.report.render import pct_text
 
 Cli = Callable[..., tuple[int, str, str]]
 NEW = "aaronjmars__miroshark-aeon@2026-08-22"
 OLD = "aeonfun__aeon@2026-05-03"
+DA6HKIN = "Da6hkin__aeon@2026-07-11"
+DA6HKIN_NOW = "2026-07-11T23:55:11Z"
 
 
 def copy_instance(name: str, dest: Path) -> Path:
@@ -89,6 +94,77 @@ def test_an_instance_that_moved_keeps_its_history_from_articles(new_layout: Path
     shutil.rmtree(root / "site")
     code, _, _ = cli("site", "--root", str(root), "--now", "2026-08-23T07:00:00Z")
     assert code == 0 and sorted(p.name for p in (root / "site/runs").iterdir()) == runs
+
+
+def test_an_instance_that_moved_its_outputs_is_judged_as_before(tmp_path: Path, cli: Cli) -> None:
+    """Da6hkin (July 2026) with its skills' outputs moved to output/articles/, as upstream Aeon
+    moved them, and its evals.json left as it was (`articles/<skill>-*.md`, 13 specs): every
+    skill is judged as before the move, on the same files in their new folder; a notice says
+    which specs name the old folder. Its first run (no evals.json) drafts them in the new one."""
+    before_root = copy_instance(DA6HKIN, tmp_path / "before")
+    root = copy_instance(DA6HKIN, tmp_path / "moved")
+    (root / "output/articles").mkdir(parents=True)
+    moved = [p for p in (root / "articles").glob("*.md") if not p.name.startswith("skill-evals-")]
+    assert len(moved) == 7
+    for path in moved:
+        path.rename(root / "output/articles" / path.name)
+    now = DA6HKIN_NOW
+    runs = [
+        cli("run", "--root", str(r), "--now", now, "--no-notify", "--dry-run", "--json")
+        for r in (before_root, root)
+    ]
+    (code_a, out_a, _), (code_b, out_b, err_b) = runs
+    assert code_a == code_b == 0
+    before, after = json.loads(out_a), json.loads(out_b)
+    assert before["verdict"] == after["verdict"]
+    was = {r["skill"]: r for r in before["skills"]}
+    paths = {}
+    for row in after["skills"]:
+        old = was[row["skill"]]
+        assert (row["status"], row["diff"]) == (old["status"], old["diff"]), row["skill"]
+        if old["output"] is not None and old["output"]["path"].startswith("articles/"):
+            paths[row["skill"]] = row["output"]["path"]
+    assert paths == {
+        "changelog": "output/articles/changelog-2026-03-19.md",
+        "deep-research": "output/articles/deep-research-2026-07-11.md",
+        "paper-digest": "output/articles/paper-digest-2026-07-11.md",
+    }
+    assert (
+        "13 specs (changelog, cost-report, deep-research, fork-fleet, hn-digest and 8 more) "
+        "name articles/ while this instance writes to output/articles/" in err_b
+    )
+    assert "name articles/" not in runs[0][2]
+    # a first run drafts its starter specs in the folder the instance writes to now
+    (root / EVALS_PATH).unlink()
+    code, _, _ = cli("run", "--root", str(root), "--now", now, "--no-notify")
+    assert code == ExitCode.BOOTSTRAP
+    drafted = json.loads((root / EVALS_PATH).read_text())["skills"]
+    patterns = {spec["output_pattern"] for spec in drafted.values()}
+    assert "output/articles/paper-digest-*.md" in patterns
+    assert not any(p.startswith("articles/") for p in patterns), patterns
+
+
+def test_a_pattern_in_one_article_folder_matches_in_both(tmp_path: Path) -> None:
+    """The newest file wins wherever it is; a pattern outside the article folders is as it is."""
+    for rel in (
+        "articles/x-2026-06-30.md",
+        "output/articles/x-2026-07-02.md",
+        "articles/x-2026-07-02.md",
+        "memory/topics/x-2026-07-01.md",
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    outputs = Outputs(tmp_path)
+    both = (
+        "articles/x-2026-06-30.md",
+        "articles/x-2026-07-02.md",
+        "output/articles/x-2026-07-02.md",
+    )
+    assert outputs.matches("articles/x-*.md").files == both
+    assert outputs.matches("output/articles/x-*.md").files == both
+    assert outputs.matches("memory/topics/x-*.md").files == ("memory/topics/x-2026-07-01.md",)
+    assert article_twin("output/articles/a/b-*.md") == "articles/a/b-*.md"
+    assert article_twin("articlesx/b.md") is None and article_twin("memory/logs/*.md") is None
 
 
 def test_articles_dir_overrides_the_detected_folder(new_layout: Path, cli: Cli) -> None:

@@ -235,7 +235,8 @@ def run(args: argparse.Namespace) -> int:
     found, warnings = report_for(root, args.config)
     if args.stubs:
         # the branch the run would evaluate (its newest output), as the starters of init
-        drafted = stubs.stubs(found, stubs.run_branch(root, datetime.now(UTC)))
+        pick = stubs.run_branch(root, datetime.now(UTC))
+        drafted = stubs.stubs(found, pick, articles=layout.article_folder(root))
         print(json.dumps(drafted, indent=2, ensure_ascii=False))
     elif args.json:
         print(json.dumps(as_json(found, warnings), indent=2, ensure_ascii=False))

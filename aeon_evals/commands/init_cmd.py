@@ -95,7 +95,8 @@ def package_line(given: str | None, found: install_origin.Origin | None = None) 
 def starter_text(root: Path, config: str | None = None) -> tuple[str, int]:
     """A starter evals.json from the coverage audit, and how many specs it holds."""
     found = audit.audit(root, set(), registry.load_registry(root, config))
-    starter = stubs.starter_manifest(found, stubs.run_branch(root, datetime.now(UTC)))
+    pick = stubs.run_branch(root, datetime.now(UTC))
+    starter = stubs.starter_manifest(found, pick, articles=layout.article_folder(root))
     return json.dumps(starter, indent=2, ensure_ascii=False), len(starter["skills"])
 
 

@@ -20,6 +20,7 @@ from aeon_evals.contracts.audit import AuditReport, Gap
 from aeon_evals.contracts.instance import Contract, ContractOutput, spec_to_json
 from aeon_evals.contracts.paths import LOG_PATTERN
 from aeon_evals.contracts.scope import choose_output, configured_var
+from aeon_evals.load.layout import ARTICLE_DIRS, article_twin
 from aeon_evals.load.outputs import Outputs
 from aeon_evals.load.registry import load_registry
 
@@ -97,25 +98,41 @@ def stub_from_contract(contract: Contract, pick: Pick | None = None) -> dict[str
     return spec
 
 
-def stubs(found: AuditReport, pick: Pick | None = None) -> dict[str, dict[str, Any]]:
+def stubs(
+    found: AuditReport, pick: Pick | None = None, *, articles: str | None = None
+) -> dict[str, dict[str, Any]]:
     """Starter specs keyed by skill, for every uncovered enabled skill that is scorable (ready
     to merge into `skills`): from its SKILL.md contract when there is one (the branch `pick`
-    chooses, see `run_branch`), else a placeholder."""
+    chooses, see `run_branch`), else a placeholder. `articles`: the instance's article folder
+    (load.layout): a SKILL.md naming `articles/` in an instance that moved to `output/articles/`
+    is drafted there (the checks read both folders)."""
     out: dict[str, dict[str, Any]] = {}
     for gap in found.uncovered_enabled:
         contract = found.contracts.get(gap.skill)
         if contract is not None and not contract.scorable:
             continue  # `scorable: false`: listed, never scored
         drafted = stub_from_contract(contract, pick) if contract is not None else None
-        out[gap.skill] = drafted if drafted is not None else stub_for(gap)
+        out[gap.skill] = _in_folder(drafted if drafted is not None else stub_for(gap), articles)
     return out
 
 
-def starter_manifest(found: AuditReport, pick: Pick | None = None) -> dict[str, Any]:
-    """A whole evals.json for an instance that has none (`pick`: see `stubs`)."""
+def _in_folder(spec: dict[str, Any], articles: str | None) -> dict[str, Any]:
+    """`spec` with an `articles/` output_pattern moved to `output/articles/` when the instance
+    writes there (never the other way: a SKILL.md naming `output/articles/` is upstream's)."""
+    pattern = spec.get("output_pattern")
+    new, old = ARTICLE_DIRS
+    if articles == new and isinstance(pattern, str) and pattern.startswith(f"{old}/"):
+        return {**spec, "output_pattern": article_twin(pattern)}
+    return spec
+
+
+def starter_manifest(
+    found: AuditReport, pick: Pick | None = None, *, articles: str | None = None
+) -> dict[str, Any]:
+    """A whole evals.json for an instance that has none (`pick`, `articles`: see `stubs`)."""
     return {
         "version": "1",
         "description": "Per-skill output assertions for aeon-evals. Starter specs drafted from "
         "each skill's SKILL.md (`_from` names the line): review before trusting them.",
-        "skills": stubs(found, pick),
+        "skills": stubs(found, pick, articles=articles),
     }

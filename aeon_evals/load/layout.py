@@ -70,3 +70,13 @@ def article_folder(root: Path, override: str | None = None) -> str:
         confine(root, override, what="--articles-dir")
         return Path(override).as_posix().strip("/") or "."
     return next((d for d in ARTICLE_DIRS if (root / d).is_dir()), ARTICLE_DIRS[-1])
+
+
+def article_twin(pattern: str) -> str | None:
+    """`pattern` in the other article folder (`articles/x-*.md` ↔ `output/articles/x-*.md`), or
+    None for a pattern outside them. A spec written before an instance moved names the old
+    folder while the skill now writes in the new one: both are read, the newest file wins."""
+    for here, there in (ARTICLE_DIRS, ARTICLE_DIRS[::-1]):
+        if pattern.startswith(f"{here}/"):
+            return f"{there}/{pattern[len(here) + 1 :]}"
+    return None

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from aeon_evals.errors import EvalsError, PathOutsideRoot
 from aeon_evals.fs.confine import confine, open_regular
+from aeon_evals.load.layout import article_twin
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _NAME = operator.attrgetter("name")  # a folder of 20,000 outputs is sorted by it
@@ -126,9 +127,21 @@ class Outputs:
         return None if self._list(rel_dir) is None else self._names[rel_dir]
 
     def matches(self, pattern: str) -> Match:
-        """Files matching the glob `pattern`, sorted by path; confinement enforced per candidate."""
-        if pattern in self._matches:
-            return self._matches[pattern]
+        """Files matching the glob `pattern`, sorted by path; confinement enforced per candidate.
+        A pattern in one article folder matches in the other too (`article_twin`)."""
+        found = self._matches.get(pattern)
+        if found is None:
+            found = self._match(pattern)
+            twin = article_twin(pattern)
+            other = self._match(twin) if twin is not None else None
+            if other is not None and (other.files or other.skipped):
+                found = Match(
+                    tuple(sorted({*found.files, *other.files})), (*found.skipped, *other.skipped)
+                )
+            self._matches[pattern] = found
+        return found
+
+    def _match(self, pattern: str) -> Match:
         head, _, name = pattern.rpartition("/")
         self._confine(pattern, head)
         files: list[str] = []
@@ -159,9 +172,7 @@ class Outputs:
                     except OSError:
                         is_dir = False
                     self._admit(rel, Path(entry.path), is_dir, files, skipped)
-        result = Match(tuple(files), tuple(skipped))
-        self._matches[pattern] = result
-        return result
+        return Match(tuple(files), tuple(skipped))
 
     def _glob(self, pattern: str, skipped: list[str]) -> set[str]:
         """The paths under the root that match `pattern` (wildcards in its folders, `**`), part

@@ -23,7 +23,8 @@ def bootstrap(opts: RunOptions, registry: Registry) -> RunOutcome:
     found = audit_stage.audit(root, set(), registry)
     outcome = RunOutcome(Verdict.BOOTSTRAP, opts.today)
     target = root / EVALS_PATH
-    starter = starter_manifest(found, run_branch(root, opts.now))
+    articles = opts.layout.articles if opts.layout is not None else None
+    starter = starter_manifest(found, run_branch(root, opts.now), articles=articles)
     count = len(starter["skills"])
     if opts.dry_run:
         outcome.article_written = skipped(

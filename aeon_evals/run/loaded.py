@@ -27,7 +27,7 @@ from aeon_evals.errors import (
 from aeon_evals.fs.confine import read_confined
 from aeon_evals.load import registry_cache
 from aeon_evals.load.enabled import EnabledSince
-from aeon_evals.load.layout import Layout
+from aeon_evals.load.layout import ARTICLE_DIRS, Layout
 from aeon_evals.load.manifest import EVALS_PATH, Manifest, read_manifest
 from aeon_evals.load.outputs import Outputs
 from aeon_evals.load.registry import LLM_SKILL, Registry, load_registry
@@ -184,7 +184,7 @@ def load(
         article,
         load_warnings(manifest, registry, state),
         [*guarded, *prior_warnings],
-        switchover(root, layout, registry),
+        [*switchover(root, layout, registry), *moved_specs(manifest, layout)],
         parse,
         vocabularies,
         frozenset(
@@ -325,6 +325,30 @@ def _not_ours(root: Path, rel: str, store: ArticleStore) -> str | None:
     if parsed.own:
         return None
     return "it exists and was not written by aeon-evals (the LLM-run skill-evals wrote it)"
+
+
+def moved_specs(manifest: Manifest, layout: Layout) -> list[str]:
+    """A notice when evals.json's specs name the article folder this instance left (upstream
+    Aeon moved `articles/` to `output/articles/` in July 2026): the checks read both folders
+    (load.outputs.article_twin), so the specs still judge the skills' new outputs; said so that
+    the operator updates them."""
+    moved_to, left = ARTICLE_DIRS
+    if layout.articles != moved_to:  # not moved (or --articles-dir elsewhere)
+        return []
+    old = [
+        s
+        for s, spec in sorted(manifest.specs.items())
+        if spec.output_pattern.startswith(f"{left}/")
+    ]
+    if not old:
+        return []
+    shown = ", ".join(old[:5]) + (f" and {len(old) - 5} more" if len(old) > 5 else "")
+    return [
+        f"{manifest.path}: {len(old)} spec{'s' * (len(old) != 1)} ({shown}) "
+        f"name{'s' * (len(old) == 1)} {left}/ while this instance writes to {layout.articles}/: "
+        f"both folders are read for them; change their output_pattern to {layout.articles}/… "
+        "when convenient"
+    ]
 
 
 def switchover(root: Path, layout: Layout, registry: Registry) -> list[str]:
