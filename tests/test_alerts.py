@@ -120,6 +120,48 @@ def test_a_stale_skill_whose_runs_fail_in_cron_state_is_failing(
     assert "• keyed — output 2.2 days old, expected daily" in body
 
 
+def test_a_skill_long_quiet_whose_runs_all_fail_says_so_and_is_not_told_to_be_dispatched(
+    instance: Instance, cli: Cli
+) -> None:
+    """Past the failing bound, the age alone made the cause and the Action Queue said "Dispatch
+    keyed": wrong when the scheduler runs it and every run fails (noesis-aeon's heartbeat: 198
+    failed runs in a row, output a month old, told to be dispatched)."""
+    inst = _quiet_fleet(instance)
+    _run(cli, inst, "2026-06-03T06:00:00Z")
+    data = _run(cli, inst, "2026-06-05T06:00:00Z")  # past 3 cadences
+    keyed, pulse = data["by_skill"]["keyed"], data["by_skill"]["pulse"]
+    cause = keyed["root_causes"][0]
+    assert cause["detail"].endswith(
+        "failing after 3 days (3 cadences); "
+        "cron-state shows 2 failed runs in a row: API key expired"
+    )
+    assert (
+        cause["evidence"]["failed_runs"] == 2
+        and "failed_runs" not in pulse["root_causes"][0]["evidence"]
+    )
+    queue = data["action_queue"]
+    assert any(
+        a.startswith("Fix keyed — its runs fail (2 in a row, cron-state); no output in 3 days")
+        for a in queue
+    ), queue
+    assert any(a.startswith("Dispatch pulse — no output in 3 days") for a in queue), queue
+    assert not any(a.startswith("Dispatch keyed") for a in queue)
+    # a --skill run of another skill keeps that item where it was; one of keyed replaces it
+    code, _, err = cli(
+        "run",
+        "--root",
+        str(inst.root),
+        "--now",
+        "2026-06-05T07:00:00Z",
+        "--no-site",
+        "--skill",
+        "keyed",
+    )
+    assert code == 0, err
+    article = (inst.root / "articles/skill-evals-2026-06-05.md").read_text()
+    assert article.count("Fix keyed — its runs fail") == 1
+
+
 def test_the_aeonfun_week_after_05_03_escalates_three_quiet_skills(tmp_path: Any, cli: Cli) -> None:
     """aeonfun as it stood before its 05-03 run, run on 05-03 and again on 05-10: changelog,
     push-recap and repo-actions (daily) have had no output since 05-02."""

@@ -200,24 +200,23 @@ def stale(
     every, how = cadence
     expected = f"output {age:.1f} days old, expected {cadence_words(every)}{_how(how)}"
     bounds = f"stale after {days(STALE_AFTER * every)}"
-    evidence = Evidence(path=rel, last_output=last_output)
     limit = spec.stale_fail_after if spec.stale_fail_after is not None else STALE_FAIL_AFTER
-    if age > limit * every:
-        return Cause(
-            Status.FAIL,
-            "stale_file",
-            f"{expected}; {bounds}, failing after {days(limit * every)} ({limit:g} cadences)",
-            evidence,
-        )
+    # the scheduler runs it and each run fails (an expired key): said, whatever the age
     failures = cron.consecutive_failures if cron is not None else None
-    if cron is not None and failures is not None and failures >= FAILED_RUNS_FAIL:
+    failing = cron is not None and failures is not None and failures >= FAILED_RUNS_FAIL
+    said = ""
+    if failing:
+        assert cron is not None
         err = f": {_last_error(cron.last_error)}" if cron.last_error else ""
-        return Cause(
-            Status.FAIL,
-            "stale_file",
-            f"{expected}; cron-state shows {failures} failed runs in a row{err}",
-            evidence,
-        )
+        said = f"cron-state shows {failures} failed runs in a row{err}"
+    evidence = Evidence(
+        path=rel, last_output=last_output, failed_runs=failures if failing else None
+    )
+    if age > limit * every:
+        over = f"{expected}; {bounds}, failing after {days(limit * every)} ({limit:g} cadences)"
+        return Cause(Status.FAIL, "stale_file", f"{over}; {said}" if said else over, evidence)
+    if failing:
+        return Cause(Status.FAIL, "stale_file", f"{expected}; {said}", evidence)
     return Cause(
         Status.STALE,
         "stale_file",

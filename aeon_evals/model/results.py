@@ -35,6 +35,7 @@ class Evidence:
     inside: int | None = None  # how many of the hits lie inside `section`
     asked_at: str | None = None  # `SKILL.md:41`: the SKILL.md line that asks for what broke
     last_output: date | None = None  # a skill gone quiet: the day its output was last written
+    failed_runs: int | None = None  # a skill gone quiet: its runs failing in a row (cron-state)
 
     def to_json(self) -> dict[str, object]:
         """The fields that are set, by name (`--json`)."""

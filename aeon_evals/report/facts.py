@@ -126,8 +126,16 @@ def sources(
     return lines
 
 
-# The Action Queue's order (report.action_queue): Patch, then Investigate and Dispatch, Fix, Add
+# The Action Queue's order (report.action_queue): Patch, then Investigate, Dispatch and a failing
+# skill's Fix (its runs), then a SKILL.md's Fix (the catalog checks), Add
 _QUEUE_ORDER = {"Patch": 0, "Investigate": 1, "Dispatch": 1, "Fix": 2, "Add": 3}
+
+
+def _rank(action: str) -> int:
+    verb = action.partition(" ")[0]
+    if verb == "Fix" and not action.startswith("Fix SKILL.md:"):
+        return 1  # `Fix <skill> — its runs …`: a failing skill's next step (report.fixes)
+    return _QUEUE_ORDER.get(verb, len(_QUEUE_ORDER))
 
 
 def action_skill(action: str) -> str:
@@ -138,7 +146,9 @@ def action_skill(action: str) -> str:
     if head.startswith("Add evals.json entry for "):
         return head.removeprefix("Add evals.json entry for ")
     verb, _, target = head.partition(" ")
-    return target.partition(":")[2] if verb in ("Patch", "Fix") else target
+    if verb in ("Patch", "Fix") and target.startswith(("evals.json", "SKILL.md")):
+        return target.partition(":")[2]  # ("" for `Patch evals.json — 3 specs …`)
+    return target  # (`Fix <skill> — its runs …`: report.fixes)
 
 
 def scoped_queue(kept: Sequence[str], skill: str, new: Sequence[str]) -> list[str]:
@@ -147,5 +157,5 @@ def scoped_queue(kept: Sequence[str], skill: str, new: Sequence[str]) -> list[st
     report.MAX_ACTIONS. Without an article today, `new` as it is."""
     items = [a for a in kept if action_skill(a) != skill]
     merged = list(dict.fromkeys([*items, *new]))
-    merged.sort(key=lambda a: _QUEUE_ORDER.get(a.partition(" ")[0], len(_QUEUE_ORDER)))
+    merged.sort(key=_rank)
     return merged[: report.MAX_ACTIONS]

@@ -11,12 +11,19 @@ from aeon_evals.text.mdspan import code_span
 
 
 def dispatch(result: SkillResult, ref: str = "") -> str | None:
-    """`Dispatch <skill> — no output in N days (ISS-NNN)` for a skill whose output has an age."""
+    """`Dispatch <skill> — no output in N days (ISS-NNN)` for a skill whose output has an age;
+    `Fix <skill> — its runs fail (198 in a row, cron-state); no output in N days` when the
+    scheduler does run it (dispatching it again would only fail again)."""
     age = result.output.age_days if result.output else None
     if age is None:
         return None
     # rounded as the cause's "3.96 days old" is shown ("4.0"): never "no output in 3 days" beside it
-    return f"Dispatch {result.skill} — no output in {round(age)} days{ref}"
+    quiet = f"no output in {round(age)} days{ref}"
+    head = result.head
+    failed = head.evidence.failed_runs if head is not None and head.evidence else None
+    if failed:
+        return f"Fix {result.skill} — its runs fail ({failed} in a row, cron-state); {quiet}"
+    return f"Dispatch {result.skill} — {quiet}"
 
 
 def next_step(result: SkillResult, ref: str = "") -> str | None:
