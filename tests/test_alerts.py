@@ -162,6 +162,54 @@ def test_a_skill_long_quiet_whose_runs_all_fail_says_so_and_is_not_told_to_be_di
     assert article.count("Fix keyed — its runs fail") == 1
 
 
+def test_a_skill_judged_on_nothing_that_went_silent_or_fails_is_said_so_beside_it(
+    instance: Instance, cli: Cli
+) -> None:
+    """aeon-nur: heartbeat enabled daily, no SKILL.md, last dispatched 48 days before the run.
+    A skill with no contract (or `scorable: false`) has no row: what cron-state says of it is
+    its only sign of life, said beside it in the article (no verdict, no issue)."""
+    daily = "0 8 * * *"
+    inst = instance
+    inst.aeon_yml(
+        {
+            "digest": (True, daily),
+            "ghost": (True, daily),  # no SKILL.md, last dispatched 48 days ago
+            "calm": (True, daily),  # no SKILL.md, dispatched yesterday
+            "beat": (True, "0 */6 * * *"),  # `scorable: false`, its runs failing
+            "asked": (True, "workflow_dispatch"),  # no schedule: never late
+        }
+    )
+    inst.evals({"digest": {"output_pattern": "articles/digest-*.md", "min_words": 5}})
+    inst.write("articles/digest-2026-08-19.md", WORDS)
+    inst.write("skills/beat/SKILL.md", "---\nscorable: false\nname: beat\n---\nCheck things.\n")
+    inst.write(
+        "memory/cron-state.json",
+        json.dumps(
+            {
+                "digest": {"last_status": "success", "last_success": "2026-08-19T15:43:00Z"},
+                "ghost": {"last_status": "dispatched", "last_dispatch": "2026-07-02T21:23:42Z"},
+                "calm": {"last_status": "success", "last_success": "2026-08-18T08:01:00Z"},
+                "beat": {
+                    "last_status": "failed",
+                    "last_failed": "2026-08-19T12:00:00Z",
+                    "consecutive_failures": 9,
+                },
+                "asked": {"last_status": "success", "last_success": "2026-03-01T08:00:00Z"},
+            }
+        ),
+    )
+    data = _run(cli, inst, "2026-08-19T16:00:00Z")
+    assert data["verdict"] == "SKILL_EVALS_OK"
+    article = (inst.root / "articles/skill-evals-2026-08-19.md").read_text()
+    assert (
+        "- ghost — no skills/ghost/SKILL.md; cron-state: last run dispatched 2026-07-02 "
+        "(48 days ago), expected daily\n" in article
+    )
+    assert "- calm — no skills/calm/SKILL.md\n" in article
+    assert "- asked — no skills/asked/SKILL.md\n" in article
+    assert "- beat — cron-state: 9 failed runs in a row\n" in article
+
+
 def test_the_aeonfun_week_after_05_03_escalates_three_quiet_skills(tmp_path: Any, cli: Cli) -> None:
     """aeonfun as it stood before its 05-03 run, run on 05-03 and again on 05-10: changelog,
     push-recap and repo-actions (daily) have had no output since 05-02."""

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 
+from aeon_evals.checks.findings import FAILED_RUNS_FAIL, STALE_FAIL_AFTER, cadence_words
+from aeon_evals.clock import parse_stamp
 from aeon_evals.contracts import audit as audit_stage
 from aeon_evals.contracts.instance import Contract
 from aeon_evals.issues import IssueOutcome, IssueRef, by_id
@@ -12,7 +15,7 @@ from aeon_evals.load import cadence
 from aeon_evals.load.manifest import Manifest
 from aeon_evals.load.registry import Registry
 from aeon_evals.load.state import StateSources
-from aeon_evals.model import ParsedArticle
+from aeon_evals.model import CronState, ParsedArticle
 from aeon_evals.report import diff as report
 from aeon_evals.report.patches import spec_patches
 
@@ -159,3 +162,42 @@ def scoped_queue(kept: Sequence[str], skill: str, new: Sequence[str]) -> list[st
     merged = list(dict.fromkeys([*items, *new]))
     merged.sort(key=_rank)
     return merged[: report.MAX_ACTIONS]
+
+
+def silent(
+    skills: Sequence[str], registry: Registry, cron: Mapping[str, CronState], now: datetime
+) -> dict[str, str]:
+    """What cron-state says of each of `skills` that the run judges on nothing (no contract,
+    `scorable: false`) when its runs fail or it has gone silent for longer than
+    STALE_FAIL_AFTER cadences of its schedule: `cron-state: last run dispatched 2026-07-02 (48
+    days ago), expected daily`. Said beside the skill in the article; no verdict, no issue."""
+    found: dict[str, str] = {}
+    for skill in skills:
+        state, reg = cron.get(skill), registry.skills.get(skill)
+        if state is None or reg is None or not reg.schedule:
+            continue
+        every, how = cadence.expected_cadence_days(reg.schedule, None)
+        if how == "fallback":  # workflow_dispatch, reactive: no cadence to be late for
+            continue
+        if state.consecutive_failures and state.consecutive_failures >= FAILED_RUNS_FAIL:
+            found[skill] = f"cron-state: {state.consecutive_failures} failed runs in a row"
+            continue
+        heard = [
+            (stamp, word)
+            for text, word in (
+                (state.last_success, "succeeded"),
+                (state.last_failed, "failed"),
+                (state.last_dispatch, "dispatched"),
+            )
+            if (stamp := parse_stamp(text)) is not None
+        ]
+        if not heard:
+            continue
+        stamp, word = max(heard)
+        age = (now - stamp).total_seconds() / 86400
+        if age > STALE_FAIL_AFTER * every:
+            found[skill] = (
+                f"cron-state: last run {word} {stamp:%Y-%m-%d} ({age:.0f} days ago), "
+                f"expected {cadence_words(every)}"
+            )
+    return found

@@ -64,6 +64,8 @@ class ArticleData:
     inferred_counts: DiffCounts | None = None  # the Inferred contracts section's own diff (report)
     without: list[tuple[str, str]] = field(default_factory=list)  # (skill, why no contract)
     unscored: list[str] = field(default_factory=list)  # `scorable: false`: listed, not scored
+    # what cron-state says of a skill of those two lists gone silent or failing (facts.silent)
+    silent: dict[str, str] = field(default_factory=dict)
     catalog: CatalogSummary | None = None  # `aeon-evals lint`'s checks; None: no SKILL.md at all
     fleet: list[str] = field(default_factory=list)  # fleet findings, one line each (issue #32)
 
@@ -411,11 +413,21 @@ def _article_lines(
         out += mdtable.table(RESULT_HEADER, inferred_cells, cell=str)
         inferred_span = (len(out) - len(inferred_cells), len(out))
         out.append("")
+    said = {skill: f"; {one_line(note, tabs=True)}" for skill, note in data.silent.items()}
     out += _listed(
         WITHOUT_HEADING,
-        [f"{show_name(skill)} — {one_line(why, tabs=True)}" for skill, why in data.without],
+        [
+            f"{show_name(skill)} — {one_line(why, tabs=True)}{said.get(skill, '')}"
+            for skill, why in data.without
+        ],
     )
-    out += _listed(UNSCORED_HEADING, [show_name(skill) for skill in data.unscored])
+    out += _listed(
+        UNSCORED_HEADING,
+        [
+            f"{show_name(skill)} — {said[skill][2:]}" if skill in said else show_name(skill)
+            for skill in data.unscored
+        ],
+    )
     # a skill listed, not scored, is no gap: it has no spec to add
     unscored = set(data.unscored)
     out += _listed(

@@ -13,7 +13,7 @@ from aeon_evals.load.registry import LLM_SKILL
 from aeon_evals.model import ContractsMode, ParsedArticle, Status
 from aeon_evals.report import diff as report
 from aeon_evals.report import render
-from aeon_evals.report.facts import add_specs, scoped_queue, spec_problems
+from aeon_evals.report.facts import add_specs, scoped_queue, silent, spec_problems
 from aeon_evals.report.facts import sources as article_sources
 from aeon_evals.run.data import RunOptions, RunOutcome
 from aeon_evals.run.evaluate import Evaluated
@@ -141,6 +141,14 @@ def compose(
         inferred_counts=report.count(rows, reported=True) if reported else None,
         without=list(inferred.without) if opts.skill is None else [],
         unscored=list(inferred.unscored) if opts.skill is None else [],
+        silent=silent(
+            [*(s for s, _ in inferred.without), *inferred.unscored],
+            registry,
+            evaluated.state.cron,
+            opts.now,
+        )
+        if opts.skill is None
+        else {},
         catalog=evaluated.catalog,
         fleet=_fleet_lines(fleet, issues),
     )
