@@ -359,6 +359,18 @@ SKILL_MD = [
         "Read the prior articles/token-report-${today}.md for context.",
         "",
     ),  # read only, not the log
+    # an older SKILL.md (a fork's digest, github-trending, self-improve) names the day in words
+    (
+        "digest",
+        "2. Append to `memory/logs/today's date.md` under **one** `### digest` heading:",
+        "memory/logs/*.md",
+    ),
+    (
+        "self-improve",
+        "5. **Save the full review** to `output/articles/self-review-today's date.md`.",
+        "output/articles/self-review-*.md",
+    ),
+    ("daily", "Write the brief to `articles/today’s date.md`.", f"articles/{DATE_GLOB}.md"),
 ]
 
 

@@ -7,10 +7,12 @@ import enum
 import re
 
 LOG_PATTERN = "memory/logs/*.md"
+# A date in words where a placeholder goes (`memory/logs/today's date.md`, an older SKILL.md's)
+_WORDS_DATE = r"today['’]s[ _-]date"
 # One path character, or one placeholder: ${today}, $(date +%F), $VAR, <date>, {date}.
 _SEG = (
-    r"(?:[A-Za-z0-9_.*/-]|\$\{[^}\s]{1,40}\}|\$\([^)\n]{1,60}\)|\$[A-Za-z_]\w*"
-    r"|<[A-Za-z0-9_ |-]{1,24}>|\{[A-Za-z_]\w{0,24}\})"
+    rf"(?:{_WORDS_DATE}|[A-Za-z0-9_.*/-]|\$\{{[^}}\s]{{1,40}}\}}|\$\([^)\n]{{1,60}}\)"
+    r"|\$[A-Za-z_]\w*|<[A-Za-z0-9_ |-]{1,24}>|\{[A-Za-z_]\w{0,24}\})"
 )
 REF = re.compile(rf"(?<![\w/.$-])((?:\./)?(?:output/)?articles/{_SEG}*|(?:\./)?memory/{_SEG}*)")
 # A path that leaves the root: absolute (but not scratch space) or through `..`.
@@ -19,14 +21,14 @@ OUTSIDE = re.compile(
 )
 MAY_LEAVE = re.compile(r"\.\./|~/|(?:^|[\s`\"'(=])/")
 _PLACEHOLDER = re.compile(
-    r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_]\w*|<[^>]*>|\{[^}]*\}"
+    rf"{_WORDS_DATE}|\$\{{[^}}]*\}}|\$\([^)]*\)|\$[A-Za-z_]\w*|<[^>]*>|\{{[^}}]*\}}"
     r"|\d{4}-\d{2}-\d{2}(?:T[\d:-]+Z?)?|YYYY-MM-DD|YYYY-MM|YYYYMMDD|HH-?MM(?:-?SS)?|\bN+\b"
 )
 _STARS = re.compile(r"\*(?:[-_.]*\*)+")
 _NAME = re.compile(r"^[A-Za-z0-9*?][A-Za-z0-9_.*?-]*\.md$")
 _MALFORMED = re.compile(r"--|-\.|\.\.|\*\*|[-_]$|^[-_.]")
 _DATE_ONLY = re.compile(
-    r"^(?:\$\{(?:today|date|TODAY|DATE|today_utc)\}|YYYY-MM-DD|\{date\}|<date>)$"
+    rf"^(?:\$\{{(?:today|date|TODAY|DATE|today_utc)\}}|YYYY-MM-DD|\{{date\}}|<date>|{_WORDS_DATE})$"
 )
 DATE_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"
 
