@@ -186,6 +186,13 @@ def days(value: float) -> str:
     return f"{value * 24:g} hours"
 
 
+def failing_runs(cron: CronState | None) -> int | None:
+    """cron-state's failed runs in a row when there are FAILED_RUNS_FAIL or more (the scheduler
+    runs the skill and each run fails), else None."""
+    failures = cron.consecutive_failures if cron is not None else None
+    return failures if failures is not None and failures >= FAILED_RUNS_FAIL else None
+
+
 def stale(
     spec: Spec,
     cron: CronState | None,
@@ -202,20 +209,16 @@ def stale(
     bounds = f"stale after {days(STALE_AFTER * every)}"
     limit = spec.stale_fail_after if spec.stale_fail_after is not None else STALE_FAIL_AFTER
     # the scheduler runs it and each run fails (an expired key): said, whatever the age
-    failures = cron.consecutive_failures if cron is not None else None
-    failing = cron is not None and failures is not None and failures >= FAILED_RUNS_FAIL
+    failures = failing_runs(cron)
     said = ""
-    if failing:
-        assert cron is not None
+    if cron is not None and failures is not None:
         err = f": {_last_error(cron.last_error)}" if cron.last_error else ""
         said = f"cron-state shows {failures} failed runs in a row{err}"
-    evidence = Evidence(
-        path=rel, last_output=last_output, failed_runs=failures if failing else None
-    )
+    evidence = Evidence(path=rel, last_output=last_output, failed_runs=failures)
     if age > limit * every:
         over = f"{expected}; {bounds}, failing after {days(limit * every)} ({limit:g} cadences)"
         return Cause(Status.FAIL, "stale_file", f"{over}; {said}" if said else over, evidence)
-    if failing:
+    if said:
         return Cause(Status.FAIL, "stale_file", f"{expected}; {said}", evidence)
     return Cause(
         Status.STALE,

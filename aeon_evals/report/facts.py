@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from aeon_evals.checks.findings import FAILED_RUNS_FAIL, STALE_FAIL_AFTER, cadence_words
+from aeon_evals.checks.findings import STALE_FAIL_AFTER, cadence_words, failing_runs
 from aeon_evals.clock import parse_stamp
 from aeon_evals.contracts import audit as audit_stage
 from aeon_evals.contracts.instance import Contract
@@ -179,8 +179,8 @@ def silent(
         every, how = cadence.expected_cadence_days(reg.schedule, None)
         if how == "fallback":  # workflow_dispatch, reactive: no cadence to be late for
             continue
-        if state.consecutive_failures and state.consecutive_failures >= FAILED_RUNS_FAIL:
-            found[skill] = f"cron-state: {state.consecutive_failures} failed runs in a row"
+        if (failures := failing_runs(state)) is not None:
+            found[skill] = f"cron-state: {failures} failed runs in a row"
             continue
         heard = [
             (stamp, word)

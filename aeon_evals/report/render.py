@@ -361,39 +361,15 @@ def _article_lines(
         )
         out.append("")
     still = [r for r in data.rows if r.label is DiffLabel.STILL_FAIL and counted(r)]
-    if still:
-        out += ["## Still Failing"]
-        out += mdtable.table(
-            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
-            [
-                _escaped(
-                    show_name(r.skill), str(r.status), cause_cell(r), r.issue or "—", since_text(r)
-                )
-                for r in sorted(still, key=_status_order)
-            ],
-            cell=str,
-        )
-        out.append("")
+    out += _cause_table("## Still Failing", still)
     # failing rows of disabled, unregistered or muted skills and of contracts reported only: no
     # verdict, no issue, but what is wrong in words like any other (their Full Results or
     # Inferred contracts row gives only the codes)
     apart = [r for r in data.rows if not counted(r) and r.status is not None and r.status.failing]
-    if apart:
-        out += [
-            "## Counted apart (disabled, unregistered, muted or reported only: no verdict, "
-            "no issue)"
-        ]
-        out += mdtable.table(
-            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
-            [
-                _escaped(
-                    show_name(r.skill), str(r.status), cause_cell(r), r.issue or "—", since_text(r)
-                )
-                for r in sorted(apart, key=_status_order)
-            ],
-            cell=str,
-        )
-        out.append("")
+    out += _cause_table(
+        "## Counted apart (disabled, unregistered, muted or reported only: no verdict, no issue)",
+        apart,
+    )
     out += ["## Full Results"]
     cells = [
         full_result_cells(r)
@@ -442,6 +418,27 @@ def _article_lines(
     )
     out += ["## Sources", *[f"- {one_line(s, tabs=True)}" for s in data.sources]]
     return out, (span, inferred_span), (cells, inferred_cells)
+
+
+def _cause_table(heading: str, rows: list[Row]) -> list[str]:
+    """A table of failing rows with their cause in words, issue and failing-since date (Still
+    Failing, Counted apart), worst first; nothing when there are no rows."""
+    if not rows:
+        return []
+    return [
+        heading,
+        *mdtable.table(
+            ["Skill", "Status", "Root cause", "Issue", "Failing since"],
+            [
+                _escaped(
+                    show_name(r.skill), str(r.status), cause_cell(r), r.issue or "—", since_text(r)
+                )
+                for r in sorted(rows, key=_status_order)
+            ],
+            cell=str,
+        ),
+        "",
+    ]
 
 
 def _listed(heading: str, items: list[str]) -> list[str]:
